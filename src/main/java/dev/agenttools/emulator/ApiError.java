@@ -1,0 +1,98 @@
+package dev.agenttools.emulator;
+
+/**
+ * A failed API call, answered in Google's JSON error format. Thrown by the resources and the admission
+ * checks; turned into a response in exactly one place ({@link ErrorBody}).
+ *
+ * @param status   HTTP status
+ * @param reason   Google's {@code errors[].reason}, such as {@code invalidArgument} or {@code notFound}
+ * @param domain   Google's {@code errors[].domain}, usually {@code global}
+ * @param location the parameter or header at fault, or null
+ */
+final class ApiError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    final int status;
+    final String reason;
+    final String domain;
+    final String location;
+    final String locationType;
+
+    private ApiError(int status, String reason, String domain, String message, String location, String locationType) {
+        super(message, null, false, false);
+        this.status = status;
+        this.reason = reason;
+        this.domain = domain;
+        this.location = location;
+        this.locationType = locationType;
+    }
+
+    static ApiError badRequest(String parameter, String message) {
+        return new ApiError(400, "invalidArgument", "global", message, parameter, parameter == null ? null : "parameter");
+    }
+
+    static ApiError invalidId() {
+        return new ApiError(400, "invalidArgument", "global", "Invalid id value", "id", "parameter");
+    }
+
+    static ApiError notFound() {
+        return new ApiError(404, "notFound", "global", "Requested entity was not found.", null, null);
+    }
+
+    static ApiError notFound(String message) {
+        return new ApiError(404, "notFound", "global", message, null, null);
+    }
+
+    static ApiError methodNotAllowed(String method, String path) {
+        return new ApiError(405, "methodNotAllowed", "global",
+                "Method " + method + " is not allowed on " + path, null, null);
+    }
+
+    static ApiError missingCredentials() {
+        return new ApiError(401, "required", "global",
+                "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie "
+                        + "or other valid authentication credential.",
+                "Authorization", "header");
+    }
+
+    static ApiError invalidCredentials() {
+        return new ApiError(401, "authError", "global",
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
+                        + "valid authentication credential.",
+                "Authorization", "header");
+    }
+
+    static ApiError delegationDenied(String userId) {
+        return new ApiError(403, "forbidden", "global", "Delegation denied for " + userId, null, null);
+    }
+
+    static ApiError quotaExhausted() {
+        return new ApiError(429, "rateLimitExceeded", "global",
+                "Resource has been exhausted (e.g. check quota).", null, null);
+    }
+
+    static ApiError tooManyConcurrent() {
+        return new ApiError(429, "rateLimitExceeded", "usageLimits", "Too many concurrent requests for user", null, null);
+    }
+
+    static ApiError injected(int status) {
+        return status == 503
+                ? new ApiError(503, "backendError", "global", "The service is currently unavailable.", null, null)
+                : new ApiError(status, "backendError", "global", "Internal error encountered.", null, null);
+    }
+
+    /** Google's {@code error.status} for an HTTP code. */
+    String statusName() {
+        return switch (status) {
+            case 400 -> "INVALID_ARGUMENT";
+            case 401 -> "UNAUTHENTICATED";
+            case 403 -> "PERMISSION_DENIED";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 413 -> "INVALID_ARGUMENT";
+            case 429 -> "RESOURCE_EXHAUSTED";
+            case 503 -> "UNAVAILABLE";
+            default -> "INTERNAL";
+        };
+    }
+}

@@ -1,0 +1,75 @@
+package dev.agenttools.emulator;
+
+import java.util.List;
+
+/**
+ * Runs one API call through what Gmail checks before answering: the bearer token, the route, the per-user
+ * concurrency limit, the quota bucket and the fault model, in that order. Thread-safe.
+ */
+final class CallGate {
+    private final GmailApi api;
+    private final String acceptedToken;
+    private final ConcurrencyLimit concurrency;
+    private final QuotaBucket quota;
+    private final Faults faults;
+    private final Counters counters;
+
+    CallGate(GmailApi api, EmulatorConfig config, ConcurrencyLimit concurrency, QuotaBucket quota, Faults faults,
+             Counters counters) {
+        this.api = api;
+        this.acceptedToken = config.token();
+        this.concurrency = concurrency;
+        this.quota = quota;
+        this.faults = faults;
+        this.counters = counters;
+    }
+
+    /**
+     * Answers one call. A concurrency slot taken for it is added to {@code releases}: the caller frees it once the
+     * response has "travelled" (after the latency), so that slow calls hold their slot as they do at Google.
+     */
+    ApiResponse call(ApiRequest request, List<Runnable> releases) {
+        counters.apiCalls.increment();
+        try {
+            checkToken(request);
+            GmailApi.Route route = api.route(request);
+            if (!concurrency.tryAcquire()) {
+                counters.concurrencyRejections.increment();
+                throw ApiError.tooManyConcurrent();
+            }
+            releases.add(concurrency::release);
+            if (!quota.tryTake(route.quotaUnits())) {
+                counters.quotaRejections.increment();
+                throw ApiError.quotaExhausted();
+            }
+            int injected = faults.injectedStatus();
+            if (injected != 0) {
+                counters.faultsInjected.increment();
+                throw ApiError.injected(injected);
+            }
+            return route.answer(request);
+        } catch (ApiError e) {
+            return ErrorBody.of(e);
+        }
+    }
+
+    private void checkToken(ApiRequest request) {
+        String token = null;
+        String authorization = request.header("Authorization");
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = authorization.substring(7).strip();
+        } else if (request.param("access_token") != null) {
+            token = request.param("access_token");
+        } else if (request.param("oauth_token") != null) {
+            token = request.param("oauth_token");
+        }
+        if (token == null || token.isEmpty()) {
+            counters.authFailures.increment();
+            throw ApiError.missingCredentials();
+        }
+        if (acceptedToken != null && !acceptedToken.equals(token)) {
+            counters.authFailures.increment();
+            throw ApiError.invalidCredentials();
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.agenttools.emulator;
+
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.gzip.GzipHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.Executors;
+
+/**
+ * A local Gmail API v1 server: the real REST surface over a seeded or loaded mailbox, with latency, handshake,
+ * quota, concurrency and fault models. Official clients work against it by changing their root URL.
+ *
+ * <p>Lifecycle: {@link #start} binds and serves; {@link #rootUri} is the root URL to give a client;
+ * {@link #close} stops it. Thread-safe.
+ */
+public final class Emulator implements AutoCloseable {
+    private static final long IDLE_TIMEOUT_MS = 120_000;
+    private static final int MAX_CONCURRENT_STREAMS = 100;
+
+    private final EmulatorConfig config;
+    private final Server server;
+    private final ServerConnector connector;
+    private final Mailbox mailbox;
+    private final Counters counters;
+    private final ConcurrencyLimit concurrency;
+    private final Path certificate;
+
+    private Emulator(EmulatorConfig config, Mailbox mailbox) throws Exception {
+        this.config = config;
+        this.mailbox = mailbox;
+        this.counters = new Counters();
+        this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
+        Faults faults = new Faults(config);
+        GmailApi api = new GmailApi(mailbox, faults, counters, Clock.systemUTC());
+        CallGate gate = new CallGate(api, config, concurrency,
+                new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters);
+        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency);
+
+        QueuedThreadPool pool = new QueuedThreadPool();
+        pool.setName("gmail-emulator");
+        pool.setDaemon(true);
+        // Each call sleeps for the modelled latency: on virtual threads that costs no platform thread.
+        pool.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server = new Server(pool);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendDateHeader(true);
+        HttpConnectionFactory http11 = new HttpConnectionFactory(http);
+        if (config.tls()) {
+            SelfSignedCertificate cert = SelfSignedCertificate.create(config.host());
+            certificate = cert.writePem(config.certFile());
+            SecureRequestCustomizer secure = new SecureRequestCustomizer();
+            secure.setSniHostCheck(false);
+            http.addCustomizer(secure);
+            HTTP2ServerConnectionFactory h2 = new HTTP2ServerConnectionFactory(http);
+            h2.setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS);
+            ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory();
+            alpn.setDefaultProtocol(http11.getProtocol());
+            SslContextFactory.Server ssl = new SslContextFactory.Server();
+            ssl.setKeyStore(cert.keyStore());
+            ssl.setKeyStorePassword(SelfSignedCertificate.PASSWORD);
+            ssl.setSniRequired(false);
+            connector = new ServerConnector(server, new SslConnectionFactory(ssl, alpn.getProtocol()), alpn, h2, http11);
+        } else {
+            certificate = null;
+            HTTP2CServerConnectionFactory h2c = new HTTP2CServerConnectionFactory(http);
+            h2c.setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS);
+            connector = new ServerConnector(server, http11, h2c);
+        }
+        connector.setHost(config.host());
+        connector.setPort(config.port());
+        connector.setIdleTimeout(IDLE_TIMEOUT_MS);
+        connector.addBean(new ConnectionWatch(counters, front));
+        server.addConnector(connector);
+        GzipHandler gzip = new GzipHandler();
+        gzip.setInflateBufferSize(16 * 1024); // official clients gzip their request bodies
+        gzip.setHandler(front);
+        server.setHandler(gzip);
+        server.start();
+    }
+
+    /** Loads the configured mailbox and starts serving. */
+    public static Emulator start(EmulatorConfig config) {
+        Mailbox mailbox = MailboxSource.load(config);
+        try {
+            return new Emulator(config, mailbox);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("emulator could not start on " + config.host() + ":" + config.port()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The root URL to give a client, such as {@code http://127.0.0.1:41234/}. */
+    public URI rootUri() {
+        return URI.create((config.tls() ? "https" : "http") + "://" + config.host() + ":" + connector.getLocalPort() + "/");
+    }
+
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    public EmulatorConfig config() {
+        return config;
+    }
+
+    /** The self-signed certificate (PEM) clients must trust, or null without TLS. */
+    public Path certificate() {
+        return certificate;
+    }
+
+    public EmulatorCounters counters() {
+        return counters.snapshot(concurrency.peak());
+    }
+
+    public void resetCounters() {
+        counters.reset();
+        concurrency.resetPeak();
+    }
+
+    /** How many messages and threads the mailbox holds (for the start-up line). */
+    public String mailboxSummary() {
+        return mailbox.size() + " messages in " + mailbox.threadCount() + " threads for " + mailbox.email;
+    }
+
+    Mailbox mailbox() {
+        return mailbox;
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("emulator did not stop cleanly: " + e.getMessage(), e);
+        }
+    }
+
+    /** Counts TCP connections and tells the front when one closes (so its next use pays a new handshake). */
+    private static final class ConnectionWatch implements Connection.Listener {
+        private final Counters counters;
+        private final HttpFront front;
+        private final Set<EndPoint> seen = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+        ConnectionWatch(Counters counters, HttpFront front) {
+            this.counters = counters;
+            this.front = front;
+        }
+
+        @Override
+        public void onOpened(Connection connection) {
+            // Only the TCP-level endpoint: TLS and h2c upgrades put further connections on the same socket.
+            if (connection.getEndPoint() instanceof SocketChannelEndPoint tcp && seen.add(tcp)) {
+                counters.connectionsOpened.increment();
+            }
+        }
+
+        @Override
+        public void onClosed(Connection connection) {
+            EndPoint endPoint = connection.getEndPoint();
+            if (endPoint instanceof SocketChannelEndPoint && !endPoint.isOpen()) {
+                front.connectionClosed(endPoint.getRemoteSocketAddress());
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.agenttools.emulator;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything the emulator can be told, validated once. Build with {@link #builder()}; every field has the
+ * default documented on its builder method.
+ *
+ * @param latency        the time one API call takes on the server side of the wire (one round trip)
+ * @param jitter         each call's latency is drawn uniformly from {@code latency ± jitter}
+ * @param handshake      extra delay on the first request of each new connection (TCP + TLS set-up)
+ * @param quotaPerMinute Gmail quota units per user per minute (the token bucket's refill rate)
+ * @param burst          the token bucket's capacity, in quota units
+ * @param maxConcurrent  API calls in flight per user before 429 "Too many concurrent requests for user"
+ * @param failRate       share of calls answered by an injected 5xx, drawn from {@code failStatuses} by weight
+ * @param slowRate       share of calls that take {@code slowBy} longer
+ * @param vanishRate     share of listed messages deleted right after the list answer (deleted between list and get)
+ * @param batchPartCost  extra server time per part of a batch request
+ * @param mailbox        {@code seed}, a path to an mbox file, or a folder of .eml files
+ * @param seedMessages   how many messages the seeded mailbox holds
+ * @param seed           seed of every random choice (mailbox content, jitter, faults)
+ * @param token          the one accepted bearer token, or null to accept any non-empty token
+ * @param certFile       where {@code tls} writes the self-signed certificate (PEM) for clients to trust
+ * @param anchor         the seeded mailbox's newest date; its mail spreads over the two years before
+ */
+public record EmulatorConfig(
+        String host, int port, Duration latency, Duration jitter, Duration handshake,
+        int quotaPerMinute, int burst, int maxConcurrent,
+        double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
+        Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
+        boolean tls, Path certFile, Instant anchor) {
+
+    public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
+    public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
+    public static final int DEFAULT_QUOTA_UNITS_PER_MINUTE = 15_000;
+    public static final int DEFAULT_MAX_CONCURRENT = 20;
+    public static final Duration DEFAULT_BATCH_PART_COST = Duration.ofMillis(2);
+    public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
+    public static final int DEFAULT_SEED_MESSAGES = 1_200;
+    public static final String DEFAULT_USER = "me@example.com";
+
+    public EmulatorConfig {
+        Objects.requireNonNull(host, "host");
+        require(port >= 0 && port <= 65_535, "port must be 0..65535, got " + port);
+        requireNonNegative("latency", latency);
+        requireNonNegative("jitter", jitter);
+        requireNonNegative("handshake", handshake);
+        requireNonNegative("slow-by", slowBy);
+        requireNonNegative("batch-part-cost", batchPartCost);
+        require(quotaPerMinute > 0, "quota must be a positive number of units per minute, got " + quotaPerMinute);
+        require(burst > 0, "burst must be a positive number of units, got " + burst);
+        require(maxConcurrent > 0, "max-concurrent must be at least 1, got " + maxConcurrent);
+        requireRate("fail-rate", failRate);
+        requireRate("slow-rate", slowRate);
+        requireRate("vanish-rate", vanishRate);
+        failStatuses = Map.copyOf(failStatuses);
+        require(!failStatuses.isEmpty(), "fail-status must name at least one status");
+        failStatuses.forEach((status, weight) -> {
+            require(status >= 500 && status <= 599, "fail-status codes must be 5xx, got " + status);
+            require(weight > 0, "fail-status weights must be positive, got " + status + "=" + weight);
+        });
+        Objects.requireNonNull(mailbox, "mailbox");
+        require(seedMessages >= 1 && seedMessages <= 100_000, "seed-messages must be 1..100000, got " + seedMessages);
+        require(token == null || !token.isBlank(), "token must not be blank");
+        Objects.requireNonNull(userEmail, "userEmail");
+        Objects.requireNonNull(anchor, "anchor");
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static void requireNonNegative(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        require(!d.isNegative(), name + " must not be negative, got " + d);
+    }
+
+    private static void requireRate(String name, double rate) {
+        require(rate >= 0 && rate <= 1, name + " must be 0..1, got " + rate);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builder with the emulator's defaults: the article's conditions (150 ms a call) and Gmail's published limits. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private Duration latency = DEFAULT_LATENCY;
+        private Duration jitter = DEFAULT_JITTER;
+        private Duration handshake;
+        private int quotaPerMinute = DEFAULT_QUOTA_UNITS_PER_MINUTE;
+        private Integer burst;
+        private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
+        private double failRate;
+        private Map<Integer, Integer> failStatuses = new LinkedHashMap<>(Map.of(503, 3, 500, 1));
+        private double slowRate;
+        private Duration slowBy = DEFAULT_SLOW_BY;
+        private double vanishRate;
+        private Duration batchPartCost = DEFAULT_BATCH_PART_COST;
+        private String mailbox = "seed";
+        private int seedMessages = DEFAULT_SEED_MESSAGES;
+        private long seed = 42;
+        private String token;
+        private String userEmail = DEFAULT_USER;
+        private boolean tls;
+        private Path certFile;
+        private Instant anchor = LocalDate.now(ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant();
+
+        private Builder() {
+        }
+
+        /** Address to bind; default 127.0.0.1. */
+        public Builder host(String v) { host = v; return this; }
+        /** Port; default 0 (any free port). */
+        public Builder port(int v) { port = v; return this; }
+        /** Per-call latency; default 150 ms. */
+        public Builder latency(Duration v) { latency = v; return this; }
+        /** Latency jitter (±); default 10 ms. */
+        public Builder jitter(Duration v) { jitter = v; return this; }
+        /** Extra delay on a new connection's first request; default one latency. */
+        public Builder handshake(Duration v) { handshake = v; return this; }
+        /** Quota units per user per minute; default 15,000 (new Google projects get 6,000). */
+        public Builder quotaPerMinute(int v) { quotaPerMinute = v; return this; }
+        /** Token bucket capacity in units; default one second's worth of the quota. */
+        public Builder burst(int v) { burst = v; return this; }
+        /** Calls in flight per user; default 20. */
+        public Builder maxConcurrent(int v) { maxConcurrent = v; return this; }
+        /** Share of calls failing with an injected 5xx; default 0. */
+        public Builder failRate(double v) { failRate = v; return this; }
+        /** Injected statuses and their weights; default 503 three times as often as 500. */
+        public Builder failStatuses(Map<Integer, Integer> v) { failStatuses = new LinkedHashMap<>(v); return this; }
+        /** Share of slow calls; default 0. */
+        public Builder slowRate(double v) { slowRate = v; return this; }
+        /** How much slower a slow call is; default 2 s. */
+        public Builder slowBy(Duration v) { slowBy = v; return this; }
+        /** Share of listed messages that vanish before they are fetched; default 0. */
+        public Builder vanishRate(double v) { vanishRate = v; return this; }
+        /** Server time per batch part; default 2 ms. */
+        public Builder batchPartCost(Duration v) { batchPartCost = v; return this; }
+        /** {@code seed}, an mbox file or a folder of .eml files; default {@code seed}. */
+        public Builder mailbox(String v) { mailbox = v; return this; }
+        /** Size of the seeded mailbox; default 1,200 messages. */
+        public Builder seedMessages(int v) { seedMessages = v; return this; }
+        /** RNG seed; default 42. */
+        public Builder seed(long v) { seed = v; return this; }
+        /** The accepted bearer token; default any non-empty token. */
+        public Builder token(String v) { token = v; return this; }
+        /** The mailbox owner's address; default me@example.com. */
+        public Builder userEmail(String v) { userEmail = v; return this; }
+        /** Serve HTTPS (HTTP/2 by ALPN) with a self-signed certificate; default off. */
+        public Builder tls(boolean v) { tls = v; return this; }
+        /** Where to write the certificate; default a file in the temp folder. */
+        public Builder certFile(Path v) { certFile = v; return this; }
+        /** Newest date of the seeded mailbox; default today 00:00 UTC. */
+        public Builder anchor(Instant v) { anchor = v; return this; }
+
+        public EmulatorConfig build() {
+            Duration hs = handshake == null ? latency : handshake;
+            int b = burst == null ? Math.max(1, quotaPerMinute / 60) : burst;
+            return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
+                    failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
+                    userEmail, tls, certFile, anchor);
+        }
+    }
+}

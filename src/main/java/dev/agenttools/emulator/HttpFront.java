@@ -1,0 +1,177 @@
+package dev.agenttools.emulator;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The HTTP side of the emulator: turns each Jetty request into API calls (one, or one per batch part), holds the
+ * answer for the modelled latency, then writes it. Runs on virtual threads, so a sleeping call costs no
+ * platform thread. Thread-safe.
+ */
+final class HttpFront extends Handler.Abstract {
+    static final String COUNTERS_PATH = "/emulator/v1/counters";
+    private final CallGate gate;
+    private final LatencyModel latency;
+    private final Faults faults;
+    private final Counters counters;
+    private final ConcurrencyLimit concurrency;
+    /** Remote addresses of open connections that have had their first request (and paid the handshake). */
+    private final Set<SocketAddress> warmConnections = ConcurrentHashMap.newKeySet();
+
+    HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, ConcurrencyLimit concurrency) {
+        this.gate = gate;
+        this.latency = latency;
+        this.faults = faults;
+        this.counters = counters;
+        this.concurrency = concurrency;
+    }
+
+    void connectionClosed(SocketAddress remote) {
+        if (remote != null) {
+            warmConnections.remove(remote);
+        }
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        long arrived = System.nanoTime();
+        String path = request.getHttpURI().getDecodedPath();
+        if (path.startsWith(COUNTERS_PATH)) {
+            return answerCounters(request, response, callback);
+        }
+        counters.httpRequests.increment();
+        long delay = 0;
+        SocketAddress remote = request.getConnectionMetaData().getRemoteSocketAddress();
+        if (remote != null && warmConnections.add(remote)) {
+            counters.handshakes.increment();
+            delay += latency.handshakeNanos();
+        }
+        List<Runnable> releases = new ArrayList<>();
+        try {
+            Map<String, String> headers = new LinkedHashMap<>();
+            for (HttpField f : request.getHeaders()) {
+                headers.merge(f.getName(), f.getValue(), (a, b) -> a + ", " + b);
+            }
+            byte[] body;
+            try (var in = Content.Source.asInputStream(request)) {
+                body = in.readAllBytes();
+            }
+            String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+            String status;
+            int code;
+            byte[] out;
+            String outType;
+            Map<String, String> outHeaders;
+            if (path.equals("/batch") || path.startsWith("/batch/")) {
+                counters.batchRequests.increment();
+                ApiRequest outer = toApiRequest(request, path, headers, body);
+                List<BatchCodec.Part> parts;
+                try {
+                    if (!outer.method().equals("POST")) {
+                        throw ApiError.methodNotAllowed(outer.method(), path);
+                    }
+                    parts = BatchCodec.parse(contentType, body, headers);
+                } catch (ApiError e) {
+                    write(response, callback, ErrorBody.of(e), outer, arrived + delay + latency.roundTripNanos());
+                    return true;
+                }
+                List<ApiResponse> answers = new ArrayList<>(parts.size());
+                for (BatchCodec.Part part : parts) {
+                    answers.add(gate.call(part.request(), releases));
+                }
+                BatchCodec.Encoded encoded = BatchCodec.encode(parts, answers);
+                delay += latency.batchNanos(parts.size()) + faults.slowness().toNanos();
+                waitUntil(arrived + delay);
+                releases.forEach(Runnable::run);
+                releases.clear();
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, encoded.contentType());
+                response.write(true, ByteBuffer.wrap(encoded.body()), callback);
+                return true;
+            }
+            ApiRequest apiRequest;
+            try {
+                apiRequest = toApiRequest(request, path, headers, body);
+            } catch (ApiError e) {
+                write(response, callback, ErrorBody.of(e), emptyRequest(path), arrived + delay + latency.roundTripNanos());
+                return true;
+            }
+            ApiResponse answer = gate.call(apiRequest, releases);
+            delay += latency.roundTripNanos() + faults.slowness().toNanos();
+            write(response, callback, answer, apiRequest, arrived + delay);
+            return true;
+        } finally {
+            releases.forEach(Runnable::run);
+        }
+    }
+
+    private void write(Response response, Callback callback, ApiResponse answer, ApiRequest request, long notBefore) {
+        byte[] body = answer.render(request);
+        waitUntil(notBefore);
+        response.setStatus(answer.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
+        answer.headers().forEach((k, v) -> response.getHeaders().put(k, v));
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    private static void waitUntil(long deadline) {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    private static ApiRequest emptyRequest(String path) {
+        return new ApiRequest("GET", path, Map.of(), Map.of(), new byte[0]);
+    }
+
+    /**
+     * Undoes the Java client's method override: a long GET arrives as a POST with
+     * {@code X-HTTP-Method-Override: GET} and its query in a form-encoded body.
+     */
+    private static ApiRequest toApiRequest(Request request, String path, Map<String, String> headers, byte[] body) {
+        String method = request.getMethod();
+        Map<String, List<String>> params = ApiRequest.parseQuery(request.getHttpURI().getQuery());
+        String override = request.getHeaders().get("X-HTTP-Method-Override");
+        if (override != null && method.equals("POST")) {
+            method = override.strip().toUpperCase(java.util.Locale.ROOT);
+            String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+            if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+                ApiRequest.parseQuery(new String(body, StandardCharsets.UTF_8))
+                        .forEach((k, v) -> params.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+                body = new byte[0];
+            }
+        }
+        return new ApiRequest(method, path, params, headers, body);
+    }
+
+    private boolean answerCounters(Request request, Response response, Callback callback) {
+        if (request.getMethod().equals("POST") && request.getHttpURI().getDecodedPath().endsWith(":reset")) {
+            counters.reset();
+            concurrency.resetPeak();
+        }
+        EmulatorCounters c = counters.snapshot(concurrency.peak());
+        ObjectNode node = Json.MAPPER.valueToTree(c);
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ApiResponse.JSON_UTF8);
+        response.write(true, ByteBuffer.wrap(Json.bytes(node, true)), callback);
+        return true;
+    }
+}

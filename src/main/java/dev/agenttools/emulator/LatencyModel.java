@@ -1,0 +1,38 @@
+package dev.agenttools.emulator;
+
+import java.time.Duration;
+import java.util.SplittableRandom;
+
+/**
+ * How long the server takes: one latency (± jitter) per HTTP request, plus a small cost per batch part, plus the
+ * handshake on a connection's first request. Seeded; thread-safe.
+ */
+final class LatencyModel {
+    private final SplittableRandom random;
+    private final long latencyNanos;
+    private final long jitterNanos;
+    private final long handshakeNanos;
+    private final long partNanos;
+
+    LatencyModel(EmulatorConfig config) {
+        this.random = new SplittableRandom(config.seed() ^ 0x1A7E_11C7L);
+        this.latencyNanos = config.latency().toNanos();
+        this.jitterNanos = config.jitter().toNanos();
+        this.handshakeNanos = config.handshake().toNanos();
+        this.partNanos = config.batchPartCost().toNanos();
+    }
+
+    /** One round trip: latency drawn uniformly from latency ± jitter, never below zero. */
+    synchronized long roundTripNanos() {
+        long jitter = jitterNanos == 0 ? 0 : random.nextLong(-jitterNanos, jitterNanos + 1);
+        return Math.max(0, latencyNanos + jitter);
+    }
+
+    long batchNanos(int parts) {
+        return roundTripNanos() + parts * partNanos;
+    }
+
+    long handshakeNanos() {
+        return handshakeNanos;
+    }
+}

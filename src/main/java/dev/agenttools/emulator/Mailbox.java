@@ -1,0 +1,298 @@
+package dev.agenttools.emulator;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
+
+/**
+ * One user's mail: messages, threads, labels and the history of changes. Thread-safe: reads share a read
+ * lock, changes take the write lock and are recorded in the history log.
+ */
+final class Mailbox {
+    /** Newest first, as messages.list orders them; ties broken by id so paging is stable. */
+    static final Comparator<StoredMessage> NEWEST_FIRST = Comparator
+            .comparingLong((StoredMessage m) -> m.internalDate).reversed()
+            .thenComparing(Comparator.comparingLong((StoredMessage m) -> m.id).reversed());
+    /** How many of the newest loaded messages keep their "messageAdded" history; older history has expired. */
+    static final int RETAINED_LOAD_HISTORY = 100;
+    private static final long FIRST_HISTORY_ID = 100_000;
+
+    final String email;
+    private final ReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Map<Long, StoredMessage> byId = new HashMap<>();
+    private final TreeSet<StoredMessage> newestFirst = new TreeSet<>(NEWEST_FIRST);
+    private final Map<Long, List<StoredMessage>> threads = new HashMap<>();
+    private final LabelCatalog labels;
+    private final List<HistoryRecord> history = new ArrayList<>();
+    private long lastHistoryId = FIRST_HISTORY_ID;
+    private long oldestValidHistoryId;
+
+    private Mailbox(String email, LabelCatalog labels) {
+        this.email = email;
+        this.labels = labels;
+    }
+
+    /** Builds a mailbox from messages in any order; ids, threads and history follow arrival time. */
+    static Mailbox load(String email, List<MailInput> inputs) {
+        Mailbox box = new Mailbox(email, new LabelCatalog());
+        List<MailInput> byArrival = new ArrayList<>(inputs);
+        byArrival.sort(Comparator.comparingLong(MailInput::internalDate));
+        Map<String, Long> threadByKey = new HashMap<>();
+        Map<String, Long> threadByMessageId = new HashMap<>();
+        int sequence = 0;
+        int retainFrom = Math.max(0, byArrival.size() - RETAINED_LOAD_HISTORY);
+        for (int i = 0; i < byArrival.size(); i++) {
+            MailInput in = byArrival.get(i);
+            ParsedMessage parsed;
+            try {
+                parsed = MimeParser.parse(in.raw());
+            } catch (IllegalArgumentException e) {
+                System.err.println("emulator: skipped an unreadable message (" + e.getMessage() + ")");
+                continue;
+            }
+            sequence++;
+            // Gmail ids are 16 hex digits that grow with time: the arrival time in ms, shifted, plus a counter.
+            long id = (in.internalDate() << 20) | (sequence & 0xFFFFF);
+            long threadId = box.threadFor(in, parsed, id, threadByKey, threadByMessageId);
+            Set<String> labelIds = box.resolveLabels(in.labelIds());
+            // History ids increase but are not contiguous, as in Gmail.
+            box.lastHistoryId += 1 + (sequence % 5);
+            StoredMessage message = new StoredMessage(id, threadId, in.internalDate(), in.raw(), parsed, labelIds,
+                    box.lastHistoryId);
+            box.insert(message);
+            if (i == retainFrom) {
+                box.oldestValidHistoryId = box.lastHistoryId - 1;
+            }
+            if (i >= retainFrom) {
+                box.history.add(new HistoryRecord(box.lastHistoryId, "messageAdded", id, threadId, List.of(),
+                        List.copyOf(labelIds)));
+            }
+        }
+        if (box.oldestValidHistoryId == 0) {
+            box.oldestValidHistoryId = box.lastHistoryId;
+        }
+        return box;
+    }
+
+    private long threadFor(MailInput in, ParsedMessage parsed, long id, Map<String, Long> byKey,
+                           Map<String, Long> byMessageId) {
+        Long thread = null;
+        if (in.threadKey() != null) {
+            thread = byKey.get(in.threadKey());
+        } else {
+            for (String ref : (parsed.inReplyTo() + " " + parsed.references()).split("\\s+")) {
+                if (!ref.isBlank() && byMessageId.containsKey(ref.strip())) {
+                    thread = byMessageId.get(ref.strip());
+                    break;
+                }
+            }
+        }
+        if (thread == null) {
+            thread = id;
+        }
+        if (in.threadKey() != null) {
+            byKey.putIfAbsent(in.threadKey(), thread);
+        }
+        if (!parsed.rfc822MessageId().isBlank()) {
+            byMessageId.putIfAbsent(parsed.rfc822MessageId().strip(), thread);
+        }
+        return thread;
+    }
+
+    private Set<String> resolveLabels(Set<String> wanted) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (String w : wanted) {
+            ids.add(w.startsWith("user:") ? labels.userLabel(w.substring(5)).id() : w);
+        }
+        return ids;
+    }
+
+    private void insert(StoredMessage m) {
+        byId.put(m.id, m);
+        newestFirst.add(m);
+        List<StoredMessage> thread = threads.computeIfAbsent(m.threadId, k -> new ArrayList<>());
+        thread.add(m);
+        thread.sort(Comparator.comparingLong((StoredMessage x) -> x.internalDate).thenComparingLong(x -> x.id));
+    }
+
+    /** Messages that pass the filter, newest first. */
+    List<StoredMessage> messages(Predicate<StoredMessage> filter) {
+        lock.readLock().lock();
+        try {
+            List<StoredMessage> out = new ArrayList<>();
+            for (StoredMessage m : newestFirst) {
+                if (filter.test(m)) {
+                    out.add(m);
+                }
+            }
+            return out;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    Optional<StoredMessage> message(long id) {
+        lock.readLock().lock();
+        try {
+            return Optional.ofNullable(byId.get(id));
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** The thread's messages, oldest first, or empty when there is no such thread. */
+    List<StoredMessage> thread(long threadId) {
+        lock.readLock().lock();
+        try {
+            return List.copyOf(threads.getOrDefault(threadId, List.of()));
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    int size() {
+        lock.readLock().lock();
+        try {
+            return byId.size();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    int threadCount() {
+        lock.readLock().lock();
+        try {
+            return threads.size();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    long historyId() {
+        lock.readLock().lock();
+        try {
+            return lastHistoryId;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    List<Label> labels() {
+        lock.readLock().lock();
+        try {
+            return labels.all();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    Optional<Label> label(String id) {
+        lock.readLock().lock();
+        try {
+            return labels.byId(id);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    List<String> labelIdsForSearchName(String name) {
+        lock.readLock().lock();
+        try {
+            return labels.idsForSearchName(name);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Adds and removes labels; unknown labels are 400 "Invalid label". Records one history entry per direction. */
+    StoredMessage modify(long id, List<String> add, List<String> remove) {
+        lock.writeLock().lock();
+        try {
+            StoredMessage m = byId.get(id);
+            if (m == null) {
+                throw ApiError.notFound();
+            }
+            for (String l : concat(add, remove)) {
+                if (labels.byId(l).isEmpty()) {
+                    throw ApiError.badRequest("labelIds", "Invalid label: " + l);
+                }
+            }
+            Set<String> now = new LinkedHashSet<>(m.labels());
+            List<String> added = add.stream().filter(now::add).distinct().toList();
+            List<String> removed = remove.stream().filter(now::remove).distinct().toList();
+            if (added.isEmpty() && removed.isEmpty()) {
+                return m;
+            }
+            lastHistoryId++;
+            m.update(now, lastHistoryId);
+            if (!added.isEmpty()) {
+                history.add(new HistoryRecord(lastHistoryId, "labelAdded", id, m.threadId, added, List.copyOf(now)));
+            }
+            if (!removed.isEmpty()) {
+                history.add(new HistoryRecord(lastHistoryId, "labelRemoved", id, m.threadId, removed, List.copyOf(now)));
+            }
+            return m;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** Deletes a message for good (not to the trash); true when it existed. */
+    boolean delete(long id) {
+        lock.writeLock().lock();
+        try {
+            StoredMessage m = byId.remove(id);
+            if (m == null) {
+                return false;
+            }
+            newestFirst.remove(m);
+            List<StoredMessage> thread = threads.get(m.threadId);
+            thread.remove(m);
+            if (thread.isEmpty()) {
+                threads.remove(m.threadId);
+            }
+            lastHistoryId++;
+            history.add(new HistoryRecord(lastHistoryId, "messageDeleted", id, m.threadId, List.of(),
+                    List.copyOf(m.labels())));
+            return true;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * History records after {@code startHistoryId}, oldest first.
+     *
+     * @throws ApiError 404 when the start id is older than the retained history (the client must fully sync)
+     */
+    List<HistoryRecord> historySince(long startHistoryId) {
+        lock.readLock().lock();
+        try {
+            if (startHistoryId < oldestValidHistoryId) {
+                throw ApiError.notFound("Requested entity was not found.");
+            }
+            return history.stream().filter(h -> h.id() > startHistoryId).toList();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    long oldestValidHistoryId() {
+        return oldestValidHistoryId;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}

@@ -1,0 +1,89 @@
+package dev.agenttools.emulator;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/** Reading and checking query parameters the way Gmail does; every failure names the parameter. */
+final class Params {
+    static final int DEFAULT_MAX_RESULTS = 100;
+    static final int MAX_MAX_RESULTS = 500;
+
+    private Params() {
+    }
+
+    /** {@code maxResults}: default 100; values above 500 are cut to 500 as Gmail does; not a number is 400. */
+    static int maxResults(ApiRequest r) {
+        String v = r.param("maxResults");
+        if (v == null || v.isEmpty()) {
+            return DEFAULT_MAX_RESULTS;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.strip());
+        } catch (NumberFormatException e) {
+            throw invalid("maxResults", v, "a whole number 1..500");
+        }
+        if (n < 0 || n > 0xFFFF_FFFFL) {
+            throw invalid("maxResults", v, "a whole number 1..500");
+        }
+        return n == 0 ? DEFAULT_MAX_RESULTS : (int) Math.min(n, MAX_MAX_RESULTS);
+    }
+
+    static boolean bool(ApiRequest r, String name) {
+        String v = r.param(name);
+        if (v == null || v.isEmpty()) {
+            return false;
+        }
+        return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "1" -> true;
+            case "false", "0" -> false;
+            default -> throw invalid(name, v, "true or false");
+        };
+    }
+
+    static long uint64(ApiRequest r, String name, boolean required) {
+        String v = r.param(name);
+        if (v == null || v.isEmpty()) {
+            if (required) {
+                throw ApiError.badRequest(name, "Required parameter " + name + " is missing");
+            }
+            return -1;
+        }
+        try {
+            long n = Long.parseLong(v.strip());
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw invalid(name, v, "a non-negative whole number");
+        }
+    }
+
+    static ApiError invalid(String name, String value, String allowed) {
+        return ApiError.badRequest(name, "Invalid value at '" + name + "', \"" + value + "\": must be " + allowed);
+    }
+
+    /** Page tokens are opaque to clients; ours carry the position after which the next page starts. */
+    static String pageToken(String kind, String position) {
+        return Base64.getUrlEncoder().withoutPadding()
+                .encodeToString((kind + ":" + position).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The position inside a page token of this kind, or null when the request has none; a bad token is 400. */
+    static String pagePosition(ApiRequest r, String kind) {
+        String token = r.param("pageToken");
+        if (token == null || token.isEmpty()) {
+            return null;
+        }
+        try {
+            String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+            if (decoded.startsWith(kind + ":")) {
+                return decoded.substring(kind.length() + 1);
+            }
+        } catch (IllegalArgumentException e) {
+            // not ours: fall through
+        }
+        throw ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
+    }
+}
