@@ -1,0 +1,88 @@
+// Drives the official Node Gmail client (@googleapis/gmail) against the agent-tools emulator.
+// Usage: node gmail-client-check.mjs ROOT_URL TOKEN
+// Prints one JSON object: {check: result} for every call, so the Java test can assert on each.
+import { gmail as gmailApi } from '@googleapis/gmail';
+import { OAuth2Client } from 'google-auth-library';
+
+const [rootUrl, token] = process.argv.slice(2);
+const results = {};
+
+function client(accessToken) {
+  const auth = new OAuth2Client();
+  auth.setCredentials({ access_token: accessToken });
+  return gmailApi({ version: 'v1', rootUrl, auth });
+}
+
+async function check(name, fn) {
+  try {
+    results[name] = { ok: true, value: await fn() };
+  } catch (e) {
+    results[name] = {
+      ok: false,
+      status: e.status ?? e.code ?? null,
+      reason: e.response?.data?.error?.errors?.[0]?.reason ?? e.errors?.[0]?.reason ?? null,
+      message: e.message,
+    };
+  }
+}
+
+const gmail = client(token);
+await check('profile', async () => (await gmail.users.getProfile({ userId: 'me' })).data);
+await check('labels', async () => (await gmail.users.labels.list({ userId: 'me' })).data.labels.length);
+const first = (await gmail.users.messages.list({ userId: 'me', maxResults: 7 })).data;
+await check('listPage1', async () => ({ count: first.messages.length, hasNext: !!first.nextPageToken }));
+await check('listPage2', async () => {
+  const page = (await gmail.users.messages.list({ userId: 'me', maxResults: 7, pageToken: first.nextPageToken })).data;
+  return { count: page.messages.length, overlap: page.messages.filter(m => first.messages.some(f => f.id === m.id)).length };
+});
+await check('listByLabels', async () =>
+  (await gmail.users.messages.list({ userId: 'me', labelIds: ['INBOX', 'UNREAD'], maxResults: 500 })).data.messages.length);
+await check('searchEmpty', async () =>
+  (await gmail.users.messages.list({ userId: 'me', q: 'zzzznotawordanywhere' })).data);
+await check('searchAttachment', async () =>
+  (await gmail.users.messages.list({ userId: 'me', q: 'has:attachment filename:pdf', maxResults: 5 })).data.messages.length);
+const id = first.messages[0].id;
+await check('getFull', async () => {
+  const m = (await gmail.users.messages.get({ userId: 'me', id, format: 'full' })).data;
+  return { id: m.id, hasPayload: !!m.payload, internalDateType: typeof m.internalDate, sizeType: typeof m.sizeEstimate };
+});
+await check('getMetadata', async () => {
+  const m = (await gmail.users.messages.get({ userId: 'me', id, format: 'metadata', metadataHeaders: ['Subject', 'From'] })).data;
+  return m.payload.headers.map(h => h.name).sort();
+});
+await check('getRaw', async () => {
+  const m = (await gmail.users.messages.get({ userId: 'me', id, format: 'raw' })).data;
+  return Buffer.from(m.raw, 'base64url').toString('latin1').includes('Message-ID');
+});
+await check('getMinimal', async () => Object.keys((await gmail.users.messages.get({ userId: 'me', id, format: 'minimal' })).data).sort());
+await check('japanese', async () => {
+  const list = (await gmail.users.messages.list({ userId: 'me', q: '資料', maxResults: 1 })).data;
+  const m = (await gmail.users.messages.get({ userId: 'me', id: list.messages[0].id })).data;
+  const subject = m.payload.headers.find(h => h.name === 'Subject').value;
+  return subject.includes('資料');
+});
+await check('attachment', async () => {
+  const list = (await gmail.users.messages.list({ userId: 'me', q: 'filename:pdf', maxResults: 1 })).data;
+  const m = (await gmail.users.messages.get({ userId: 'me', id: list.messages[0].id })).data;
+  const part = m.payload.parts.find(p => p.filename.endsWith('.pdf'));
+  const a = (await gmail.users.messages.attachments.get({ userId: 'me', messageId: m.id, id: part.body.attachmentId })).data;
+  return Buffer.from(a.data, 'base64url').toString('latin1').startsWith('%PDF') && a.size === part.body.size;
+});
+await check('modify', async () =>
+  (await gmail.users.messages.modify({ userId: 'me', id, requestBody: { addLabelIds: ['STARRED'] } })).data.labelIds.includes('STARRED'));
+await check('threads', async () => {
+  const t = (await gmail.users.threads.list({ userId: 'me', maxResults: 3 })).data.threads[0];
+  return (await gmail.users.threads.get({ userId: 'me', id: t.id })).data.messages.length > 0;
+});
+await check('history', async () => {
+  const profile = (await gmail.users.getProfile({ userId: 'me' })).data;
+  await gmail.users.messages.modify({ userId: 'me', id, requestBody: { removeLabelIds: ['STARRED'] } });
+  const h = (await gmail.users.history.list({ userId: 'me', startHistoryId: profile.historyId })).data;
+  return h.history.length;
+});
+await check('historyTooOld', async () => (await gmail.users.history.list({ userId: 'me', startHistoryId: '1' })).data);
+await check('notFound', async () => (await gmail.users.messages.get({ userId: 'me', id: '123abc' })).data);
+await check('invalidId', async () => (await gmail.users.messages.get({ userId: 'me', id: 'not-an-id' })).data);
+await check('badToken', async () => (await client('wrong-token').users.getProfile({ userId: 'me' })).data);
+
+process.stdout.write(JSON.stringify(results) + '\n');
