@@ -81,6 +81,10 @@ final class ApiError extends RuntimeException {
                 : new ApiError(status, "backendError", "global", "Internal error encountered.", null, null);
     }
 
+    static ApiError internal() {
+        return new ApiError(500, "backendError", "global", "Internal error encountered.", null, null);
+    }
+
     /** Google's {@code error.status} for an HTTP code. */
     String statusName() {
         return switch (status) {

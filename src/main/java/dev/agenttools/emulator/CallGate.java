@@ -33,6 +33,10 @@ final class CallGate {
         try {
             checkToken(request);
             GmailApi.Route route = api.route(request);
+            String fields = request.param("fields");
+            if (fields != null && !fields.isBlank()) {
+                FieldMask.parse(fields); // a bad selector is the caller's error, found before any work
+            }
             if (!concurrency.tryAcquire()) {
                 counters.concurrencyRejections.increment();
                 throw ApiError.tooManyConcurrent();
@@ -50,13 +54,22 @@ final class CallGate {
             return route.answer(request);
         } catch (ApiError e) {
             return ErrorBody.of(e);
+        } catch (RuntimeException e) {
+            // A bug of ours must still look like Google's 500, never a stack trace; the trace goes to stderr.
+            System.err.println("emulator: internal error on " + request.method() + " " + request.path() + ": " + e);
+            e.printStackTrace(System.err);
+            return ErrorBody.of(ApiError.internal());
         }
     }
 
     private void checkToken(ApiRequest request) {
         String token = null;
         String authorization = request.header("Authorization");
-        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        if (authorization != null && !authorization.isBlank()) {
+            if (!authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+                counters.authFailures.increment();
+                throw ApiError.invalidCredentials();
+            }
             token = authorization.substring(7).strip();
         } else if (request.param("access_token") != null) {
             token = request.param("access_token");

@@ -62,7 +62,7 @@ final class FieldMask {
     }
 
     private static ApiError badFields(String spec) {
-        return ApiError.badRequest("fields", "Invalid field selection " + spec);
+        return ApiError.badRequest("fields", "Invalid field selection in fields: " + spec);
     }
 
     JsonNode apply(JsonNode node) {
