@@ -1,0 +1,120 @@
+package dev.agenttools.emulator;
+
+import com.google.api.services.gmail.Gmail;
+import com.google.api.services.gmail.model.Message;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The seeded mailbox's content and reproducibility, and the same API over the user's own mbox or .eml files. */
+class MailboxTest {
+    private static final Instant ANCHOR = Instant.parse("2026-11-30T00:00:00Z");
+
+    @Test
+    void seededMailboxIsReproducibleAndHoldsEveryShape() {
+        List<MailInput> a = SeedMailbox.generate(42, 1_200, ANCHOR, "me@example.com");
+        List<MailInput> b = SeedMailbox.generate(42, 1_200, ANCHOR, "me@example.com");
+        assertThat(a).hasSize(1_200);
+        for (int i = 0; i < a.size(); i++) {
+            assertThat(a.get(i).raw()).isEqualTo(b.get(i).raw());
+            assertThat(a.get(i).labelIds()).containsExactlyElementsOf(b.get(i).labelIds());
+        }
+        Mailbox box = Mailbox.load("me@example.com", a);
+        List<StoredMessage> all = box.messages(m -> true);
+        Set<String> types = all.stream().flatMap(m -> {
+            java.util.List<String> t = new java.util.ArrayList<>();
+            m.parsed.root().forEach(p -> t.add(p.mimeType()));
+            return t.stream();
+        }).collect(Collectors.toSet());
+        assertThat(types).contains("text/plain", "text/html", "multipart/alternative", "multipart/mixed",
+                "multipart/related", "image/png", "application/pdf", "text/csv", "text/calendar");
+        String raws = all.stream().map(m -> new String(m.raw, StandardCharsets.ISO_8859_1)).collect(Collectors.joining("\n"));
+        assertThat(raws).contains("charset=ISO-2022-JP", "=?ISO-2022-JP?B?", "=?UTF-8?", "quoted-printable",
+                "Content-Transfer-Encoding: base64", "In-Reply-To:");
+        long span = all.getFirst().internalDate - all.getLast().internalDate;
+        assertThat(span).isGreaterThan(java.time.Duration.ofDays(600).toMillis());
+        assertThat(box.threadCount()).isLessThan(all.size());
+        assertThat(all.stream().mapToInt(m -> box.thread(m.threadId).size()).max().orElseThrow()).isGreaterThanOrEqualTo(25);
+        assertThat(box.labels()).extracting(Label::name).contains("Work", "Travel", "Receipts", "Clients/Japan", "Projects/agent-tools");
+        assertThat(all).anyMatch(m -> m.parsed.subject().isEmpty());
+        assertThat(all).anyMatch(m -> m.raw.length > 1_000_000 && m.parsed.root().mimeType().equals("text/html"));
+    }
+
+    @Test
+    void servesAnMboxFromGoogleTakeoutWithItsLabelsAndThreads(@TempDir Path dir) throws Exception {
+        Path mbox = dir.resolve("All mail Including Spam and Trash.mbox");
+        Files.writeString(mbox, """
+                From 1790000000000000001@xxx Mon Jan 05 10:00:00 +0000 2026
+                X-GM-THRID: 1790000000000000001
+                X-Gmail-Labels: Inbox,Unread,Important,"Work, 2026",Category Updates
+                From: Ana <ana@example.org>
+                To: me@example.com
+                Subject: Plan for Q1
+                Message-ID: <q1@example.org>
+                Date: Mon, 05 Jan 2026 10:00:00 +0000
+                Content-Type: text/plain; charset=UTF-8
+
+                Here is the plan.
+                >From the top: step one.
+
+                From 1790000000000000002@xxx Tue Jan 06 09:00:00 +0000 2026
+                X-GM-THRID: 1790000000000000001
+                X-Gmail-Labels: Sent,Opened
+                From: me@example.com
+                To: Ana <ana@example.org>
+                Subject: Re: Plan for Q1
+                Message-ID: <q1-reply@example.com>
+                In-Reply-To: <q1@example.org>
+                Date: Tue, 06 Jan 2026 09:00:00 +0000
+                Content-Type: text/plain; charset=UTF-8
+
+                Looks good.
+                """.replace("\n", "\r\n"), StandardCharsets.UTF_8);
+        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().mailbox(mbox.toString()).build())) {
+            Gmail gmail = JavaGmailClient.connect(emulator, "t");
+            List<Message> listed = gmail.users().messages().list("me").execute().getMessages();
+            assertThat(listed).hasSize(2);
+            assertThat(listed.get(0).getThreadId()).isEqualTo(listed.get(1).getThreadId());
+            Message plan = gmail.users().messages().get("me", listed.get(1).getId()).execute();
+            assertThat(plan.getLabelIds()).contains("INBOX", "UNREAD", "IMPORTANT", "CATEGORY_UPDATES");
+            assertThat(plan.getLabelIds()).anyMatch(l -> l.startsWith("Label_"));
+            assertThat(new String(plan.getPayload().getBody().decodeData(), StandardCharsets.UTF_8))
+                    .contains("From the top").doesNotContain(">From");
+            assertThat(gmail.users().messages().list("me").setQ("label:work,-2026").execute().getResultSizeEstimate()).isEqualTo(1);
+            assertThat(gmail.users().messages().list("me").setQ("in:sent").execute().getMessages()).hasSize(1);
+            assertThat(gmail.users().labels().list("me").execute().getLabels()).anyMatch(l -> l.getName().equals("Work, 2026"));
+        }
+    }
+
+    @Test
+    void servesAFolderOfEmlFilesThreadedByReferences(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("1.eml"), "From: a@example.org\r\nTo: me@example.com\r\nSubject: Hello\r\n"
+                + "Message-ID: <one@example.org>\r\nDate: Mon, 05 Jan 2026 10:00:00 +0000\r\n\r\nFirst.\r\n");
+        Files.writeString(dir.resolve("2.eml"), "From: b@example.org\r\nTo: me@example.com\r\nSubject: Re: Hello\r\n"
+                + "Message-ID: <two@example.org>\r\nIn-Reply-To: <one@example.org>\r\nDate: Mon, 05 Jan 2026 11:00:00 +0000\r\n\r\nSecond.\r\n");
+        Files.writeString(dir.resolve("notes.txt"), "not mail");
+        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().mailbox(dir.toString()).build())) {
+            Gmail gmail = JavaGmailClient.connect(emulator, "t");
+            List<Message> listed = gmail.users().messages().list("me").execute().getMessages();
+            assertThat(listed).hasSize(2);
+            assertThat(listed.get(0).getThreadId()).isEqualTo(listed.get(1).getThreadId());
+            assertThat(gmail.users().messages().get("me", listed.get(0).getId()).execute().getSnippet()).isEqualTo("Second.");
+            assertThat(gmail.users().threads().list("me").execute().getThreads()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aMissingMailboxPathIsAClearError() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Emulator.start(JavaGmailClient.fastConfig().mailbox("/no/such/file.mbox").build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/no/such/file.mbox").hasMessageContaining("mbox");
+    }
+}
