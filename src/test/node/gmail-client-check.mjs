@@ -1,16 +1,18 @@
 // Drives the official Node Gmail client (@googleapis/gmail) against the agent-tools emulator.
-// Usage: node gmail-client-check.mjs ROOT_URL TOKEN
+// Usage: node gmail-client-check.mjs ROOT_URL TOKEN [TLS_ROOT_URL]
+// TLS_ROOT_URL is an emulator started with --tls (its certificate trusted through NODE_EXTRA_CA_CERTS), for the
+// client's HTTP/2 mode, which always speaks TLS.
 // Prints one JSON object: {check: result} for every call, so the Java test can assert on each.
 import { gmail as gmailApi } from '@googleapis/gmail';
 import { OAuth2Client } from 'google-auth-library';
 
-const [rootUrl, token] = process.argv.slice(2);
+const [rootUrl, token, tlsRootUrl] = process.argv.slice(2);
 const results = {};
 
-function client(accessToken) {
+function client(accessToken, http2 = false, root = rootUrl) {
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: accessToken });
-  return gmailApi({ version: 'v1', rootUrl, auth });
+  return gmailApi({ version: 'v1', rootUrl: root, auth, http2 });
 }
 
 async function check(name, fn) {
@@ -83,6 +85,15 @@ await check('history', async () => {
 await check('historyTooOld', async () => (await gmail.users.history.list({ userId: 'me', startHistoryId: '1' })).data);
 await check('notFound', async () => (await gmail.users.messages.get({ userId: 'me', id: '123abc' })).data);
 await check('invalidId', async () => (await gmail.users.messages.get({ userId: 'me', id: 'not-an-id' })).data);
+await check('http2', async () => {
+  // Google's Node client offers HTTP/2 instead of batch: ten gets multiplexed on one TLS connection.
+  if (!tlsRootUrl) return 'skipped: no TLS emulator given';
+  const h2 = client(token, true, tlsRootUrl);
+  const list = (await h2.users.messages.list({ userId: 'me', maxResults: 10 })).data.messages;
+  const got = await Promise.all(list.map(m => h2.users.messages.get({ userId: 'me', id: m.id, format: 'metadata' })));
+  return got.filter(r => r.status === 200).length;
+});
 await check('badToken', async () => (await client('wrong-token').users.getProfile({ userId: 'me' })).data);
 
 process.stdout.write(JSON.stringify(results) + '\n');
+process.exit(0); // the HTTP/2 session keeps the event loop alive

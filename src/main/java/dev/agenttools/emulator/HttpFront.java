@@ -50,7 +50,27 @@ final class HttpFront extends Handler.Abstract {
     }
 
     @Override
-    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+    public boolean handle(Request request, Response response, Callback callback) {
+        try {
+            return serve(request, response, callback);
+        } catch (Exception e) {
+            // A bug of ours (or a body Jetty could not read) still gets Google's JSON, never an HTML page or a trace.
+            System.err.println("emulator: failed " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + e);
+            e.printStackTrace(System.err);
+            if (!response.isCommitted()) {
+                ApiResponse error = ErrorBody.of(e instanceof java.io.IOException
+                        ? ApiError.badRequest(null, "Unreadable request body: " + e.getMessage()) : ApiError.internal());
+                response.setStatus(error.status());
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, error.contentType());
+                response.write(true, ByteBuffer.wrap(error.render(emptyRequest("/"))), callback);
+            } else {
+                callback.failed(e);
+            }
+            return true;
+        }
+    }
+
+    private boolean serve(Request request, Response response, Callback callback) throws Exception {
         long arrived = System.nanoTime();
         String path = request.getHttpURI().getDecodedPath();
         if (path.startsWith(COUNTERS_PATH)) {

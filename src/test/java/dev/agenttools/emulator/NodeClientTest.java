@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class NodeClientTest {
     private static Emulator emulator;
+    private static Emulator tlsEmulator;
     private static JsonNode results;
 
     @BeforeAll
@@ -27,8 +28,12 @@ class NodeClientTest {
         assertThat(dir.resolve("node_modules/@googleapis/gmail"))
                 .as("npm packages of the Node client test (the build runs 'npm ci' in %s)", dir).exists();
         emulator = Emulator.start(JavaGmailClient.fastConfig().token("node-token").build());
-        Process node = new ProcessBuilder("node", "gmail-client-check.mjs", emulator.rootUri().toString(), "node-token")
-                .directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        tlsEmulator = Emulator.start(JavaGmailClient.fastConfig().token("node-token").tls(true).build());
+        ProcessBuilder builder = new ProcessBuilder("node", "gmail-client-check.mjs", emulator.rootUri().toString(),
+                "node-token", tlsEmulator.rootUri().toString())
+                .directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put("NODE_EXTRA_CA_CERTS", tlsEmulator.certificate().toString());
+        Process node = builder.start();
         byte[] out = node.getInputStream().readAllBytes();
         assertThat(node.waitFor(60, TimeUnit.SECONDS)).as("node finished").isTrue();
         assertThat(node.exitValue()).as("node exit status, output: %s", new String(out, StandardCharsets.UTF_8)).isZero();
@@ -39,6 +44,9 @@ class NodeClientTest {
     static void stop() {
         if (emulator != null) {
             emulator.close();
+        }
+        if (tlsEmulator != null) {
+            tlsEmulator.close();
         }
     }
 
@@ -92,6 +100,13 @@ class NodeClientTest {
         assertThat(ok("modify").asBoolean()).isTrue();
         assertThat(ok("threads").asBoolean()).isTrue();
         assertThat(ok("history").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void http2ModeMultiplexesOverOneTlsConnection() {
+        assertThat(ok("http2").asInt()).isEqualTo(10);
+        assertThat(tlsEmulator.counters().connectionsOpened()).isEqualTo(1);
+        assertThat(tlsEmulator.counters().apiCalls()).isEqualTo(11);
     }
 
     @Test
