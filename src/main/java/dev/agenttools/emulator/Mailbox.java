@@ -116,6 +116,15 @@ final class Mailbox {
         return ids;
     }
 
+    private <T> T read(java.util.function.Supplier<T> query) {
+        lock.readLock().lock();
+        try {
+            return query.get();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     private void insert(StoredMessage m) {
         byId.put(m.id, m);
         newestFirst.add(m);
@@ -141,76 +150,36 @@ final class Mailbox {
     }
 
     Optional<StoredMessage> message(long id) {
-        lock.readLock().lock();
-        try {
-            return Optional.ofNullable(byId.get(id));
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> Optional.ofNullable(byId.get(id)));
     }
 
     /** The thread's messages, oldest first, or empty when there is no such thread. */
     List<StoredMessage> thread(long threadId) {
-        lock.readLock().lock();
-        try {
-            return List.copyOf(threads.getOrDefault(threadId, List.of()));
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> List.copyOf(threads.getOrDefault(threadId, List.of())));
     }
 
     int size() {
-        lock.readLock().lock();
-        try {
-            return byId.size();
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> byId.size());
     }
 
     int threadCount() {
-        lock.readLock().lock();
-        try {
-            return threads.size();
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> threads.size());
     }
 
     long historyId() {
-        lock.readLock().lock();
-        try {
-            return lastHistoryId;
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> lastHistoryId);
     }
 
     List<Label> labels() {
-        lock.readLock().lock();
-        try {
-            return labels.all();
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> labels.all());
     }
 
     Optional<Label> label(String id) {
-        lock.readLock().lock();
-        try {
-            return labels.byId(id);
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> labels.byId(id));
     }
 
     List<String> labelIdsForSearchName(String name) {
-        lock.readLock().lock();
-        try {
-            return labels.idsForSearchName(name);
-        } finally {
-            lock.readLock().unlock();
-        }
+        return read(() -> labels.idsForSearchName(name));
     }
 
     /** Adds and removes labels; unknown labels are 400 "Invalid label". Records one history entry per direction. */
