@@ -1,0 +1,198 @@
+package dev.agenttools.gmail;
+
+import com.google.api.client.http.HttpTransport;
+import com.google.api.client.json.gson.GsonFactory;
+import com.google.api.services.gmail.Gmail;
+import com.google.api.services.gmail.model.Label;
+import com.google.api.services.gmail.model.ListMessagesResponse;
+import com.google.api.services.gmail.model.Message;
+import dev.agenttools.google.Deadline;
+import dev.agenttools.google.JdkHttpTransport;
+import dev.agenttools.google.QuotaPacer;
+import dev.agenttools.google.Retry;
+import dev.agenttools.tool.ToolException;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Gmail calls the tools make, each paced, retried and bounded by the call's deadline, over one shared
+ * HTTP/2 transport. One instance per Gmail root URL; thread-safe.
+ */
+public final class GmailService {
+    /** Quota units of the calls we make (Gmail's published costs). */
+    static final int LIST_UNITS = 5;
+    static final int GET_UNITS = 5;
+    static final int LABELS_UNITS = 1;
+    static final Set<String> SYSTEM_LABELS = Set.of("INBOX", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "SENT",
+            "DRAFT", "CHAT", "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES",
+            "CATEGORY_FORUMS");
+    /**
+     * What a list needs of each message: headers, labels, snippet and the part tree's file names (for
+     * has_attachments), but no body data, so a 2 MB message costs a few hundred bytes.
+     */
+    static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
+            + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
+    private static final Duration LABEL_CACHE_TTL = Duration.ofMinutes(5);
+
+    /** How much of a message to fetch. */
+    enum View { SUMMARY, DETAIL }
+
+    private final GmailSettings settings;
+    private final HttpTransport transport;
+    private final QuotaPacer pacer;
+    private final Retry retry;
+    private final ConcurrentHashMap<String, CachedLabels> labelsByToken = new ConcurrentHashMap<>();
+
+    private record CachedLabels(List<Label> labels, long fetchedNanos) {
+    }
+
+    public GmailService(GmailSettings settings) {
+        this(settings, Retry.DEFAULT);
+    }
+
+    GmailService(GmailSettings settings, Retry retry) {
+        this.settings = settings;
+        this.transport = new JdkHttpTransport(httpClient(settings));
+        this.pacer = new QuotaPacer(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight());
+        this.retry = retry;
+    }
+
+    private static HttpClient httpClient(GmailSettings settings) {
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
+        if (settings.trustedCertificate() != null) {
+            b.sslContext(trusting(settings));
+        }
+        return b.build();
+    }
+
+    private static SSLContext trusting(GmailSettings settings) {
+        try (InputStream in = Files.newInputStream(settings.trustedCertificate())) {
+            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(null, null);
+            store.setCertificateEntry("extra", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot trust the certificate " + settings.trustedCertificate() + ": " + e.getMessage(), e);
+        }
+    }
+
+    public GmailSettings settings() {
+        return settings;
+    }
+
+    QuotaPacer pacer() {
+        return pacer;
+    }
+
+    Retry retry() {
+        return retry;
+    }
+
+    /** A client for one call, carrying that call's token (cheap: the transport is shared). */
+    Gmail client(String accessToken) {
+        String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
+        if (token == null || token.isBlank()) {
+            throw new ToolException(ToolException.Kind.UNAUTHENTICATED,
+                    "no Gmail access token: pass access_token, or set AGENT_TOOLS_ACCESS_TOKEN (stored sign-in comes with 'agent-tools auth login')");
+        }
+        return new Gmail.Builder(transport, GsonFactory.getDefaultInstance(), request -> {
+            request.getHeaders().setAuthorization("Bearer " + token);
+            request.setConnectTimeout(10_000);
+            request.setReadTimeout(60_000);
+            request.setNumberOfRetries(0); // retries are ours: paced, jittered and deadline-bound
+        }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build();
+    }
+
+    ListMessagesResponse list(Gmail gmail, String labelId, String query, int max, String pageToken, Deadline deadline)
+            throws InterruptedException {
+        String what = "gmail messages.list";
+        return retry.run(what, deadline, () -> {
+            try (QuotaPacer.Permit p = pacer.acquire(LIST_UNITS, 1, deadline, what)) {
+                Gmail.Users.Messages.List request = gmail.users().messages().list("me").setMaxResults((long) max)
+                        .setFields("messages(id),nextPageToken");
+                if (labelId != null) {
+                    request.setLabelIds(List.of(labelId));
+                }
+                if (query != null) {
+                    request.setQ(query);
+                }
+                if (pageToken != null) {
+                    request.setPageToken(pageToken);
+                }
+                return request.execute();
+            }
+        });
+    }
+
+    /** Fetches one message; null when Gmail says it does not exist (deleted since it was listed). */
+    Message getOrNull(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
+        try {
+            return get(gmail, id, view, deadline);
+        } catch (ToolException e) {
+            if (e.kind() == ToolException.Kind.NOT_FOUND) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    Message get(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
+        String what = "gmail messages.get " + id;
+        return retry.run(what, deadline, () -> {
+            try (QuotaPacer.Permit p = pacer.acquire(GET_UNITS, 1, deadline, what)) {
+                return getRequest(gmail, id, view).execute();
+            }
+        });
+    }
+
+    static Gmail.Users.Messages.Get getRequest(Gmail gmail, String id, View view) throws IOException {
+        Gmail.Users.Messages.Get request = gmail.users().messages().get("me", id).setFormat("full");
+        return view == View.SUMMARY ? request.setFields(SUMMARY_FIELDS) : request;
+    }
+
+    /** A label id for what the caller wrote: a system label id, a user label's id, or its name (any case). */
+    String labelId(Gmail gmail, String accessToken, String label, Deadline deadline) throws InterruptedException {
+        String upper = label.toUpperCase(Locale.ROOT);
+        if (SYSTEM_LABELS.contains(upper)) {
+            return upper;
+        }
+        String key = accessToken == null ? "" : Integer.toHexString(accessToken.hashCode());
+        CachedLabels cached = labelsByToken.get(key);
+        if (cached == null || System.nanoTime() - cached.fetchedNanos() > LABEL_CACHE_TTL.toNanos()) {
+            String what = "gmail labels.list";
+            List<Label> labels = retry.run(what, deadline, () -> {
+                try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, what)) {
+                    List<Label> l = gmail.users().labels().list("me").execute().getLabels();
+                    return l == null ? List.<Label>of() : l;
+                }
+            });
+            cached = new CachedLabels(labels, System.nanoTime());
+            labelsByToken.put(key, cached);
+        }
+        for (Label l : cached.labels()) {
+            if (l.getId().equals(label) || l.getName().equalsIgnoreCase(label)) {
+                return l.getId();
+            }
+        }
+        throw ToolException.invalidArgument("label '" + label + "' does not exist; labels: "
+                + String.join(", ", cached.labels().stream().map(Label::getName).sorted().toList()));
+    }
+}

@@ -1,0 +1,166 @@
+package dev.agenttools.gmail;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.google.Deadline;
+import dev.agenttools.google.FanOut;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Params;
+import dev.agenttools.tool.Tool;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolResult;
+import dev.agenttools.tool.ToolSpec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/** The Gmail tools: list_emails, search_emails and get_email, as registry tools. */
+public final class GmailTools {
+    public static final String LIST = "gmail.list-emails";
+    public static final String SEARCH = "gmail.search-emails";
+    public static final String GET = "gmail.get-email";
+    static final int MAX_RESULTS_LIMIT = 500;
+    static final int DEFAULT_MAX_RESULTS = 10;
+    static final int MIN_TIMEOUT_MS = 100;
+    static final int MAX_TIMEOUT_MS = 300_000;
+
+    private GmailTools() {
+    }
+
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailService service) {
+        MailLister lister = new MailLister(service);
+        return registry.tool(new ListEmails(lister, service.settings())).tool(new SearchEmails(lister, service.settings()))
+                .tool(new GetEmail(service));
+    }
+
+    private static Duration timeout(Params p, GmailSettings settings) {
+        return Duration.ofMillis(p.integer("timeout_ms", MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, (int) settings.timeout().toMillis()));
+    }
+
+    private static ObjectNode schema(String description, List<String> required, ObjectNode properties) {
+        ObjectNode schema = Json.object();
+        schema.put("type", "object");
+        schema.put("description", description);
+        schema.set("properties", properties);
+        ArrayNode req = schema.putArray("required");
+        required.forEach(req::add);
+        schema.put("additionalProperties", false);
+        return schema;
+    }
+
+    private static ObjectNode commonProperties(GmailSettings settings) {
+        ObjectNode p = Json.object();
+        p.putObject("timeout_ms").put("type", "integer").put("minimum", MIN_TIMEOUT_MS).put("maximum", MAX_TIMEOUT_MS)
+                .put("default", settings.timeout().toMillis())
+                .put("description", "Overall deadline of the call in milliseconds, retries included.");
+        p.putObject("access_token").put("type", "string")
+                .put("description", "An OAuth2 access token for Gmail; without it the stored sign-in is used. Never logged.");
+        p.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
+        return p;
+    }
+
+    private static void listProperties(ObjectNode p) {
+        p.putObject("max_results").put("type", "integer").put("minimum", 1).put("maximum", MAX_RESULTS_LIMIT)
+                .put("default", DEFAULT_MAX_RESULTS).put("description", "How many emails to return (newest first).");
+        p.putObject("page_token").put("type", "string")
+                .put("description", "The next_page_token of a previous answer, to get the next page.");
+        ObjectNode strategy = p.putObject("strategy").put("type", "string").put("default", "auto")
+                .put("description", "How the emails are fetched: auto (best), sequential, concurrent or batch. The answer is the same.");
+        ArrayNode values = strategy.putArray("enum");
+        FetchStrategy.NAMES.forEach(values::add);
+    }
+
+    /** list_emails: the newest emails with a label. */
+    private record ListEmails(MailLister lister, GmailSettings settings) implements Tool {
+        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token");
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties(settings);
+            p.putObject("label").put("type", "string").put("default", "INBOX")
+                    .put("description", "A label id (INBOX, UNREAD, STARRED, SENT, Label_12) or a user label's name (Work).");
+            listProperties(p);
+            return new ToolSpec(LIST, "List the newest emails with a Gmail label (INBOX by default): id, thread_id, subject, "
+                    + "from, to, date, snippet, labels, unread and has_attachments for each, newest first. "
+                    + "Use gmail.get-email with an id for the whole body.",
+                    schema("Params of gmail.list-emails", List.of(), p));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
+                    p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), p.string("access_token", null)));
+        }
+    }
+
+    /** search_emails: emails matching a Gmail query. */
+    private record SearchEmails(MailLister lister, GmailSettings settings) implements Tool {
+        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token");
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties(settings);
+            p.putObject("query").put("type", "string").put("minLength", 1)
+                    .put("description", "A Gmail search, as in Gmail's search box: from:amy subject:(dinner) has:attachment "
+                            + "newer_than:7d is:unread \"exact phrase\" -word, OR, parentheses.");
+            listProperties(p);
+            return new ToolSpec(SEARCH, "Search Gmail with Gmail's search syntax and list the matching emails, newest first, "
+                    + "with the same fields as gmail.list-emails.", schema("Params of gmail.search-emails", List.of("query"), p));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            return lister.list(new MailLister.Request(null, p.requiredString("query"),
+                    p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), p.string("access_token", null)));
+        }
+    }
+
+    /** get_email: one whole email. */
+    private record GetEmail(GmailService service) implements Tool {
+        private static final Set<String> PARAMS = Set.of("message_id", "max_body_chars", "include_html");
+        private static final int MAX_BODY_LIMIT = 10_000_000;
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties(service.settings());
+            p.putObject("message_id").put("type", "string").put("pattern", "^[0-9a-fA-F]{1,16}$")
+                    .put("description", "The email's id, from gmail.list-emails or gmail.search-emails.");
+            p.putObject("max_body_chars").put("type", "integer").put("minimum", 1).put("maximum", MAX_BODY_LIMIT)
+                    .put("default", service.settings().maxBodyChars())
+                    .put("description", "Cut the body at this many characters (truncated tells when it was cut).");
+            p.putObject("include_html").put("type", "boolean").put("default", false)
+                    .put("description", "Also return the HTML part as body_html.");
+            p.putObject("strategy").put("type", "string").put("default", "auto")
+                    .put("description", "Accepted for symmetry with the list tools; one email is always one call.");
+            return new ToolSpec(GET, "Get one email by id: subject, from, to, cc, date, labels, the body as readable text "
+                    + "(HTML turned into text with links kept) and its attachments' names, types and sizes.",
+                    schema("Params of gmail.get-email", List.of("message_id"), p));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            String id = p.requiredString("message_id");
+            if (!id.matches("[0-9a-fA-F]{1,16}")) {
+                throw ToolException.invalidArgument("message_id must be a Gmail message id (1 to 16 hex digits), got \""
+                        + (id.length() > 40 ? id.substring(0, 40) + "..." : id) + "\"");
+            }
+            int maxBody = p.integer("max_body_chars", 1, MAX_BODY_LIMIT, service.settings().maxBodyChars());
+            boolean html = p.bool("include_html", false);
+            p.choice("strategy", FetchStrategy.NAMES, "auto");
+            Deadline deadline = Deadline.in(timeout(p, service.settings()));
+            var gmail = service.client(p.string("access_token", null));
+            return FanOut.one(deadline, "gmail get", () -> {
+                EmailDetail detail = MessageDecoder.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), maxBody, html);
+                return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
+            });
+        }
+    }
+}

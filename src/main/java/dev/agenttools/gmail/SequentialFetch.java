@@ -1,0 +1,32 @@
+package dev.agenttools.gmail;
+
+import com.google.api.services.gmail.Gmail;
+import com.google.api.services.gmail.model.Message;
+import dev.agenttools.google.Deadline;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** One get after another, as the article's Python did: the baseline, and the fallback when a fast path fails. */
+final class SequentialFetch implements FetchStrategy {
+    private final GmailService service;
+
+    SequentialFetch(GmailService service) {
+        this.service = service;
+    }
+
+    @Override
+    public String name() {
+        return "sequential";
+    }
+
+    @Override
+    public List<Message> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline)
+            throws InterruptedException {
+        List<Message> out = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            out.add(service.getOrNull(gmail, id, view, deadline));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,35 @@
+package dev.agenttools.google;
+
+import dev.agenttools.tool.ToolException;
+
+import java.time.Duration;
+
+/** The overall time budget of one tool call, shared by every request and retry it makes. Immutable. */
+public record Deadline(long startNanos, long budgetNanos) {
+
+    public static Deadline in(Duration budget) {
+        return new Deadline(System.nanoTime(), budget.toNanos());
+    }
+
+    public long remainingNanos() {
+        return budgetNanos - (System.nanoTime() - startNanos);
+    }
+
+    public Duration elapsed() {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    public boolean expired() {
+        return remainingNanos() <= 0;
+    }
+
+    public Duration budget() {
+        return Duration.ofNanos(budgetNanos);
+    }
+
+    /** The error for running out of time while doing {@code what}. */
+    public ToolException exceeded(String what) {
+        return new ToolException(ToolException.Kind.DEADLINE, what + ": deadline of " + budget().toMillis()
+                + " ms exceeded after " + elapsed().toMillis() + " ms (raise timeout_ms, or ask for fewer results)");
+    }
+}

@@ -1,0 +1,179 @@
+package dev.agenttools.google;
+
+import com.google.api.client.http.HttpTransport;
+import com.google.api.client.http.LowLevelHttpRequest;
+import com.google.api.client.http.LowLevelHttpResponse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A google-http-client transport on the JDK's {@link HttpClient}, so that Google API calls use HTTP/2: a burst
+ * of concurrent calls shares one multiplexed connection instead of opening one socket each, and a blocked call
+ * can be cancelled by interrupting its (virtual) thread.
+ *
+ * <p>Written here because no maintained library adapts java.net.http to the Google client: Google's own
+ * transports speak HTTP/1.1 only (google-http-java-client#1117, #1880 open since 2023). Thread-safe.
+ */
+public final class JdkHttpTransport extends HttpTransport {
+    /** Headers the JDK client sets itself and refuses from callers. */
+    private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
+    private final HttpClient client;
+
+    public JdkHttpTransport(HttpClient client) {
+        this.client = client;
+    }
+
+    /** An HTTP/2 client (h2 by ALPN over TLS, h2c upgrade over plain HTTP) with the JDK's default trust. */
+    public static JdkHttpTransport http2(Duration connectTimeout) {
+        return new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER).build());
+    }
+
+    @Override
+    public boolean supportsMethod(String method) {
+        return true;
+    }
+
+    @Override
+    protected LowLevelHttpRequest buildRequest(String method, String url) {
+        return new Request(client, method, url);
+    }
+
+    private static final class Request extends LowLevelHttpRequest {
+        private final HttpClient client;
+        private final String method;
+        private final String url;
+        private final List<String[]> headers = new ArrayList<>();
+        private Duration readTimeout = Duration.ofSeconds(20);
+
+        Request(HttpClient client, String method, String url) {
+            this.client = client;
+            this.method = method;
+            this.url = url;
+        }
+
+        @Override
+        public void addHeader(String name, String value) {
+            if (!RESTRICTED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                headers.add(new String[] {name, value});
+            }
+        }
+
+        @Override
+        public void setTimeout(int connectTimeout, int readTimeout) {
+            // The connect timeout belongs to the shared client; the read timeout bounds this exchange.
+            this.readTimeout = readTimeout > 0 ? Duration.ofMillis(readTimeout) : null;
+        }
+
+        @Override
+        public LowLevelHttpResponse execute() throws IOException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+            if (readTimeout != null) {
+                b.timeout(readTimeout);
+            }
+            headers.forEach(h -> b.header(h[0], h[1]));
+            HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.noBody();
+            if (getStreamingContent() != null) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                getStreamingContent().writeTo(out);
+                body = HttpRequest.BodyPublishers.ofByteArray(out.toByteArray());
+                if (getContentType() != null) {
+                    b.setHeader("Content-Type", getContentType());
+                }
+                if (getContentEncoding() != null) {
+                    b.setHeader("Content-Encoding", getContentEncoding());
+                }
+            }
+            b.method(method, body);
+            try {
+                return new Response(client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException(method + " " + url + " cancelled");
+            }
+        }
+    }
+
+    private static final class Response extends LowLevelHttpResponse {
+        private final HttpResponse<InputStream> response;
+        private final List<String[]> headers = new ArrayList<>();
+
+        Response(HttpResponse<InputStream> response) {
+            this.response = response;
+            HttpHeaders all = response.headers();
+            for (Map.Entry<String, List<String>> e : all.map().entrySet()) {
+                if (!e.getKey().startsWith(":")) {
+                    e.getValue().forEach(v -> headers.add(new String[] {e.getKey(), v}));
+                }
+            }
+        }
+
+        @Override
+        public InputStream getContent() {
+            return response.body();
+        }
+
+        @Override
+        public String getContentEncoding() {
+            return response.headers().firstValue("Content-Encoding").orElse(null);
+        }
+
+        @Override
+        public long getContentLength() {
+            return response.headers().firstValueAsLong("Content-Length").orElse(-1);
+        }
+
+        @Override
+        public String getContentType() {
+            return response.headers().firstValue("Content-Type").orElse(null);
+        }
+
+        @Override
+        public String getStatusLine() {
+            return (response.version() == HttpClient.Version.HTTP_2 ? "HTTP/2 " : "HTTP/1.1 ") + response.statusCode();
+        }
+
+        @Override
+        public int getStatusCode() {
+            return response.statusCode();
+        }
+
+        @Override
+        public String getReasonPhrase() {
+            return null;
+        }
+
+        @Override
+        public int getHeaderCount() {
+            return headers.size();
+        }
+
+        @Override
+        public String getHeaderName(int index) {
+            return headers.get(index)[0];
+        }
+
+        @Override
+        public String getHeaderValue(int index) {
+            return headers.get(index)[1];
+        }
+
+        @Override
+        public void disconnect() throws IOException {
+            response.body().close();
+        }
+    }
+}

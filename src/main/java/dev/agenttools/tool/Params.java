@@ -1,0 +1,102 @@
+package dev.agenttools.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads a tool's params once, at the edge, and fails with a message that names the field, its bad value and
+ * what is allowed: {@code max_results must be 1..500, got -5}. Never echoes {@code access_token}.
+ */
+public final class Params {
+    /** Params every tool accepts (read by the transport and the interceptors, not by the tool). */
+    public static final Set<String> COMMON = Set.of("access_token", "agent_name", "strategy", "timeout_ms");
+    private final String tool;
+    private final ObjectNode params;
+
+    private Params(String tool, ObjectNode params) {
+        this.tool = tool;
+        this.params = params;
+    }
+
+    /** Checks that every param is one the tool knows (its own or a common one). */
+    public static Params of(ToolCall call, Set<String> known) {
+        Iterator<String> names = call.params().fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!known.contains(name) && !COMMON.contains(name)) {
+                List<String> allowed = new java.util.ArrayList<>(known);
+                allowed.addAll(COMMON);
+                allowed.sort(null);
+                throw ToolException.invalidArgument(call.tool() + ": unknown param '" + clip(name) + "'; allowed: "
+                        + String.join(", ", allowed));
+            }
+        }
+        return new Params(call.tool(), call.params());
+    }
+
+    public String string(String name, String defaultValue) {
+        JsonNode v = params.get(name);
+        if (v == null || v.isNull()) {
+            return defaultValue;
+        }
+        if (!v.isTextual()) {
+            throw ToolException.invalidArgument(name + " must be a string, got " + describe(name, v));
+        }
+        return v.asText();
+    }
+
+    public String requiredString(String name) {
+        String v = string(name, null);
+        if (v == null || v.isBlank()) {
+            throw ToolException.invalidArgument(tool + ": " + name + " is required (a non-empty string)");
+        }
+        return v;
+    }
+
+    public int integer(String name, int min, int max, int defaultValue) {
+        JsonNode v = params.get(name);
+        if (v == null || v.isNull()) {
+            return defaultValue;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < min || v.asInt() > max) {
+            throw ToolException.invalidArgument(name + " must be " + min + ".." + max + ", got " + describe(name, v));
+        }
+        return v.asInt();
+    }
+
+    public boolean bool(String name, boolean defaultValue) {
+        JsonNode v = params.get(name);
+        if (v == null || v.isNull()) {
+            return defaultValue;
+        }
+        if (!v.isBoolean()) {
+            throw ToolException.invalidArgument(name + " must be true or false, got " + describe(name, v));
+        }
+        return v.asBoolean();
+    }
+
+    public String choice(String name, List<String> allowed, String defaultValue) {
+        String v = string(name, defaultValue);
+        if (!allowed.contains(v)) {
+            throw ToolException.invalidArgument(name + " must be one of " + String.join(", ", allowed) + ", got \""
+                    + clip(v) + "\"");
+        }
+        return v;
+    }
+
+    private static String describe(String name, JsonNode v) {
+        if (name.equals("access_token")) {
+            return "a " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        }
+        String text = v.isTextual() ? "\"" + clip(v.asText()) + "\"" : clip(v.toString());
+        return text + " (" + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ")";
+    }
+
+    private static String clip(String s) {
+        return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+    }
+}

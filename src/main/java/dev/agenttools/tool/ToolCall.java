@@ -1,0 +1,26 @@
+package dev.agenttools.tool;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Objects;
+
+/**
+ * One request to run a tool.
+ *
+ * @param tool      the command name
+ * @param params    the params object as the caller sent it (validated by the tool)
+ * @param agentName who is calling, for tracking; "unknown" when not given
+ * @param requestId the caller's id for this call, or a generated one
+ */
+public record ToolCall(String tool, ObjectNode params, String agentName, String requestId) {
+    public ToolCall {
+        Objects.requireNonNull(tool, "tool");
+        Objects.requireNonNull(params, "params");
+        agentName = agentName == null || agentName.isBlank() ? "unknown" : agentName;
+        requestId = requestId == null || requestId.isBlank() ? java.util.UUID.randomUUID().toString() : requestId;
+    }
+
+    public static ToolCall of(String tool, ObjectNode params) {
+        return new ToolCall(tool, params, null, null);
+    }
+}

@@ -1,0 +1,26 @@
+package dev.agenttools.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A successful tool answer.
+ *
+ * @param data     the tool's output (the same JSON whichever backend answered)
+ * @param backend  what answered: {@code sequential}, {@code concurrent}, {@code batch} or {@code fallback}
+ * @param items    how many items the answer holds (emails listed, 1 for a get), for tracking
+ * @param duration wall time of the call
+ */
+public record ToolResult(JsonNode data, String backend, int items, Duration duration) {
+    public ToolResult {
+        Objects.requireNonNull(data, "data");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(duration, "duration");
+    }
+
+    public ToolResult withDuration(Duration d) {
+        return new ToolResult(data, backend, items, d);
+    }
+}
