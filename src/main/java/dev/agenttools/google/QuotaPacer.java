@@ -7,8 +7,13 @@ import java.util.concurrent.TimeUnit;
  * Client-side pacing that mirrors Gmail's per-user limits, so that bursts wait here instead of earning 429s:
  * a token bucket of quota units ({@code unitsPerMinute}, holding up to {@code burst}) and a cap on calls in
  * flight. One pacer per user, shared by all calls of the process. Thread-safe.
+ *
+ * <p>The bucket holds {@value #HEADROOM} of Gmail's burst: Gmail charges a call when it arrives, a little after we
+ * sent it, and a bucket that is full in between loses the refill of that moment; the headroom absorbs ~100 ms of
+ * such delay, so that pacing alone keeps 429s away.
  */
 public final class QuotaPacer {
+    static final double HEADROOM = 0.9;
     private final double capacity;
     private final double unitsPerNano;
     private final Semaphore inFlight;
@@ -21,9 +26,9 @@ public final class QuotaPacer {
             throw new IllegalArgumentException("quota pacing needs positive units per minute, burst and concurrency, got "
                     + unitsPerMinute + ", " + burst + ", " + maxInFlight);
         }
-        this.capacity = burst;
+        this.capacity = Math.max(1, burst * HEADROOM);
         this.unitsPerNano = unitsPerMinute / 60.0 / 1e9;
-        this.units = burst;
+        this.units = capacity;
         this.lastRefill = System.nanoTime();
         this.maxInFlight = maxInFlight;
         this.inFlight = new Semaphore(maxInFlight, true);

@@ -28,14 +28,23 @@ class GmailToolsTest {
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).token("tools-token").build());
-        tools = Tools.registry(GmailSettings.forRoot(emulator.rootUri().toString()).withAccessToken("tools-token"));
+        emulator = Emulator.start(fastEmulator().token("tools-token").build());
+        tools = Tools.registry(fastSettings(emulator).withAccessToken("tools-token"));
     }
 
     @AfterAll
     static void stop() {
         emulator.close();
+    }
+
+    /** An emulator that answers at once and never limits: functional tests, not pacing tests. */
+    static EmulatorConfig.Builder fastEmulator() {
+        return EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
+                .quotaPerMinute(60_000_000).maxConcurrent(1_000);
+    }
+
+    static GmailSettings fastSettings(Emulator emulator) {
+        return GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(60_000_000, 1_000_000, 50);
     }
 
     static ToolResult call(String tool, String paramsJson) {
@@ -104,9 +113,8 @@ class GmailToolsTest {
 
     @Test
     void reportsMessagesThatVanishBetweenListAndGet() {
-        try (Emulator vanishing = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).vanishRate(0.3).seed(3).build())) {
-            ToolRegistry r = Tools.registry(GmailSettings.forRoot(vanishing.rootUri().toString()).withAccessToken("t"));
+        try (Emulator vanishing = Emulator.start(fastEmulator().vanishRate(0.3).seed(3).build())) {
+            ToolRegistry r = Tools.registry(fastSettings(vanishing).withAccessToken("t"));
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
                 JsonNode data = r.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"" + strategy + "\"}"))).data();
                 int skipped = data.get("skipped").asInt();
@@ -118,7 +126,7 @@ class GmailToolsTest {
 
     @Test
     void mapsGmailErrorsToToolErrors() {
-        ToolRegistry wrongToken = Tools.registry(GmailSettings.forRoot(emulator.rootUri().toString()).withAccessToken("nope"));
+        ToolRegistry wrongToken = Tools.registry(fastSettings(emulator).withAccessToken("nope"));
         assertThatThrownBy(() -> wrongToken.call(ToolCall.of(GmailTools.LIST, obj("{}"))))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);

@@ -1,0 +1,105 @@
+package dev.agenttools.gmail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorCounters;
+import dev.agenttools.google.Retry;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static dev.agenttools.gmail.GmailToolsTest.fastEmulator;
+import static dev.agenttools.gmail.GmailToolsTest.fastSettings;
+import static dev.agenttools.gmail.GmailToolsTest.obj;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Retries, the deadline, quota pacing and connection reuse, against the emulator's fault and limit models. */
+class ResilienceTest {
+    /** Short backoffs so that hundreds of retries fit in a unit test; the policy is the same, only the scale differs. */
+    private static final Retry QUICK = new Retry(Duration.ofMillis(5), Duration.ofMillis(100), 8);
+
+    private static ToolRegistry registry(GmailSettings settings, Retry retry) {
+        return GmailTools.register(ToolRegistry.builder(), new GmailService(settings.withAccessToken("t"), retry)).build();
+    }
+
+    @Test
+    void twoHundredListsOfTwentySucceedDespiteTenPercentInjected503s() throws Exception {
+        try (Emulator emulator = Emulator.start(fastEmulator().failRate(0.10).failStatuses(java.util.Map.of(503, 1)).seed(11).build());
+             var pool = Executors.newFixedThreadPool(4)) {
+            ToolRegistry tools = registry(fastSettings(emulator), QUICK);
+            List<Future<JsonNode>> calls = new ArrayList<>();
+            String[] strategies = {"sequential", "concurrent", "batch", "auto"};
+            for (int i = 0; i < 200; i++) {
+                String strategy = strategies[i % strategies.length];
+                calls.add(pool.submit(() -> tools.call(ToolCall.of(GmailTools.LIST,
+                        obj("{\"max_results\":20,\"strategy\":\"" + strategy + "\"}"))).data()));
+            }
+            for (Future<JsonNode> call : calls) {
+                assertThat(call.get().get("emails")).hasSize(20);
+            }
+            assertThat(emulator.counters().faultsInjected()).isGreaterThan(200);
+        }
+    }
+
+    @Test
+    void theDeadlineHoldsWhenGmailIsSlow() {
+        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofSeconds(3)).build())) {
+            ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":5,\"timeout_ms\":400}"))))
+                    .isInstanceOfSatisfying(ToolException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+                        assertThat(e.getMessage()).contains("400 ms");
+                    });
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(2_500));
+        }
+    }
+
+    @Test
+    void quotaPacingKeepsRateLimitErrorsAtZero() {
+        // Gmail-like limits scaled down: 3,000 units a minute (50 a second), bursts of 50 units, 8 calls in flight
+        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(20)).quotaPerMinute(3_000)
+                .burst(50).maxConcurrent(8).build())) {
+            ToolRegistry tools = registry(fastSettings(emulator).withPacing(3_000, 50, 8), Retry.DEFAULT);
+            for (String strategy : new String[] {"concurrent", "batch"}) {
+                JsonNode data = tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":30,\"strategy\":\"" + strategy + "\"}"))).data();
+                assertThat(data.get("emails")).hasSize(30);
+            }
+            EmulatorCounters c = emulator.counters();
+            assertThat(c.quotaRejections()).isZero();
+            assertThat(c.concurrencyRejections()).isZero();
+            assertThat(c.peakInFlight()).isLessThanOrEqualTo(8);
+        }
+    }
+
+    @Test
+    void batchRetriesThePartsRefusedForConcurrency() {
+        // the client believes it may send 20 at once; the server allows 5: parts beyond are 429 and must be retried
+        try (Emulator emulator = Emulator.start(fastEmulator().maxConcurrent(5).build())) {
+            ToolRegistry tools = registry(fastSettings(emulator).withPacing(60_000_000, 1_000_000, 20).withBatchSize(20), QUICK);
+            JsonNode data = tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"batch\"}"))).data();
+            assertThat(data.get("emails")).hasSize(20);
+            assertThat(emulator.counters().concurrencyRejections()).isPositive();
+        }
+    }
+
+    @Test
+    void aBurstOfGetsSharesOneHttp2Connection() {
+        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(30)).build())) {
+            ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
+            tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"concurrent\"}")));
+            tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"concurrent\"}")));
+            assertThat(emulator.counters().apiCalls()).isEqualTo(42);
+            assertThat(emulator.counters().connectionsOpened()).isEqualTo(1);
+            assertThat(emulator.counters().peakInFlight()).isGreaterThan(1);
+        }
+    }
+}
