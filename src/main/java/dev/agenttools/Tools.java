@@ -16,4 +16,22 @@ public final class Tools {
     public static ToolRegistry registry(GmailSettings gmail) {
         return GmailTools.register(ToolRegistry.builder(), new GmailService(gmail)).build();
     }
+
+    /**
+     * A registry for a Gmail at {@code rootUrl} (an emulator's, say) paced to the given per-user limits.
+     *
+     * @param accessToken the token to use when a call passes none, or null
+     */
+    public static ToolRegistry registry(String rootUrl, int quotaPerMinute, int burst, int maxInFlight, String accessToken) {
+        return registry(GmailSettings.forRoot(rootUrl).withPacing(quotaPerMinute, burst, maxInFlight).withAccessToken(accessToken));
+    }
+
+    /** A registry for the Gmail the environment names (see {@link GmailSettings#fromEnvironment}); Google's by default. */
+    public static ToolRegistry registryFromEnvironment() {
+        return registry(GmailSettings.fromEnvironment(System.getenv()));
+    }
+
+    /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
+    public static final java.util.Map<String, String> SHORT_NAMES = java.util.Map.of(
+            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email");
 }

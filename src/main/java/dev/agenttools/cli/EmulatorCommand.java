@@ -54,7 +54,7 @@ final class EmulatorCommand implements Callable<Integer> {
             defaultValue = "0")
     double vanishRate;
     @Option(names = "--batch-part-cost", description = "Extra server time per batch part (default: ${DEFAULT-VALUE}).",
-            defaultValue = "2ms")
+            defaultValue = "1ms")
     Duration batchPartCost;
     @Option(names = "--mailbox", description = "'seed', an mbox file (e.g. from Google Takeout) or a folder of .eml files (default: ${DEFAULT-VALUE}).",
             defaultValue = "seed")

@@ -41,7 +41,7 @@ public record EmulatorConfig(
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
     public static final int DEFAULT_QUOTA_UNITS_PER_MINUTE = 15_000;
     public static final int DEFAULT_MAX_CONCURRENT = 20;
-    public static final Duration DEFAULT_BATCH_PART_COST = Duration.ofMillis(2);
+    public static final Duration DEFAULT_BATCH_PART_COST = Duration.ofMillis(1);
     public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
     public static final int DEFAULT_SEED_MESSAGES = 1_200;
     public static final String DEFAULT_USER = "me@example.com";
@@ -146,7 +146,7 @@ public record EmulatorConfig(
         public Builder slowBy(Duration v) { slowBy = v; return this; }
         /** Share of listed messages that vanish before they are fetched; default 0. */
         public Builder vanishRate(double v) { vanishRate = v; return this; }
-        /** Server time per batch part; default 2 ms. */
+        /** Server time per batch part; default 1 ms. */
         public Builder batchPartCost(Duration v) { batchPartCost = v; return this; }
         /** {@code seed}, an mbox file or a folder of .eml files; default {@code seed}. */
         public Builder mailbox(String v) { mailbox = v; return this; }

@@ -1,0 +1,254 @@
+package dev.agenttools.bench;
+
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolRegistry;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The article's experiment and more: each tool with each strategy, 1 warm-up + 50 runs, percentiles, speedup
+ * against sequential and the physical bound beside each row; optionally a sweep over N with a chart. Against
+ * the embedded emulator by default (no account needed), or real Gmail read-only.
+ */
+public final class Benchmark {
+    /**
+     * What to run.
+     *
+     * @param target    {@code emulator} or {@code gmail}
+     * @param sweep     sizes of list_emails to sweep over (empty: no sweep)
+     * @param sweepRuns measured runs per sweep point
+     */
+    public record Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
+                          Duration latency, List<Integer> sweep, int sweepRuns, Path out) {
+        public Options {
+            if (!target.equals("emulator") && !target.equals("gmail")) {
+                throw new IllegalArgumentException("target must be emulator or gmail, got " + target);
+            }
+            if (runs < 1 || warmup < 0 || n < 1 || n > 500 || sweepRuns < 1) {
+                throw new IllegalArgumentException("runs must be >= 1, warmup >= 0, n 1..500 and sweep runs >= 1; got runs "
+                        + runs + ", warmup " + warmup + ", n " + n + ", sweep runs " + sweepRuns);
+            }
+            for (String t : tools) {
+                if (!Scenario.TOOLS.contains(t)) {
+                    throw new IllegalArgumentException("tools must be among " + Scenario.TOOLS + ", got " + t);
+                }
+            }
+            for (String s : strategies) {
+                if (!Scenario.STRATEGIES.contains(s)) {
+                    throw new IllegalArgumentException("strategies must be among " + Scenario.STRATEGIES + ", got " + s);
+                }
+            }
+            for (int size : sweep) {
+                if (size < 1 || size > 500) {
+                    throw new IllegalArgumentException("sweep sizes must be 1..500, got " + size);
+                }
+            }
+            tools = List.copyOf(tools);
+            strategies = List.copyOf(strategies);
+            sweep = List.copyOf(sweep);
+        }
+    }
+
+    private Benchmark() {
+    }
+
+    /** Runs the benchmark; returns 0, or 1 when any call failed, 130 when interrupted. */
+    public static int run(Options o, java.io.PrintWriter out, PrintStream err) throws InterruptedException {
+        Emulator emulator = null;
+        try {
+            ToolRegistry tools;
+            Map<String, Object> env = environment(o);
+            Bounds bounds;
+            if (o.target().equals("emulator")) {
+                EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
+                emulator = Emulator.start(config);
+                tools = Tools.registry(emulator.rootUri().toString(), config.quotaPerMinute(), config.burst(),
+                        config.maxConcurrent(), "bench-token");
+                bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
+                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6);
+                env.put("emulator", emulatorSettings(config, emulator));
+                err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
+            } else {
+                tools = Tools.registryFromEnvironment();
+                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0);
+            }
+            Emulator e = emulator;
+            List<String> ids = messageIds(tools);
+            List<Scenario> scenarios = new ArrayList<>();
+            for (String tool : o.tools()) {
+                for (String strategy : o.strategies()) {
+                    scenarios.add(new Scenario(tool, strategy, tool.equals("get_email") ? 1 : o.n()));
+                }
+            }
+            List<Scenario> sweep = new ArrayList<>();
+            for (int size : o.sweep()) {
+                for (String strategy : o.strategies()) {
+                    sweep.add(new Scenario("list_emails", strategy, size));
+                }
+            }
+            long totalCalls = (long) scenarios.size() * (o.warmup() + o.runs()) + (long) sweep.size() * (1 + o.sweepRuns());
+            try (Progress progress = Progress.open(err, totalCalls)) {
+                BenchRunner runner = new BenchRunner(tools, e == null ? null : e::counters, bounds, progress);
+                AtomicBoolean done = new AtomicBoolean();
+                Thread reporter = new Thread(() -> {
+                    if (!done.get()) {
+                        out.println("\nbench: interrupted; what finished:");
+                        out.print(BenchReport.table(BenchReport.withSpeedups(runner.finished())));
+                        out.flush();
+                    }
+                });
+                Runtime.getRuntime().addShutdownHook(reporter);
+                List<Row> rows = new ArrayList<>();
+                for (Scenario s : scenarios) {
+                    rows.add(runner.run(s, o.warmup(), o.runs(), ids));
+                }
+                List<Row> sweepRows = new ArrayList<>();
+                for (Scenario s : sweep) {
+                    sweepRows.add(runner.run(s, 1, o.sweepRuns(), ids));
+                }
+                done.set(true);
+                Runtime.getRuntime().removeShutdownHook(reporter);
+                progress.close();
+                rows = BenchReport.withSpeedups(rows);
+                sweepRows = BenchReport.withSpeedups(sweepRows);
+                String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+                out.println();
+                out.println("agent-tools bench: " + o.target() + ", latency " + o.latency().toMillis() + " ms, "
+                        + o.warmup() + " warm-up + " + o.runs() + " runs per row");
+                out.print(BenchReport.table(rows));
+                out.println("bound: the fastest possible (round trips x latency, or the quota's limit when it binds); "
+                        + "calls: API calls per tool call; conns: connections opened during the row");
+                if (!sweepRows.isEmpty()) {
+                    out.println();
+                    out.println("sweep (list_emails, " + o.sweepRuns() + " runs per point):");
+                    out.print(BenchReport.table(sweepRows));
+                    out.println("chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
+                }
+                out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows));
+                boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
+                return failures ? 1 : 0;
+            }
+        } finally {
+            if (emulator != null) {
+                emulator.close();
+            }
+        }
+    }
+
+    private static List<String> messageIds(ToolRegistry tools) {
+        var params = Json.object().put("max_results", 10).put("strategy", "sequential");
+        var emails = tools.call(new ToolCall("gmail.list-emails", params, "bench", null)).data().get("emails");
+        List<String> ids = new ArrayList<>();
+        emails.forEach(m -> ids.add(m.get("id").asText()));
+        if (ids.isEmpty()) {
+            throw new IllegalStateException("the mailbox's INBOX is empty: get_email has nothing to fetch");
+        }
+        return ids;
+    }
+
+    private static Map<String, Object> environment(Options o) {
+        Map<String, Object> env = new LinkedHashMap<>();
+        env.put("started_at", Instant.now().toString());
+        env.put("target", o.target());
+        env.put("jdk", Runtime.version().toString() + " (" + System.getProperty("java.vendor") + ")");
+        env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        env.put("cpus", Runtime.getRuntime().availableProcessors());
+        env.put("max_heap_mb", Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        env.put("git_commit", gitCommit());
+        env.put("runs", o.runs());
+        env.put("warmup", o.warmup());
+        return env;
+    }
+
+    private static Map<String, Object> emulatorSettings(EmulatorConfig c, Emulator e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("latency_ms", c.latency().toMillis());
+        m.put("jitter_ms", c.jitter().toMillis());
+        m.put("handshake_ms", c.handshake().toMillis());
+        m.put("quota_units_per_minute", c.quotaPerMinute());
+        m.put("burst_units", c.burst());
+        m.put("max_concurrent", c.maxConcurrent());
+        m.put("batch_part_cost_ms", c.batchPartCost().toNanos() / 1e6);
+        m.put("mailbox", e.mailboxSummary());
+        m.put("seed", c.seed());
+        return m;
+    }
+
+    private static String gitCommit() {
+        try {
+            Process p = new ProcessBuilder("git", "rev-parse", "HEAD").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).strip();
+            return p.waitFor() == 0 ? out : "unknown";
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    /** A progress bar on a terminal, plain lines otherwise; both on stderr. */
+    private static final class Progress implements BenchRunner.Progress, AutoCloseable {
+        private final ProgressBar bar;
+        private final PrintStream err;
+        private boolean closed;
+
+        private Progress(ProgressBar bar, PrintStream err) {
+            this.bar = bar;
+            this.err = err;
+        }
+
+        static Progress open(PrintStream err, long total) {
+            boolean terminal = System.console() != null && System.console().isTerminal();
+            ProgressBar bar = terminal ? new ProgressBarBuilder().setTaskName("bench").setInitialMax(total)
+                    .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(err))
+                    .setUpdateIntervalMillis(200).build() : null;
+            return new Progress(bar, err);
+        }
+
+        @Override
+        public void scenario(Scenario s, int calls) {
+            if (bar != null) {
+                bar.setExtraMessage(s.label());
+            }
+        }
+
+        @Override
+        public void call() {
+            if (bar != null) {
+                bar.step();
+            }
+        }
+
+        @Override
+        public void finished(Row r) {
+            if (bar == null) {
+                err.printf(java.util.Locale.ROOT, "bench: %-16s %-11s n=%-3d p50 %7.1f ms  p90 %7.1f ms  errors %d%n",
+                        r.tool(), r.strategy(), r.n(), r.p50Ms(), r.p90Ms(), r.errors());
+            }
+        }
+
+        @Override
+        public void close() {
+            if (bar != null && !closed) {
+                bar.close();
+            }
+            closed = true;
+        }
+    }
+}
