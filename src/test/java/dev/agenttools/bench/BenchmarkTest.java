@@ -1,0 +1,80 @@
+package dev.agenttools.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A small benchmark run end to end: table, results JSON with every field, sweep chart. Asserts shape, not speed. */
+class BenchmarkTest {
+
+    @Test
+    void writesTheTableTheResultsAndTheChart(@TempDir Path out) throws Exception {
+        StringWriter table = new StringWriter();
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out);
+        int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
+        assertThat(status).isZero();
+        assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:");
+
+        Path json;
+        try (var files = Files.list(out)) {
+            json = files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
+        }
+        JsonNode results = Json.MAPPER.readTree(json.toFile());
+        assertThat(results.get("environment").get("cpus").asInt()).isPositive();
+        assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
+        JsonNode rows = results.get("rows");
+        assertThat(rows).hasSize(6);
+        for (JsonNode row : rows) {
+            for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
+                    "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
+                assertThat(row.has(field)).as(field).isTrue();
+            }
+            assertThat(row.get("errors").asInt()).isZero();
+            assertThat(row.get("p50_ms").asDouble()).isGreaterThanOrEqualTo(10.0); // 20 ms ± 10 ms of jitter
+        }
+        JsonNode listSequential = rows.get(0);
+        assertThat(listSequential.get("requests").asDouble()).isEqualTo(4.0); // 1 list + 3 gets
+        assertThat(listSequential.get("bound_ms").asDouble()).isEqualTo(80.0);
+        assertThat(results.get("sweep")).hasSize(6);
+        try (var files = Files.list(out)) {
+            Path chart = files.filter(f -> f.toString().endsWith("-sweep.png")).findFirst().orElseThrow();
+            assertThat(Files.readAllBytes(chart)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        }
+    }
+
+    @Test
+    void rejectsBadOptionsNamingThem() {
+        assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("target must be emulator or gmail");
+        assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("tools must be among");
+        assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("runs must be >= 1");
+    }
+
+    @Test
+    void boundsFollowRoundTripsAndTheQuota() {
+        Bounds b = new Bounds(150, 15_000, 250, 20, 50, 1);
+        assertThat(b.of(new Scenario("list_emails", "sequential", 10))).isEqualTo(1650);
+        assertThat(b.of(new Scenario("list_emails", "concurrent", 10))).isEqualTo(300);
+        assertThat(b.of(new Scenario("list_emails", "batch", 10))).isEqualTo(310);
+        assertThat(b.of(new Scenario("get_email", "batch", 1))).isEqualTo(150);
+        // 100 gets: 505 units, 250 at once then 250 a second: the last get may start at 1.02 s
+        assertThat(b.of(new Scenario("list_emails", "concurrent", 100))).isEqualTo(1170);
+    }
+}
