@@ -31,6 +31,11 @@ public final class Tools {
         return registry(GmailSettings.fromEnvironment(System.getenv()));
     }
 
+    /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */
+    public static String htmlToText(String html) {
+        return dev.agenttools.gmail.MailText.htmlToText(html);
+    }
+
     /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
     public static final java.util.Map<String, String> SHORT_NAMES = java.util.Map.of(
             GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email");

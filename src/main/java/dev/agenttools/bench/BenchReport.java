@@ -36,24 +36,28 @@ final class BenchReport {
 
     static String table(List<Row> rows) {
         StringBuilder b = new StringBuilder();
-        String header = String.format(Locale.ROOT, "%-16s %-11s %4s %5s %8s %8s %8s %8s %8s %8s %8s %8s %6s %6s %5s%n",
+        String header = String.format(Locale.ROOT, "%-16s %-11s %4s %5s %8s %8s %8s %8s %8s %8s %8s %8s %6s %6s %5s %5s%n",
                 "tool", "strategy", "n", "runs", "avg ms", "min ms", "max ms", "p50 ms", "p90 ms", "p99 ms", "speedup",
-                "bound", "calls", "conns", "errs");
+                "bound", "calls", "conns", "429s", "errs");
         b.append(header);
         b.append("-".repeat(header.length() - 1)).append('\n');
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%-16s %-11s %4d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8s %8.0f %6s %6s %5d%n",
+            b.append(String.format(Locale.ROOT, "%-16s %-11s %4d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8s %8.0f %6s %6s %5d %5d%n",
                     r.tool(), r.strategy(), r.n(), r.runs(), r.avgMs(), r.minMs(), r.maxMs(), r.p50Ms(), r.p90Ms(), r.p99Ms(),
                     r.speedup() == null ? "-" : String.format(Locale.ROOT, "%.1fx", r.speedup()), r.boundMs(),
                     r.requests() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.requests()),
-                    r.connections() < 0 ? "-" : Long.toString(r.connections()), r.errors()));
+                    r.connections() < 0 ? "-" : Long.toString(r.connections()), r.rateLimited(), r.errors()));
         }
         return b.toString();
     }
 
-    static Path writeJson(Path dir, String stamp, Map<String, Object> environment, List<Row> rows, List<Row> sweep) {
+    static Path writeJson(Path dir, String stamp, Map<String, Object> environment, List<Row> rows, List<Row> sweep,
+                          Map<String, Object> decoding) {
         ObjectNode root = Json.object();
         root.set("environment", Json.tree(environment));
+        if (decoding != null) {
+            root.set("decoding", Json.tree(decoding));
+        }
         ArrayNode rowArray = root.putArray("rows");
         rows.forEach(r -> rowArray.add(Json.tree(r)));
         if (!sweep.isEmpty()) {

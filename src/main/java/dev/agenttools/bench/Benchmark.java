@@ -136,13 +136,19 @@ public final class Benchmark {
                 out.print(BenchReport.table(rows));
                 out.println("bound: the fastest possible (round trips x latency, or the quota's limit when it binds); "
                         + "calls: API calls per tool call; conns: connections opened during the row");
+                Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
+                if (decoding != null) {
+                    out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",
+                            ((Number) decoding.get("html_bytes")).doubleValue() / 1e6, decoding.get("p50_ms"), decoding.get("p90_ms"),
+                            decoding.get("max_ms"), o.runs());
+                }
                 if (!sweepRows.isEmpty()) {
                     out.println();
                     out.println("sweep (list_emails, " + o.sweepRuns() + " runs per point):");
                     out.print(BenchReport.table(sweepRows));
                     out.println("chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
                 }
-                out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows));
+                out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows, decoding));
                 boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
                 return failures ? 1 : 0;
             }
