@@ -30,10 +30,13 @@ final class BenchRunner {
     private final Supplier<EmulatorCounters> counters;
     private final Bounds bounds;
     private final Progress progress;
+    private final java.time.Duration pause;
     private final List<Row> finished = Collections.synchronizedList(new ArrayList<>());
 
-    BenchRunner(ToolRegistry tools, Supplier<EmulatorCounters> counters, Bounds bounds, Progress progress) {
+    BenchRunner(ToolRegistry tools, Supplier<EmulatorCounters> counters, Bounds bounds, Progress progress,
+                java.time.Duration pause) {
         this.tools = tools;
+        this.pause = pause;
         this.counters = counters;
         this.bounds = bounds;
         this.progress = progress;
@@ -57,6 +60,9 @@ final class BenchRunner {
         for (int i = 0; i < runs; i++) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("benchmark interrupted");
+            }
+            if (!pause.isZero()) {
+                Thread.sleep(pause); // not measured: lets the quota bucket refill, as between an agent's occasional calls
             }
             long start = System.nanoTime();
             boolean ok = call(s, warmup + i, ids);

@@ -37,7 +37,7 @@ public final class Benchmark {
      * @param sweepRuns measured runs per sweep point
      */
     public record Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
-                          Duration latency, List<Integer> sweep, int sweepRuns, Path out) {
+                          Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause) {
         public Options {
             if (!target.equals("emulator") && !target.equals("gmail")) {
                 throw new IllegalArgumentException("target must be emulator or gmail, got " + target);
@@ -61,6 +61,9 @@ public final class Benchmark {
                     throw new IllegalArgumentException("sweep sizes must be 1..500, got " + size);
                 }
             }
+            if (pause == null || pause.isNegative()) {
+                throw new IllegalArgumentException("pause must be zero or more, got " + pause);
+            }
             tools = List.copyOf(tools);
             strategies = List.copyOf(strategies);
             sweep = List.copyOf(sweep);
@@ -83,12 +86,14 @@ public final class Benchmark {
                 tools = Tools.registry(emulator.rootUri().toString(), config.quotaPerMinute(), config.burst(),
                         config.maxConcurrent(), "bench-token");
                 bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
-                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6);
+                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, false);
+                bounds = bounds.refillMs() <= o.pause().toMillis() ? new Bounds(bounds.latencyMs(), bounds.unitsPerMinute(),
+                        bounds.burstUnits(), bounds.maxInFlight(), bounds.batchSize(), bounds.partCostMs(), true) : bounds;
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
             } else {
                 tools = Tools.registryFromEnvironment();
-                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0);
+                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toMillis() >= 1_000);
             }
             Emulator e = emulator;
             List<String> ids = messageIds(tools);
@@ -106,7 +111,7 @@ public final class Benchmark {
             }
             long totalCalls = (long) scenarios.size() * (o.warmup() + o.runs()) + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
-                BenchRunner runner = new BenchRunner(tools, e == null ? null : e::counters, bounds, progress);
+                BenchRunner runner = new BenchRunner(tools, e == null ? null : e::counters, bounds, progress, o.pause());
                 AtomicBoolean done = new AtomicBoolean();
                 Thread reporter = new Thread(() -> {
                     if (!done.get()) {
@@ -135,7 +140,16 @@ public final class Benchmark {
                         + o.warmup() + " warm-up + " + o.runs() + " runs per row");
                 out.print(BenchReport.table(rows));
                 out.println("bound: the fastest possible (round trips x latency, or the quota's limit when it binds); "
-                        + "calls: API calls per tool call; conns: connections opened during the row");
+                        + "calls: API calls per tool call; conns: connections opened during the row's runs; "
+                        + "429s: calls the server refused (the client retried them)");
+                if (e != null) {
+                    var c = e.counters();
+                    out.println("the whole run: " + c.apiCalls() + " API calls in " + c.httpRequests() + " HTTP requests over "
+                            + c.connectionsOpened() + " connection(s); peak " + c.peakInFlight() + " calls in flight");
+                    env.put("totals", Map.of("api_calls", c.apiCalls(), "http_requests", c.httpRequests(),
+                            "connections_opened", c.connectionsOpened(), "peak_in_flight", c.peakInFlight(),
+                            "quota_rejections", c.quotaRejections(), "concurrency_rejections", c.concurrencyRejections()));
+                }
                 Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
                 if (decoding != null) {
                     out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",

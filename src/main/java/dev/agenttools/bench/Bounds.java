@@ -2,7 +2,9 @@ package dev.agenttools.bench;
 
 /**
  * The fastest a scenario can possibly go against a server with the given latency and limits: the round trips
- * it cannot avoid, and, for large lists, the time the per-user quota needs to allow all the calls.
+ * it cannot avoid, and, for large lists, the time the per-user quota needs to allow all the calls. Runs that
+ * follow each other without a pause find the quota bucket drained by the run before, so their quota bound is
+ * the sustained rate; runs spaced out by at least the bucket's refill time start with a full bucket.
  *
  * @param latencyMs     one round trip
  * @param unitsPerMinute the per-user quota
@@ -11,7 +13,8 @@ package dev.agenttools.bench;
  * @param batchSize     parts per batch request
  * @param partCostMs    server time per batch part
  */
-record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFlight, int batchSize, double partCostMs) {
+record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFlight, int batchSize, double partCostMs,
+              boolean fullBucket) {
     private static final int UNITS_PER_CALL = 5;
 
     double of(Scenario s) {
@@ -30,12 +33,23 @@ record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFli
         };
     }
 
-    /** When the quota allows the last get to start, plus its round trip. */
+    /**
+     * With a full bucket: when the quota allows the last get to start, plus its round trip. Back to back: the
+     * sustained rate, one call's units over the refill rate.
+     */
     double quotaBoundMs(int n) {
-        double needed = UNITS_PER_CALL * (1.0 + n) - burstUnits;
         double unitsPerMs = unitsPerMinute / 60_000.0;
-        double lastStart = Math.max(latencyMs, needed / unitsPerMs);
+        double units = UNITS_PER_CALL * (1.0 + n);
+        if (!fullBucket) {
+            return units / unitsPerMs;
+        }
+        double lastStart = Math.max(latencyMs, (units - burstUnits) / unitsPerMs);
         return lastStart + latencyMs;
+    }
+
+    /** How long an idle pause must be for the bucket to refill completely. */
+    double refillMs() {
+        return burstUnits / (unitsPerMinute / 60_000.0);
     }
 
     private static int waves(int n, int width) {

@@ -41,6 +41,9 @@ final class BenchCommand implements Callable<Integer> {
     int sweepRuns;
     @Option(names = "--out", description = "Folder for the results (default: ${DEFAULT-VALUE}).", defaultValue = "results")
     Path out;
+    @Option(names = "--pause", description = "Idle time before each measured run, not measured (default: ${DEFAULT-VALUE}); "
+            + "1s or more lets the quota bucket refill, as between an agent's occasional calls.", defaultValue = "0ms")
+    Duration pause;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;
 
@@ -49,7 +52,7 @@ final class BenchCommand implements Callable<Integer> {
         Benchmark.Options options;
         try {
             options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
-                    tools, strategies, latency, sweep, quick ? 1 : sweepRuns, out);
+                    tools, strategies, latency, sweep, quick ? 1 : sweepRuns, out, pause);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("agent-tools bench: " + e.getMessage());
             return 2;

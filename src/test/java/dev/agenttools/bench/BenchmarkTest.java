@@ -25,7 +25,7 @@ class BenchmarkTest {
         StringWriter table = new StringWriter();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
-                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out);
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO);
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
         assertThat(status).isZero();
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:");
@@ -60,21 +60,26 @@ class BenchmarkTest {
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("target must be emulator or gmail");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("target must be emulator or gmail");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("tools must be among");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("tools must be among");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"))).hasMessageContaining("runs must be >= 1");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("runs must be >= 1");
     }
 
     @Test
     void boundsFollowRoundTripsAndTheQuota() {
-        Bounds b = new Bounds(150, 15_000, 250, 20, 50, 1);
+        Bounds b = new Bounds(150, 15_000, 250, 20, 50, 1, true);
         assertThat(b.of(new Scenario("list_emails", "sequential", 10))).isEqualTo(1650);
         assertThat(b.of(new Scenario("list_emails", "concurrent", 10))).isEqualTo(300);
         assertThat(b.of(new Scenario("list_emails", "batch", 10))).isEqualTo(310);
         assertThat(b.of(new Scenario("get_email", "batch", 1))).isEqualTo(150);
         // 100 gets: 505 units, 250 at once then 250 a second: the last get may start at 1.02 s
         assertThat(b.of(new Scenario("list_emails", "concurrent", 100))).isEqualTo(1170);
+        // back to back, each run finds the bucket drained: 505 units at 250 a second
+        Bounds sustained = new Bounds(150, 15_000, 250, 20, 50, 1, false);
+        assertThat(sustained.of(new Scenario("list_emails", "concurrent", 100))).isEqualTo(2020);
+        assertThat(sustained.of(new Scenario("list_emails", "concurrent", 10))).isEqualTo(300);
+        assertThat(b.refillMs()).isEqualTo(1000);
     }
 }
