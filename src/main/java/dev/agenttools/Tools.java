@@ -14,7 +14,9 @@ public final class Tools {
     }
 
     public static ToolRegistry registry(GmailSettings gmail) {
-        return GmailTools.register(ToolRegistry.builder(), new GmailService(gmail)).build();
+        return GmailTools.register(ToolRegistry.builder(), new GmailService(gmail))
+                .interceptor(new dev.agenttools.tool.FallbackInterceptor())
+                .build();
     }
 
     /**

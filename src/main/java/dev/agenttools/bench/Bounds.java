@@ -1,17 +1,21 @@
 package dev.agenttools.bench;
 
+import java.util.PriorityQueue;
+
 /**
- * The fastest a scenario can possibly go against a server with the given latency and limits: the round trips
- * it cannot avoid, and, for large lists, the time the per-user quota needs to allow all the calls. Runs that
- * follow each other without a pause find the quota bucket drained by the run before, so their quota bound is
- * the sustained rate; runs spaced out by at least the bucket's refill time start with a full bucket.
+ * The fastest a scenario can possibly go against a server with the given latency and limits, found by
+ * scheduling its calls as early as the server allows: one list, then the gets (or batches), each starting
+ * when a concurrency slot is free and the quota bucket holds its units. Runs that follow each other without a
+ * pause find the bucket drained by the run before (it has refilled only during the last round trip); runs
+ * spaced out by at least the refill time start with a full bucket.
  *
- * @param latencyMs     one round trip
+ * @param latencyMs      one round trip
  * @param unitsPerMinute the per-user quota
- * @param burstUnits    the quota bucket's capacity
- * @param maxInFlight   calls the server allows in flight
- * @param batchSize     parts per batch request
- * @param partCostMs    server time per batch part
+ * @param burstUnits     the quota bucket's capacity
+ * @param maxInFlight    calls the server allows in flight
+ * @param batchSize      parts per batch request
+ * @param partCostMs     server time per batch part
+ * @param fullBucket     whether each run starts with a full quota bucket
  */
 record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFlight, int batchSize, double partCostMs,
               boolean fullBucket) {
@@ -24,35 +28,49 @@ record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFli
         int n = s.n();
         return switch (s.strategy()) {
             case "sequential" -> (1 + n) * latencyMs;
-            case "concurrent" -> Math.max(latencyMs + waves(n, maxInFlight) * latencyMs, quotaBoundMs(n));
+            case "concurrent" -> schedule(n, 1, latencyMs);
             default -> {
                 int chunk = Math.min(batchSize, maxInFlight);
-                double rounds = waves(waves(n, chunk), Math.max(1, maxInFlight / chunk));
-                yield Math.max(latencyMs + rounds * latencyMs + Math.min(n, chunk) * partCostMs, quotaBoundMs(n));
+                yield schedule(n, chunk, latencyMs + Math.min(n, chunk) * partCostMs);
             }
         };
     }
 
     /**
-     * With a full bucket: when the quota allows the last get to start, plus its round trip. Back to back: the
-     * sustained rate, one call's units over the refill rate.
+     * Greedy earliest-start schedule of {@code n} gets sent {@code perRequest} at a time (each request holding that
+     * many slots and units for {@code requestMs}); identical jobs, so greedy is optimal.
      */
-    double quotaBoundMs(int n) {
+    private double schedule(int n, int perRequest, double requestMs) {
         double unitsPerMs = unitsPerMinute / 60_000.0;
-        double units = UNITS_PER_CALL * (1.0 + n);
-        if (!fullBucket) {
-            return units / unitsPerMs;
+        double units = (fullBucket ? burstUnits : Math.min(burstUnits, unitsPerMs * latencyMs)) - UNITS_PER_CALL;
+        double last = 0; // time of the last bucket update
+        int slotsPerRequest = Math.min(perRequest, maxInFlight);
+        int lanes = Math.max(1, maxInFlight / slotsPerRequest);
+        PriorityQueue<Double> free = new PriorityQueue<>();
+        for (int i = 0; i < lanes; i++) {
+            free.add(latencyMs); // the gets wait for the list's answer
         }
-        double lastStart = Math.max(latencyMs, (units - burstUnits) / unitsPerMs);
-        return lastStart + latencyMs;
+        double end = latencyMs;
+        for (int sent = 0; sent < n; sent += perRequest) {
+            int parts = Math.min(perRequest, n - sent);
+            double cost = (double) UNITS_PER_CALL * parts;
+            double start = free.poll();
+            units = Math.min(burstUnits, units + (start - last) * unitsPerMs);
+            if (units < cost) {
+                start += (cost - units) / unitsPerMs;
+                units = cost;
+            }
+            units -= cost;
+            last = start;
+            double finish = start + (perRequest == 1 ? requestMs : latencyMs + parts * partCostMs);
+            free.add(finish);
+            end = Math.max(end, finish);
+        }
+        return end;
     }
 
     /** How long an idle pause must be for the bucket to refill completely. */
     double refillMs() {
         return burstUnits / (unitsPerMinute / 60_000.0);
-    }
-
-    private static int waves(int n, int width) {
-        return (n + width - 1) / width;
     }
 }

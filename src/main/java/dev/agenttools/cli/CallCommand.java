@@ -1,0 +1,54 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Tools;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolProtocol;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+
+/** {@code agent-tools call}: the article's protocol, one JSON request on stdin, one JSON answer on stdout. */
+@Command(name = "call", mixinStandardHelpOptions = true,
+        description = {"Read one JSON request from stdin, {\"command\": \"gmail.list-emails\", \"params\": {...}},",
+                "and write one JSON answer to stdout. Exit status 0 on ok; on error the status names the kind",
+                "(2 invalid_argument, 3 not_found, 4 unauthenticated, 5 rate_limited, 6 upstream, 7 deadline, 1 internal)."})
+final class CallCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        ToolProtocol.Answer answer = answer(System.in);
+        var out = spec.commandLine().getOut();
+        out.println(answer.line());
+        out.flush();
+        return answer.exitStatus();
+    }
+
+    static ToolProtocol.Answer answer(InputStream in) {
+        byte[] request;
+        try {
+            request = in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1);
+        } catch (IOException e) {
+            return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "cannot read the request from stdin: " + e.getMessage());
+        }
+        if (request.length > dev.agenttools.tool.StdioServer.MAX_LINE_BYTES) {
+            return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "request over 1 MB");
+        }
+        String text = new String(request, StandardCharsets.UTF_8);
+        if (text.isBlank()) {
+            return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT,
+                    "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
+        }
+        try {
+            return new ToolProtocol(Tools.registryFromEnvironment()).answer(text);
+        } catch (IllegalArgumentException e) {
+            return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.agenttools.tool;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Iterator;
+
+/**
+ * The article's wire protocol, shared by the one-shot {@code call} and the persistent {@code serve --stdio}:
+ * a request {@code {"id": ..., "command": "gmail.list-emails", "params": {...}}} gets
+ * {@code {"id": ..., "status": "ok", "data": ..., "meta": {"backend": ..., "duration_ms": ...}}} or
+ * {@code {"id": ..., "status": "error", "error": {"code": ..., "message": ...}}}. Every input, however broken,
+ * gets an answer; nothing here throws. Thread-safe.
+ */
+public final class ToolProtocol {
+    /** Lists every command with the JSON Schema of its params. */
+    public static final String TOOLS_LIST = "tools.list";
+    private static final ObjectMapper STRICT = new ObjectMapper();
+
+    static {
+        // Deeply nested garbage must be an error answer, not a stack overflow.
+        STRICT.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build());
+    }
+
+    private final ToolRegistry registry;
+
+    public ToolProtocol(ToolRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** One answer for a request, and the exit status a one-shot process should end with. */
+    public record Answer(ObjectNode json, int exitStatus) {
+        public String line() {
+            return Json.write(json);
+        }
+    }
+
+    public Answer answer(String request) {
+        JsonNode id = null;
+        try {
+            if (request.isBlank()) {
+                throw ToolException.invalidArgument("empty request; send one JSON object such as {\"command\": \"tools.list\"}");
+            }
+            JsonNode tree;
+            try {
+                tree = STRICT.readTree(request);
+            } catch (JsonProcessingException e) {
+                throw ToolException.invalidArgument("the request is not valid JSON: " + e.getOriginalMessage()
+                        + "; send one object such as {\"command\": \"tools.list\", \"params\": {}}");
+            }
+            if (tree == null || !tree.isObject()) {
+                throw ToolException.invalidArgument("the request must be a JSON object with command and params, got "
+                        + (tree == null ? "nothing" : tree.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
+            }
+            id = tree.get("id");
+            if (id != null && !(id.isTextual() || id.isIntegralNumber() || id.isNull())) {
+                JsonNode bad = id;
+                id = null;
+                throw ToolException.invalidArgument("id must be a string or an integer, got " + bad.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            checkFields(tree);
+            JsonNode command = tree.get("command");
+            if (command == null || !command.isTextual() || command.asText().isBlank()) {
+                throw ToolException.invalidArgument("command is required: a string such as \"gmail.list-emails\" or \"tools.list\"");
+            }
+            JsonNode params = tree.get("params");
+            if (params != null && !params.isNull() && !params.isObject()) {
+                throw ToolException.invalidArgument("params must be a JSON object, got " + params.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            ObjectNode p = params == null || params.isNull() ? Json.object() : (ObjectNode) params;
+            if (command.asText().equals(TOOLS_LIST)) {
+                return ok(id, toolsList(), "registry", 0);
+            }
+            JsonNode agent = p.get("agent_name");
+            ToolCall call = new ToolCall(command.asText(), p, agent != null && agent.isTextual() ? agent.asText() : null,
+                    id == null || id.isNull() ? null : id.asText());
+            ToolResult result = registry.call(call);
+            return ok(id, result.data(), result.backend(), result.duration().toNanos() / 1e6);
+        } catch (ToolException e) {
+            return error(id, e.kind(), e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            return error(id, ToolException.Kind.INTERNAL, "internal error: " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static void checkFields(JsonNode tree) {
+        Iterator<String> names = tree.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!name.equals("id") && !name.equals("command") && !name.equals("params")) {
+                throw ToolException.invalidArgument("unknown request field '" + (name.length() > 40 ? name.substring(0, 40) + "..." : name)
+                        + "'; a request has id, command and params");
+            }
+        }
+    }
+
+    private ArrayNode toolsList() {
+        ArrayNode tools = Json.MAPPER.createArrayNode();
+        ObjectNode list = tools.addObject();
+        list.put("command", TOOLS_LIST);
+        list.put("description", "List every command with the JSON Schema of its params.");
+        list.set("params_schema", Json.object().put("type", "object").put("additionalProperties", false));
+        for (ToolSpec spec : registry.specs()) {
+            ObjectNode t = tools.addObject();
+            t.put("command", spec.name());
+            t.put("description", spec.description());
+            t.set("params_schema", spec.inputSchema());
+        }
+        return tools;
+    }
+
+    private static Answer ok(JsonNode id, JsonNode data, String backend, double durationMs) {
+        ObjectNode out = Json.object();
+        if (id != null && !id.isNull()) {
+            out.set("id", id);
+        }
+        out.put("status", "ok");
+        out.set("data", data);
+        out.putObject("meta").put("backend", backend).put("duration_ms", Math.round(durationMs * 1000) / 1000.0);
+        return new Answer(out, 0);
+    }
+
+    public static Answer error(JsonNode id, ToolException.Kind kind, String message) {
+        ObjectNode out = Json.object();
+        if (id != null && !id.isNull()) {
+            out.set("id", id);
+        }
+        out.put("status", "error");
+        out.putObject("error").put("code", kind.code()).put("message", message);
+        return new Answer(out, kind.exitStatus());
+    }
+}
