@@ -1,0 +1,136 @@
+package dev.agenttools.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The wire protocol on its own, with hand-written tools: every input gets one well-formed answer. */
+class ToolProtocolTest {
+    /** Echoes its params; fails the way {@code fail_with} says, once per {@code times}. */
+    static final class EchoTool implements Tool {
+        final AtomicInteger calls = new AtomicInteger();
+        private final ToolException failure;
+        private final int failures;
+
+        EchoTool(ToolException failure, int failures) {
+            this.failure = failure;
+            this.failures = failures;
+        }
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode schema = Json.object().put("type", "object");
+            schema.putObject("properties").putObject("strategy").put("type", "string");
+            return new ToolSpec("test.echo", "Echoes its params.", schema);
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            if (calls.incrementAndGet() <= failures) {
+                throw failure;
+            }
+            String strategy = call.params().path("strategy").asText("auto");
+            return new ToolResult(call.params(), strategy, 1, Duration.ZERO);
+        }
+    }
+
+    private static ToolProtocol protocol(Tool tool) {
+        return new ToolProtocol(ToolRegistry.builder().tool(tool).interceptor(new FallbackInterceptor()).build());
+    }
+
+    private static JsonNode answer(ToolProtocol p, String line) throws Exception {
+        return Json.MAPPER.readTree(p.answer(line).line());
+    }
+
+    @Test
+    void answersOkWithDataMetaAndTheEchoedId() throws Exception {
+        JsonNode a = answer(protocol(new EchoTool(null, 0)), "{\"id\": 7, \"command\": \"test.echo\", \"params\": {\"x\": 1}}");
+        assertThat(a.get("id").asInt()).isEqualTo(7);
+        assertThat(a.get("status").asText()).isEqualTo("ok");
+        assertThat(a.get("data").get("x").asInt()).isEqualTo(1);
+        assertThat(a.get("meta").get("backend").asText()).isEqualTo("auto");
+        assertThat(a.get("meta").has("duration_ms")).isTrue();
+    }
+
+    @Test
+    void listsToolsWithTheirSchemas() throws Exception {
+        JsonNode a = answer(protocol(new EchoTool(null, 0)), "{\"command\": \"tools.list\"}");
+        assertThat(a.get("data").findValuesAsText("command")).containsExactly("tools.list", "test.echo");
+        assertThat(a.get("data").get(1).get("params_schema").get("type").asText()).isEqualTo("object");
+    }
+
+    @Test
+    void answersEveryBadRequestWithANamedError() throws Exception {
+        ToolProtocol p = protocol(new EchoTool(null, 0));
+        List<String[]> cases = List.of(
+                new String[] {"", "empty request"},
+                new String[] {"   ", "empty request"},
+                new String[] {"{", "not valid JSON"},
+                new String[] {"\u0000\u00ff\ufffd garbage", "not valid JSON"},
+                new String[] {"[1,2]", "must be a JSON object"},
+                new String[] {"\"hello\"", "must be a JSON object"},
+                new String[] {"{\"params\": {}}", "command is required"},
+                new String[] {"{\"command\": 5}", "command is required"},
+                new String[] {"{\"command\": \"nope\"}", "unknown command 'nope'"},
+                new String[] {"{\"command\": \"test.echo\", \"params\": [1]}", "params must be a JSON object"},
+                new String[] {"{\"command\": \"test.echo\", \"extra\": 1}", "unknown request field 'extra'"},
+                new String[] {"{\"id\": {\"a\": 1}, \"command\": \"tools.list\"}", "id must be a string or an integer"},
+                new String[] {"[".repeat(5000), "not valid JSON"});
+        for (String[] c : cases) {
+            JsonNode a = answer(p, c[0]);
+            assertThat(a.get("status").asText()).as(c[0]).isEqualTo("error");
+            assertThat(a.get("error").get("code").asText()).as(c[0]).isEqualTo("invalid_argument");
+            assertThat(a.get("error").get("message").asText()).as(c[0]).contains(c[1]);
+        }
+        assertThat(p.answer("{\"command\": \"nope\"}").exitStatus()).isEqualTo(2);
+    }
+
+    @Test
+    void fallsBackToSequentialWhenTheFastPathFails() throws Exception {
+        EchoTool tool = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
+        JsonNode a = answer(protocol(tool), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"batch\"}}");
+        assertThat(a.get("status").asText()).isEqualTo("ok");
+        assertThat(a.get("meta").get("backend").asText()).isEqualTo("fallback");
+        assertThat(a.get("data").get("strategy").asText()).isEqualTo("sequential");
+        assertThat(tool.calls.get()).isEqualTo(2);
+    }
+
+    @Test
+    void doesNotFallBackOnErrorsTheCallerMustFix() throws Exception {
+        for (ToolException.Kind kind : List.of(ToolException.Kind.INVALID_ARGUMENT, ToolException.Kind.NOT_FOUND,
+                ToolException.Kind.UNAUTHENTICATED, ToolException.Kind.DEADLINE)) {
+            EchoTool tool = new EchoTool(new ToolException(kind, "no"), 1);
+            JsonNode a = answer(protocol(tool), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"concurrent\"}}");
+            assertThat(a.get("error").get("code").asText()).isEqualTo(kind.code());
+            assertThat(tool.calls.get()).as(kind.name()).isEqualTo(1);
+        }
+        EchoTool sequential = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "down"), 1);
+        JsonNode a = answer(protocol(sequential), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"sequential\"}}");
+        assertThat(a.get("error").get("code").asText()).isEqualTo("upstream");
+        assertThat(sequential.calls.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnexpectedFailureIsAnInternalErrorWithoutATrace() throws Exception {
+        Tool broken = new Tool() {
+            @Override
+            public ToolSpec spec() {
+                return new ToolSpec("test.broken", "Throws.", Json.object());
+            }
+
+            @Override
+            public ToolResult call(ToolCall call) {
+                throw new IllegalStateException("boom");
+            }
+        };
+        JsonNode a = answer(new ToolProtocol(ToolRegistry.builder().tool(broken).build()), "{\"command\": \"test.broken\"}");
+        assertThat(a.get("error").get("code").asText()).isEqualTo("internal");
+        assertThat(a.toString()).doesNotContain("\tat ").doesNotContain("Exception.java");
+    }
+}
