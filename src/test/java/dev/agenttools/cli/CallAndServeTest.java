@@ -1,0 +1,142 @@
+package dev.agenttools.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code call} and {@code serve --stdio} as separate processes against the emulator, the way agents use them. */
+class CallAndServeTest {
+    private static Emulator emulator;
+
+    @BeforeAll
+    static void start() {
+        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO)
+                .quotaPerMinute(60_000_000).maxConcurrent(1_000).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        emulator.close();
+    }
+
+    private record Result(int exit, JsonNode answer, String raw) {
+    }
+
+    private static Result call(String request) throws Exception {
+        Process p = AgentToolsProcess.start(emulator, "call");
+        try (OutputStream in = p.getOutputStream()) {
+            in.write(request.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(p.exitValue(), Json.MAPPER.readTree(out), out);
+    }
+
+    @Test
+    void callAnswersTheArticlesProtocol() throws Exception {
+        Result r = call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3, \"agent_name\": \"test\"}}");
+        assertThat(r.exit()).isZero();
+        assertThat(r.raw().strip().lines()).hasSize(1);
+        assertThat(r.answer().get("status").asText()).isEqualTo("ok");
+        assertThat(r.answer().get("data").get("emails")).hasSize(3);
+        assertThat(r.answer().get("meta").get("backend").asText()).isEqualTo("concurrent");
+        assertThat(r.answer().get("meta").get("duration_ms").asDouble()).isPositive();
+    }
+
+    @Test
+    void callListsToolsWithSchemas() throws Exception {
+        Result r = call("{\"command\": \"tools.list\", \"params\": {}}");
+        assertThat(r.exit()).isZero();
+        assertThat(r.answer().get("data").findValuesAsText("command"))
+                .containsExactly("tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email");
+    }
+
+    @Test
+    void callFailsWithANamedErrorAndANonZeroStatus() throws Exception {
+        Result bad = call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 9999}}");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.answer().get("error").get("code").asText()).isEqualTo("invalid_argument");
+        assertThat(bad.answer().get("error").get("message").asText()).contains("max_results must be 1..500, got 9999");
+        Result missing = call("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}");
+        assertThat(missing.exit()).isEqualTo(3);
+        assertThat(missing.answer().get("error").get("code").asText()).isEqualTo("not_found");
+        Result empty = call("");
+        assertThat(empty.exit()).isEqualTo(2);
+        assertThat(empty.answer().get("error").get("message").asText()).contains("no request on stdin");
+        Result garbage = call("\u0001\u0002binary\u00ff");
+        assertThat(garbage.exit()).isEqualTo(2);
+        assertThat(garbage.raw()).doesNotContain("Exception");
+    }
+
+    @Test
+    void callNeverEchoesTheAccessToken() throws Exception {
+        Result r = call("{\"command\": \"gmail.list-emails\", \"params\": {\"access_token\": 12345678}}");
+        assertThat(r.raw()).doesNotContain("12345678");
+    }
+
+    @Test
+    void serveAnswersConcurrentRequestsByIdAndExitsAtEndOfInput() throws Exception {
+        Process p = AgentToolsProcess.start(emulator, "serve", "--stdio");
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        OutputStream in = p.getOutputStream();
+        int requests = 30;
+        for (int i = 0; i < requests; i++) {
+            String command = i % 3 == 0 ? "tools.list" : "gmail.list-emails";
+            in.write(("{\"id\": " + i + ", \"command\": \"" + command + "\", \"params\": {\"max_results\": 2}}\n")
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+        in.write("this is not json\n".getBytes(StandardCharsets.UTF_8));
+        in.flush();
+        Map<Integer, JsonNode> byId = new HashMap<>();
+        int errors = 0;
+        for (int i = 0; i < requests + 1; i++) {
+            JsonNode a = Json.MAPPER.readTree(out.readLine());
+            if (a.has("id")) {
+                byId.put(a.get("id").asInt(), a);
+            } else {
+                errors++;
+            }
+        }
+        assertThat(byId).hasSize(requests);
+        assertThat(byId.values()).allSatisfy(a -> assertThat(a.get("status").asText()).isEqualTo("ok"));
+        assertThat(errors).isEqualTo(1);
+        in.close();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("exits at end of input").isTrue();
+        assertThat(p.exitValue()).isZero();
+    }
+
+    @Test
+    void serveFinishesCallsInFlightOnSigterm() throws Exception {
+        try (Emulator slow = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(700)).jitter(Duration.ZERO).build())) {
+            Process p = AgentToolsProcess.start(slow, "serve", "--stdio");
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            OutputStream in = p.getOutputStream();
+            in.write("{\"id\": \"warm\", \"command\": \"tools.list\"}\n".getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            assertThat(out.readLine()).contains("\"warm\"");
+            in.write("{\"id\": \"slow\", \"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1}}\n".getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            Thread.sleep(300);
+            // SIGTERM while the call is in flight (Process.destroy would also close our end of its pipes)
+            new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor();
+            String answer = out.readLine();
+            assertThat(answer).contains("\"slow\"").contains("\"status\":\"ok\"");
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+}
