@@ -1,0 +1,27 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Tools;
+import dev.agenttools.mcp.McpStdioServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.util.concurrent.Callable;
+
+/** {@code agent-tools mcp}: the tools as an MCP server over stdio. */
+@Command(name = "mcp", mixinStandardHelpOptions = true,
+        description = {"Serve the tools over the Model Context Protocol on stdin/stdout (for Claude Desktop, IDEs and",
+                "agent frameworks): list_emails, search_emails, get_email. Logs go to stderr."})
+final class McpCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        var registry = Tools.registryFromEnvironment();
+        McpStdioServer.serve(registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out));
+        return 0;
+    }
+}
