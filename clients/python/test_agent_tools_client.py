@@ -1,0 +1,115 @@
+"""Tests of agent_tools_client against a real `agent-tools serve --stdio` and the Gmail emulator.
+
+Run from the repository root after a build: python3 -m unittest discover -s clients/python -v
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from agent_tools_client import AgentToolsClient  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LAUNCHER = os.path.join(ROOT, "agent-tools")
+
+
+def start_emulator(*flags):
+    process = subprocess.Popen([LAUNCHER, "emulator", "--port", "0", *flags], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline().strip()
+    if not line.startswith("emulator listening on "):
+        process.kill()
+        raise RuntimeError("the emulator did not start: %r" % line)
+    return process, line[len("emulator listening on "):]
+
+
+class AgentToolsClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.emulator, cls.root_url = start_emulator("--latency", "20ms", "--jitter", "0ms")
+        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_ACCESS_TOKEN": "python-token"}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.emulator.terminate()
+        cls.emulator.wait(timeout=30)
+        cls.emulator.stdout.close()
+
+    def client(self, **kwargs):
+        client = AgentToolsClient(env=self.env, **kwargs)
+        self.addCleanup(client.close)
+        return client
+
+    def test_lists_emails_and_tells_the_backend(self):
+        result = self.client().list_emails(max_results=5)
+        self.assertIsNotNone(result)
+        self.assertEqual(5, len(result["data"]["emails"]))
+        self.assertEqual("concurrent", result["backend"])
+        self.assertGreater(result["duration_ms"], 0)
+
+    def test_search_and_get_with_japanese_text(self):
+        client = self.client()
+        found = client.search_emails("見積書", max_results=1)
+        self.assertIsNotNone(found, client.last_error)
+        email = client.get_email(found["data"]["emails"][0]["id"])
+        self.assertIn("見積書", email["data"]["subject"])
+
+    def test_concurrent_calls_from_many_threads_get_their_own_answers(self):
+        client = self.client()
+        results = {}
+
+        def work(n):
+            results[n] = client.list_emails(max_results=n, strategy="batch" if n % 2 else "concurrent")
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(1, 13)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for n in range(1, 13):
+            self.assertIsNotNone(results[n], client.last_error)
+            self.assertEqual(n, len(results[n]["data"]["emails"]))
+            self.assertEqual("batch" if n % 2 else "concurrent", results[n]["backend"])
+
+    def test_returns_none_with_the_reason_on_an_error_answer(self):
+        client = self.client()
+        self.assertIsNone(client.list_emails(max_results=0))
+        self.assertIn("max_results must be 1..500", client.last_error)
+        self.assertIsNone(client.get_email("00000000000000ab"))
+        self.assertTrue(client.last_error.startswith("not_found"))
+
+    def test_times_out_and_returns_none(self):
+        slow, url = start_emulator("--latency", "3s", "--handshake", "0ms")
+        self.addCleanup(slow.stdout.close)
+        self.addCleanup(slow.wait, 30)
+        self.addCleanup(slow.terminate)
+        client = AgentToolsClient(env=dict(self.env, AGENT_TOOLS_GMAIL_ROOT_URL=url), timeout=1.0)
+        self.addCleanup(client.close)
+        self.assertIsNotNone(client.tools())  # warm: the JVM is up
+        self.assertIsNone(client.list_emails(max_results=1, timeout=0.5))
+        self.assertIn("no answer", client.last_error)
+
+    def test_restarts_a_crashed_server(self):
+        client = self.client()
+        self.assertIsNotNone(client.tools())
+        os.kill(client._process.pid, signal.SIGKILL)
+        client._process.wait(timeout=10)
+        result = client.list_emails(max_results=2)
+        self.assertIsNotNone(result, client.last_error)
+        self.assertEqual(1, client.restarts)
+
+    def test_lists_the_tools_with_their_schemas(self):
+        tools = self.client().tools()["data"]
+        commands = [t["command"] for t in tools]
+        self.assertEqual(["tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email"], commands)
+        self.assertEqual(["query"], tools[2]["params_schema"]["required"])
+        json.dumps(tools)  # plain JSON all the way
+
+
+if __name__ == "__main__":
+    unittest.main()
