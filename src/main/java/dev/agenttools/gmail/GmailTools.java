@@ -85,7 +85,7 @@ public final class GmailTools {
             listProperties(p);
             return new ToolSpec(LIST, "List the newest emails with a Gmail label (INBOX by default): id, thread_id, subject, "
                     + "from, to, date, snippet, labels, unread and has_attachments for each, newest first. "
-                    + "Use gmail.get-email with an id for the whole body.",
+                    + "Use get_email (gmail.get-email) with an id for the whole body.",
                     schema("Params of gmail.list-emails", List.of(), p));
         }
 

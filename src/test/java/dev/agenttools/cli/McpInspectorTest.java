@@ -1,0 +1,76 @@
+package dev.agenttools.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * End to end with a client we did not write: the MCP Inspector's CLI ({@code @modelcontextprotocol/inspector},
+ * installed by the build from src/test/node) starts {@code agent-tools mcp} and lists and calls its tools.
+ */
+class McpInspectorTest {
+    private static Emulator emulator;
+    @TempDir
+    static Path home;
+
+    @BeforeAll
+    static void start() {
+        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        emulator.close();
+    }
+
+    private static JsonNode inspect(String... method) throws Exception {
+        Path dir = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
+        Path launcher = dir.resolve("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+        assertThat(launcher).as("the MCP Inspector (the build runs 'npm ci' in %s)", dir).exists();
+        List<String> command = new ArrayList<>(List.of("node", launcher.toString(), "--cli",
+                "-e", "AGENT_TOOLS_GMAIL_ROOT_URL=" + emulator.rootUri(), "-e", "AGENT_TOOLS_ACCESS_TOKEN=inspector-token",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "mcp"));
+        command.addAll(List.of(method));
+        ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        b.environment().put("HOME", home.toString()); // the Inspector keeps a catalog under ~/.mcp-inspector
+        Process p = b.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        int start = out.indexOf('{');
+        assertThat(start).as("JSON from the Inspector: %s", out).isGreaterThanOrEqualTo(0);
+        return Json.MAPPER.readTree(out.substring(start, out.lastIndexOf('}') + 1).lines()
+                .takeWhile(l -> !l.startsWith("{\"error\"")).reduce("", (a, l) -> a + l + "\n"));
+    }
+
+    @Test
+    void listsAndCallsTheToolsThroughTheInspector() throws Exception {
+        JsonNode list = inspect("--method", "tools/list");
+        assertThat(list.get("tools").findValuesAsText("name")).containsExactlyInAnyOrder("list_emails", "search_emails", "get_email");
+
+        JsonNode call = inspect("--method", "tools/call", "--tool-name", "search_emails", "--tool-arg", "query=has:attachment",
+                "--tool-arg", "max_results=2");
+        assertThat(call.path("isError").asBoolean(false)).isFalse();
+        JsonNode data = Json.MAPPER.readTree(call.get("content").get(0).get("text").asText());
+        assertThat(data.get("emails")).hasSize(2);
+        assertThat(data.get("emails").get(0).get("has_attachments").asBoolean()).isTrue();
+
+        JsonNode missing = inspect("--method", "tools/call", "--tool-name", "get_email", "--tool-arg", "message_id=00000000000000ab");
+        assertThat(missing.get("isError").asBoolean()).isTrue();
+        assertThat(missing.get("content").get(0).get("text").asText()).startsWith("not_found:");
+    }
+}
