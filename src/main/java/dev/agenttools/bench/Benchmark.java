@@ -37,7 +37,8 @@ public final class Benchmark {
      * @param sweepRuns measured runs per sweep point
      */
     public record Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
-                          Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause) {
+                          Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause,
+                          boolean processModel) {
         public Options {
             if (!target.equals("emulator") && !target.equals("gmail")) {
                 throw new IllegalArgumentException("target must be emulator or gmail, got " + target);
@@ -74,7 +75,7 @@ public final class Benchmark {
     }
 
     /** Runs the benchmark; returns 0, or 1 when any call failed, 130 when interrupted. */
-    public static int run(Options o, java.io.PrintWriter out, PrintStream err) throws InterruptedException {
+    public static int run(Options o, java.io.PrintWriter out, PrintStream err) throws Exception {
         Emulator emulator = null;
         try {
             ToolRegistry tools;
@@ -125,6 +126,17 @@ public final class Benchmark {
                 for (Scenario s : scenarios) {
                     rows.add(runner.run(s, o.warmup(), o.runs(), ids));
                 }
+                Map<String, Object> processModel = null;
+                if (o.processModel() && e != null && o.tools().contains("get_email")) {
+                    ProcessModelBench models = new ProcessModelBench(tools, e.rootUri().toString(), bounds, progress);
+                    Path jar = ProcessModelBench.ownJar();
+                    Path aot = jar == null ? null : jar.resolveSibling("agent-tools.aot");
+                    aot = aot != null && java.nio.file.Files.isRegularFile(aot) ? aot : null;
+                    rows.addAll(models.rows(o.warmup(), o.runs(), ids, aot));
+                    processModel = new LinkedHashMap<>();
+                    processModel.put("serve_overhead", models.serveOverhead(o.runs(), 5_000));
+                    processModel.put("startup", models.startup(Math.min(o.runs(), 20), aot));
+                }
                 List<Row> sweepRows = new ArrayList<>();
                 for (Scenario s : sweep) {
                     sweepRows.add(runner.run(s, 1, o.sweepRuns(), ids));
@@ -150,6 +162,9 @@ public final class Benchmark {
                             "connections_opened", c.connectionsOpened(), "peak_in_flight", c.peakInFlight(),
                             "quota_rejections", c.quotaRejections(), "concurrency_rejections", c.concurrencyRejections()));
                 }
+                if (processModel != null) {
+                    printProcessModel(out, processModel);
+                }
                 Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
                 if (decoding != null) {
                     out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",
@@ -162,6 +177,9 @@ public final class Benchmark {
                     out.print(BenchReport.table(sweepRows));
                     out.println("chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
                 }
+                if (processModel != null) {
+                    env.put("process_model", processModel);
+                }
                 out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows, decoding));
                 boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
                 return failures ? 1 : 0;
@@ -171,6 +189,20 @@ public final class Benchmark {
                 emulator.close();
             }
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printProcessModel(java.io.PrintWriter out, Map<String, Object> m) {
+        Map<String, Object> serve = (Map<String, Object>) m.get("serve_overhead");
+        Map<String, Object> startup = (Map<String, Object>) m.get("startup");
+        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'call' (a JVM per call)%s;%n",
+                startup.containsKey("aot_cache_p50_ms") ? ", 'call+aot' (with the JDK AOT cache)" : "");
+        out.printf(java.util.Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",
+                serve.get("serve_added_p50_ms"), serve.get("serve_p50_ms"), serve.get("in_process_p50_ms"),
+                serve.get("serve_pipelined_calls_per_second"));
+        out.printf(java.util.Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%n", startup.get("plain_p50_ms"),
+                startup.containsKey("aot_cache_p50_ms")
+                        ? String.format(java.util.Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "");
     }
 
     private static List<String> messageIds(ToolRegistry tools) {

@@ -51,7 +51,8 @@ public final class GmailService {
     enum View { SUMMARY, DETAIL }
 
     private final GmailSettings settings;
-    private final HttpTransport transport;
+    /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
+    private volatile HttpTransport transport;
     private final QuotaPacer pacer;
     private final Retry retry;
     private final ConcurrentHashMap<String, CachedLabels> labelsByToken = new ConcurrentHashMap<>();
@@ -65,7 +66,9 @@ public final class GmailService {
 
     GmailService(GmailSettings settings, Retry retry) {
         this.settings = settings;
-        this.transport = new JdkHttpTransport(httpClient(settings));
+        if (settings.trustedCertificate() != null && !Files.isReadable(settings.trustedCertificate())) {
+            throw new IllegalArgumentException("cannot read the certificate to trust: " + settings.trustedCertificate());
+        }
         this.pacer = new QuotaPacer(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight());
         this.retry = retry;
     }
@@ -106,6 +109,20 @@ public final class GmailService {
         return retry;
     }
 
+    private HttpTransport transport() {
+        HttpTransport t = transport;
+        if (t == null) {
+            synchronized (this) {
+                t = transport;
+                if (t == null) {
+                    t = new JdkHttpTransport(httpClient(settings));
+                    transport = t;
+                }
+            }
+        }
+        return t;
+    }
+
     /** A client for one call, carrying that call's token (cheap: the transport is shared). */
     Gmail client(String accessToken) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
@@ -113,7 +130,7 @@ public final class GmailService {
             throw new ToolException(ToolException.Kind.UNAUTHENTICATED,
                     "no Gmail access token: pass access_token, or set AGENT_TOOLS_ACCESS_TOKEN (stored sign-in comes with 'agent-tools auth login')");
         }
-        return new Gmail.Builder(transport, GsonFactory.getDefaultInstance(), request -> {
+        return new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
             request.getHeaders().setAuthorization("Bearer " + token);
             request.setConnectTimeout(10_000);
             request.setReadTimeout(60_000);

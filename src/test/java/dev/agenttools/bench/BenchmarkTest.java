@@ -25,7 +25,7 @@ class BenchmarkTest {
         StringWriter table = new StringWriter();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
-                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO);
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true);
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
         assertThat(status).isZero();
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:");
@@ -38,7 +38,9 @@ class BenchmarkTest {
         assertThat(results.get("environment").get("cpus").asInt()).isPositive();
         assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
         JsonNode rows = results.get("rows");
-        assertThat(rows).hasSize(6);
+        assertThat(rows).hasSize(9); // 2 tools x 3 strategies, and get_email in-process, through serve, through call
+        assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "call");
+        assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
         for (JsonNode row : rows) {
             for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
                     "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
@@ -60,11 +62,11 @@ class BenchmarkTest {
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("target must be emulator or gmail");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("target must be emulator or gmail");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("tools must be among");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("tools must be among");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO)).hasMessageContaining("runs must be >= 1");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("runs must be >= 1");
     }
 
     @Test

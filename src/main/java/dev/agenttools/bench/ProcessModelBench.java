@@ -1,0 +1,250 @@
+package dev.agenttools.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolProtocol;
+import dev.agenttools.tool.ToolRegistry;
+import org.HdrHistogram.Histogram;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the process model costs: the same get_email in-process, through a persistent {@code serve --stdio}, and
+ * through a fresh {@code call} JVM per request (the article's production set-up), with and without the JDK's AOT
+ * cache; plus the protocol overhead and throughput of {@code serve} on {@code tools.list}, which does no I/O.
+ */
+final class ProcessModelBench {
+    private static final String MAIN = "dev.agenttools.cli.Main";
+    private final ToolRegistry tools;
+    private final String rootUrl;
+    private final Bounds bounds;
+    private final BenchRunner.Progress progress;
+
+    ProcessModelBench(ToolRegistry tools, String rootUrl, Bounds bounds, BenchRunner.Progress progress) {
+        this.tools = tools;
+        this.rootUrl = rootUrl;
+        this.bounds = bounds;
+        this.progress = progress;
+    }
+
+    /** Rows for get_email by process model (the "strategy" column names the model). */
+    List<Row> rows(int warmup, int runs, List<String> ids, Path aotCache) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        ToolProtocol protocol = new ToolProtocol(tools);
+        rows.add(measure("in-process", warmup, runs, i -> protocol.answer(getEmail(ids, i)).line()));
+        try (Serve serve = Serve.start(command("serve", "--stdio"), env())) {
+            rows.add(measure("serve", warmup, runs, i -> serve.roundTrip(getEmail(ids, i))));
+        }
+        rows.add(measure("call", warmup, runs, i -> callOnce(command("call"), getEmail(ids, i))));
+        if (aotCache != null) {
+            List<String> withCache = new ArrayList<>(command("call"));
+            withCache.add(1, "-XX:AOTCache=" + aotCache);
+            rows.add(measure("call+aot", warmup, runs, i -> callOnce(withCache, getEmail(ids, i))));
+        }
+        return rows;
+    }
+
+    /** serve's own cost on a call that does no I/O: p50 over in-process, and calls per second pipelined. */
+    Map<String, Object> serveOverhead(int runs, int pipelined) throws Exception {
+        String request = "{\"id\": 1, \"command\": \"tools.list\", \"params\": {}}";
+        ToolProtocol protocol = new ToolProtocol(tools);
+        Histogram inProcess = histogram(runs * 5, () -> protocol.answer(request));
+        Map<String, Object> m = new LinkedHashMap<>();
+        try (Serve serve = Serve.start(command("serve", "--stdio"), env())) {
+            for (int i = 0; i < 2_000; i++) {
+                serve.roundTrip(request); // JIT warm-up of both sides
+            }
+            Histogram served = histogram(runs * 5, () -> serve.roundTrip(request));
+            long start = System.nanoTime();
+            double perSecond = serve.pipeline(request, pipelined) / ((System.nanoTime() - start) / 1e9);
+            m.put("what", "tools.list, no I/O: serve --stdio round trip against an in-process call");
+            m.put("in_process_p50_ms", inProcess.getValueAtPercentile(50) / 1e3);
+            m.put("serve_p50_ms", served.getValueAtPercentile(50) / 1e3);
+            m.put("serve_added_p50_ms", (served.getValueAtPercentile(50) - inProcess.getValueAtPercentile(50)) / 1e3);
+            m.put("serve_pipelined_calls_per_second", Math.round(perSecond));
+            m.put("pipelined_calls", pipelined);
+        }
+        return m;
+    }
+
+    /** The time to answer tools.list from a fresh `call` JVM, without and with the AOT cache. */
+    Map<String, Object> startup(int runs, Path aotCache) throws Exception {
+        String request = "{\"command\": \"tools.list\", \"params\": {}}";
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("what", "one-shot call: process start to answer of tools.list");
+        m.put("plain_p50_ms", histogram(runs, () -> callOnce(command("call"), request)).getValueAtPercentile(50) / 1e3);
+        if (aotCache != null) {
+            List<String> withCache = new ArrayList<>(command("call"));
+            withCache.add(1, "-XX:AOTCache=" + aotCache);
+            m.put("aot_cache_p50_ms", histogram(runs, () -> callOnce(withCache, request)).getValueAtPercentile(50) / 1e3);
+        }
+        return m;
+    }
+
+    private interface Run {
+        Object run(int i) throws Exception;
+    }
+
+    private interface Step {
+        Object run() throws Exception;
+    }
+
+    private Row measure(String model, int warmup, int runs, Run run) throws Exception {
+        Scenario s = new Scenario("get_email", model, 1);
+        progress.scenario(s, warmup + runs);
+        for (int i = 0; i < warmup; i++) {
+            run.run(i);
+            progress.call();
+        }
+        Histogram h = new Histogram(3_600_000_000L, 3);
+        int errors = 0;
+        for (int i = 0; i < runs; i++) {
+            long start = System.nanoTime();
+            Object answer = run.run(warmup + i);
+            long micros = (System.nanoTime() - start) / 1_000;
+            if (answer instanceof String line && line.contains("\"status\":\"ok\"")) {
+                h.recordValue(micros);
+            } else {
+                errors++;
+            }
+            progress.call();
+        }
+        boolean any = h.getTotalCount() > 0;
+        Row row = new Row("get_email", model, 1, runs, warmup, any ? h.getMean() / 1e3 : Double.NaN,
+                any ? h.getMinValue() / 1e3 : Double.NaN, any ? h.getMaxValue() / 1e3 : Double.NaN,
+                any ? h.getValueAtPercentile(50) / 1e3 : Double.NaN, any ? h.getValueAtPercentile(90) / 1e3 : Double.NaN,
+                any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, errors, 1, -1, 0, bounds.latencyMs(), null);
+        progress.finished(row);
+        return row;
+    }
+
+    private static Histogram histogram(int runs, Step step) throws Exception {
+        Histogram h = new Histogram(3_600_000_000L, 3);
+        for (int i = 0; i < runs; i++) {
+            long start = System.nanoTime();
+            step.run();
+            h.recordValue((System.nanoTime() - start) / 1_000);
+        }
+        return h;
+    }
+
+    private static String getEmail(List<String> ids, int run) {
+        return "{\"id\": " + run + ", \"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + ids.get(run % ids.size())
+                + "\", \"agent_name\": \"bench\"}}";
+    }
+
+    private Map<String, String> env() {
+        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", "bench-token");
+    }
+
+    private String callOnce(List<String> command, String request) throws IOException, InterruptedException {
+        ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        b.environment().putAll(env());
+        Process p = b.start();
+        try (OutputStream in = p.getOutputStream()) {
+            in.write(request.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(60, TimeUnit.SECONDS);
+        return out;
+    }
+
+    /** How to start agent-tools in a new JVM: from its jar when running from one, else from this class path. */
+    static List<String> command(String... args) {
+        List<String> c = new ArrayList<>();
+        c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        Path jar = ownJar();
+        if (jar != null) {
+            c.addAll(List.of("-jar", jar.toString()));
+        } else {
+            c.addAll(List.of("-cp", System.getProperty("java.class.path"), MAIN));
+        }
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    static Path ownJar() {
+        try {
+            Path p = Path.of(ProcessModelBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return p.toString().endsWith(".jar") && Files.isRegularFile(p) ? p : null;
+        } catch (URISyntaxException | SecurityException e) {
+            return null;
+        }
+    }
+
+    /** A running `serve --stdio` with one request in flight at a time (or a pipelined burst). */
+    private static final class Serve implements AutoCloseable {
+        private final Process process;
+        private final OutputStream in;
+        private final BufferedReader out;
+
+        private Serve(Process process) {
+            this.process = process;
+            this.in = process.getOutputStream();
+            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        static Serve start(List<String> command, Map<String, String> env) throws IOException {
+            ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+            b.environment().putAll(env);
+            return new Serve(b.start());
+        }
+
+        String roundTrip(String request) throws IOException {
+            in.write((request + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            String line = out.readLine();
+            if (line == null) {
+                throw new IOException("serve --stdio ended early");
+            }
+            return line;
+        }
+
+        /** Sends n requests without waiting, then reads n answers; returns n. */
+        int pipeline(String request, int n) throws Exception {
+            byte[] line = (request + "\n").getBytes(StandardCharsets.UTF_8);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < n; i++) {
+                        in.write(line);
+                    }
+                    in.flush();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            for (int i = 0; i < n; i++) {
+                JsonNode answer = Json.MAPPER.readTree(out.readLine());
+                if (!answer.path("status").asText().equals("ok")) {
+                    throw new IllegalStateException("serve answered an error: " + answer);
+                }
+            }
+            writer.join();
+            return n;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // already gone
+            }
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}
