@@ -21,6 +21,43 @@ class ArchitectureTest {
     }
 
     @Test
+    void dependenciesPointOneWay() throws IOException {
+        assertImportsOnly("tool");
+        assertImportsOnly("google", "tool");
+        assertImportsOnly("gmail", "tool", "google", "auth");
+        assertImportsOnly("mcp", "tool");
+        assertImportsOnly("bench", "tool", "emulator", "Tools");
+    }
+
+    @Test
+    void onlyTheMcpPackageImportsTheMcpSdk() throws IOException {
+        try (Stream<Path> dirs = Files.list(MAIN)) {
+            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
+                if (!dir.getFileName().toString().equals("mcp")) {
+                    assertThat(importsOf(dir.getFileName().toString())).as(dir.toString())
+                            .noneMatch(i -> i.startsWith("io.modelcontextprotocol."));
+                }
+            }
+        }
+    }
+
+    /** Our imports from {@code pkg} stay within itself and the named packages (or the front door class, "Tools"). */
+    private static void assertImportsOnly(String pkg, String... allowed) throws IOException {
+        List<String> ours = importsOf(pkg).stream().filter(i -> i.startsWith("dev.agenttools.")).toList();
+        for (String i : ours) {
+            String rest = i.substring("dev.agenttools.".length());
+            String target = rest.contains(".") ? rest.substring(0, rest.indexOf('.')) : rest;
+            assertThat(target).as("%s imports %s", pkg, i).isIn(concat(pkg, allowed));
+        }
+    }
+
+    private static List<String> concat(String first, String... rest) {
+        List<String> all = new java.util.ArrayList<>(List.of(rest));
+        all.add(first);
+        return all;
+    }
+
+    @Test
     void nothingImportsTheCommandLine() throws IOException {
         try (Stream<Path> dirs = Files.list(MAIN)) {
             for (Path dir : dirs.filter(Files::isDirectory).toList()) {
