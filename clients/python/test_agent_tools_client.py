@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import unittest
 
@@ -32,7 +33,9 @@ class AgentToolsClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.emulator, cls.root_url = start_emulator("--latency", "20ms", "--jitter", "0ms")
-        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_ACCESS_TOKEN": "python-token"}
+        cls.tracking_db = os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-"), "calls.db")
+        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
+                   "AGENT_TOOLS_TRACKING_DB": cls.tracking_db}
 
     @classmethod
     def tearDownClass(cls):

@@ -14,9 +14,32 @@ public final class Tools {
     }
 
     public static ToolRegistry registry(GmailSettings gmail) {
-        return GmailTools.register(ToolRegistry.builder(), new GmailService(gmail))
-                .interceptor(new dev.agenttools.tool.FallbackInterceptor())
-                .build();
+        return registry(gmail, null);
+    }
+
+    /**
+     * The registry with its interceptors: tracking outermost (it sees what the caller sees, fallback included),
+     * then the fallback router.
+     *
+     * @param recorder where call records go, or null for none
+     */
+    public static ToolRegistry registry(GmailSettings gmail, dev.agenttools.tracking.CallRecorder recorder) {
+        ToolRegistry.Builder b = ToolRegistry.builder();
+        if (recorder != null) {
+            b.interceptor(new dev.agenttools.tracking.TrackingInterceptor(recorder));
+        }
+        b.interceptor(new dev.agenttools.tool.FallbackInterceptor());
+        return GmailTools.register(b, new GmailService(gmail)).build();
+    }
+
+    /** The registry for the Gmail the environment names, recording calls to {@code recorder} (null: none). */
+    public static ToolRegistry registryFromEnvironment(dev.agenttools.tracking.CallRecorder recorder) {
+        return registry(GmailSettings.fromEnvironment(System.getenv()), recorder);
+    }
+
+    /** The commands of the Gmail tools (what call statistics are kept for). */
+    public static java.util.List<String> commands() {
+        return java.util.List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET);
     }
 
     /**

@@ -82,7 +82,7 @@ final class BenchRunner {
         boolean any = h.getTotalCount() > 0;
         Row row = new Row(s.tool(), s.strategy(), s.n(), runs, warmup, any ? h.getMean() / 1e3 : Double.NaN,
                 any ? h.getMinValue() / 1e3 : Double.NaN, any ? h.getMaxValue() / 1e3 : Double.NaN,
-                ms(h, 50), ms(h, 90), ms(h, 99), errors, requests, connections, limited, bounds.of(s), null);
+                ms(h, 50), ms(h, 90), ms(h, 99), errors, requests, connections, limited, bounds.of(s, warmup, runs), null);
         finished.add(row);
         progress.finished(row);
         return row;

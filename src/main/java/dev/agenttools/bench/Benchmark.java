@@ -87,14 +87,12 @@ public final class Benchmark {
                 tools = Tools.registry(emulator.rootUri().toString(), config.quotaPerMinute(), config.burst(),
                         config.maxConcurrent(), "bench-token");
                 bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
-                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, false);
-                bounds = bounds.refillMs() <= o.pause().toMillis() ? new Bounds(bounds.latencyMs(), bounds.unitsPerMinute(),
-                        bounds.burstUnits(), bounds.maxInFlight(), bounds.batchSize(), bounds.partCostMs(), true) : bounds;
+                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
             } else {
                 tools = Tools.registryFromEnvironment();
-                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toMillis() >= 1_000);
+                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
             }
             Emulator e = emulator;
             List<String> ids = messageIds(tools);
@@ -151,7 +149,7 @@ public final class Benchmark {
                 out.println("agent-tools bench: " + o.target() + ", latency " + o.latency().toMillis() + " ms, "
                         + o.warmup() + " warm-up + " + o.runs() + " runs per row");
                 out.print(BenchReport.table(rows));
-                out.println("bound: the fastest possible (round trips x latency, or the quota's limit when it binds); "
+                out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
                         + "429s: calls the server refused (the client retried them)");
                 if (e != null) {

@@ -1,13 +1,14 @@
 package dev.agenttools.bench;
 
+import java.util.Arrays;
 import java.util.PriorityQueue;
 
 /**
- * The fastest a scenario can possibly go against a server with the given latency and limits, found by
- * scheduling its calls as early as the server allows: one list, then the gets (or batches), each starting
- * when a concurrency slot is free and the quota bucket holds its units. Runs that follow each other without a
- * pause find the bucket drained by the run before (it has refilled only during the last round trip); runs
- * spaced out by at least the refill time start with a full bucket.
+ * The fastest a row of the benchmark can possibly go against a server with the given latency and limits. Each
+ * run is scheduled as early as the server allows (one list, then the gets or batches, each starting when a
+ * concurrency slot is free and the quota bucket holds its units), and the runs of a row follow each other as
+ * the benchmark runs them, the bucket carried from one run to the next (refilled by any pause), starting full.
+ * The bound of a row is the median of its measured runs' scheduled times.
  *
  * @param latencyMs      one round trip
  * @param unitsPerMinute the per-user quota
@@ -15,58 +16,85 @@ import java.util.PriorityQueue;
  * @param maxInFlight    calls the server allows in flight
  * @param batchSize      parts per batch request
  * @param partCostMs     server time per batch part
- * @param fullBucket     whether each run starts with a full quota bucket
+ * @param pauseMs        idle time before each measured run
  */
 record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFlight, int batchSize, double partCostMs,
-              boolean fullBucket) {
+              double pauseMs) {
     private static final int UNITS_PER_CALL = 5;
 
+    /** One isolated run with a full bucket. */
     double of(Scenario s) {
-        if (s.tool().equals("get_email")) {
-            return latencyMs;
-        }
-        int n = s.n();
-        return switch (s.strategy()) {
-            case "sequential" -> (1 + n) * latencyMs;
-            case "concurrent" -> schedule(n, 1, latencyMs);
-            default -> {
-                int chunk = Math.min(batchSize, maxInFlight);
-                yield schedule(n, chunk, latencyMs + Math.min(n, chunk) * partCostMs);
-            }
-        };
+        return of(s, 0, 1);
     }
 
-    /**
-     * Greedy earliest-start schedule of {@code n} gets sent {@code perRequest} at a time (each request holding that
-     * many slots and units for {@code requestMs}); identical jobs, so greedy is optimal.
-     */
-    private double schedule(int n, int perRequest, double requestMs) {
-        double unitsPerMs = unitsPerMinute / 60_000.0;
-        double units = (fullBucket ? burstUnits : Math.min(burstUnits, unitsPerMs * latencyMs)) - UNITS_PER_CALL;
-        double last = 0; // time of the last bucket update
-        int slotsPerRequest = Math.min(perRequest, maxInFlight);
-        int lanes = Math.max(1, maxInFlight / slotsPerRequest);
-        PriorityQueue<Double> free = new PriorityQueue<>();
-        for (int i = 0; i < lanes; i++) {
-            free.add(latencyMs); // the gets wait for the list's answer
+    double of(Scenario s, int warmup, int runs) {
+        if (s.tool().equals("get_email") || !Scenario.STRATEGIES.contains(s.strategy())) {
+            return latencyMs;
         }
-        double end = latencyMs;
-        for (int sent = 0; sent < n; sent += perRequest) {
-            int parts = Math.min(perRequest, n - sent);
-            double cost = (double) UNITS_PER_CALL * parts;
-            double start = free.poll();
-            units = Math.min(burstUnits, units + (start - last) * unitsPerMs);
+        Bucket bucket = new Bucket();
+        double[] measured = new double[runs];
+        double now = 0;
+        for (int i = 0; i < warmup + runs; i++) {
+            if (i >= warmup) {
+                now += pauseMs;
+            }
+            double took = run(s, bucket, now);
+            if (i >= warmup) {
+                measured[i - warmup] = took;
+            }
+            now += took;
+        }
+        Arrays.sort(measured);
+        return measured[(runs - 1) / 2];
+    }
+
+    /** The quota bucket as the server keeps it: capacity burstUnits, refilled continuously. */
+    private final class Bucket {
+        private double units = burstUnits;
+        private double at;
+
+        /** The earliest time at or after {@code t} that {@code cost} units are there; takes them. */
+        double take(double t, double cost) {
+            double unitsPerMs = unitsPerMinute / 60_000.0;
+            double start = Math.max(t, at);
+            units = Math.min(burstUnits, units + (start - at) * unitsPerMs);
             if (units < cost) {
                 start += (cost - units) / unitsPerMs;
                 units = cost;
             }
             units -= cost;
-            last = start;
-            double finish = start + (perRequest == 1 ? requestMs : latencyMs + parts * partCostMs);
+            at = start;
+            return start;
+        }
+    }
+
+    /** How long one run takes when it starts at {@code t0}. */
+    private double run(Scenario s, Bucket bucket, double t0) {
+        int n = s.n();
+        double listStart = bucket.take(t0, UNITS_PER_CALL);
+        double listEnd = listStart + latencyMs;
+        if (s.strategy().equals("sequential")) {
+            double t = listEnd;
+            for (int i = 0; i < n; i++) {
+                t = bucket.take(t, UNITS_PER_CALL) + latencyMs;
+            }
+            return t - t0;
+        }
+        int perRequest = s.strategy().equals("batch") ? Math.min(batchSize, maxInFlight) : 1;
+        int lanes = Math.max(1, maxInFlight / perRequest);
+        PriorityQueue<Double> free = new PriorityQueue<>();
+        for (int i = 0; i < lanes; i++) {
+            free.add(listEnd);
+        }
+        double end = listEnd;
+        for (int sent = 0; sent < n; sent += perRequest) {
+            int parts = Math.min(perRequest, n - sent);
+            double start = bucket.take(free.poll(), (double) UNITS_PER_CALL * parts);
+            double finish = start + latencyMs + (perRequest == 1 ? 0 : parts * partCostMs);
             free.add(finish);
             end = Math.max(end, finish);
         }
-        return end;
+        return end - t0;
     }
 
     /** How long an idle pause must be for the bucket to refill completely. */

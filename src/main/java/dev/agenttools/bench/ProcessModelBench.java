@@ -145,9 +145,14 @@ final class ProcessModelBench {
                 + "\", \"agent_name\": \"bench\"}}";
     }
 
+    /** The child processes track their calls as users' do, into a store of the benchmark's own. */
     private Map<String, String> env() {
-        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", "bench-token");
+        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", "bench-token",
+                "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString());
     }
+
+    private static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
+            "agent-tools-bench-calls-" + ProcessHandle.current().pid() + ".db");
 
     private String callOnce(List<String> command, String request) throws IOException, InterruptedException {
         ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);

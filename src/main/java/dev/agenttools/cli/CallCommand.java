@@ -1,6 +1,5 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.Tools;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -23,14 +22,14 @@ final class CallCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ToolProtocol.Answer answer = answer(System.in);
+        ToolProtocol.Answer answer = answer(System.in, spec.commandLine().getErr());
         var out = spec.commandLine().getOut();
         out.println(answer.line());
         out.flush();
         return answer.exitStatus();
     }
 
-    static ToolProtocol.Answer answer(InputStream in) {
+    static ToolProtocol.Answer answer(InputStream in, java.io.PrintWriter err) {
         byte[] request;
         try {
             request = in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1);
@@ -45,8 +44,8 @@ final class CallCommand implements Callable<Integer> {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT,
                     "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
         }
-        try {
-            return new ToolProtocol(Tools.registryFromEnvironment()).answer(text);
+        try (ToolSession session = ToolSession.open(err)) {
+            return new ToolProtocol(session.registry).answer(text);
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code agent-tools} command line. The only place that calls System.exit. */
 @Command(name = "agent-tools", mixinStandardHelpOptions = true, version = "agent-tools 0.1.0",
         description = "Fast, dependable Gmail tools for AI agents, with a Gmail API emulator.",
-        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, EmulatorCommand.class, BenchCommand.class})
+        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, StatsCommand.class, EmulatorCommand.class,
+                BenchCommand.class})
 public final class Main {
 
     public static void main(String[] args) {

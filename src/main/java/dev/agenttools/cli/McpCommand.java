@@ -20,8 +20,9 @@ final class McpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        var registry = Tools.registryFromEnvironment();
-        McpStdioServer.serve(registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out));
+        try (ToolSession session = ToolSession.open(spec.commandLine().getErr())) {
+            McpStdioServer.serve(session.registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out));
+        }
         return 0;
     }
 }

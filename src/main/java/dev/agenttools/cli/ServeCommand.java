@@ -1,6 +1,5 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.Tools;
 import dev.agenttools.tool.StdioServer;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -27,13 +26,14 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ToolProtocol protocol;
+        ToolSession session;
         try {
-            protocol = new ToolProtocol(Tools.registryFromEnvironment());
+            session = ToolSession.open(spec.commandLine().getErr());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("agent-tools serve: configuration: " + e.getMessage());
             return 2;
         }
+        ToolProtocol protocol = new ToolProtocol(session.registry);
         // Raw stdout: answers are written whole, line by line, by the server itself.
         StdioServer server = new StdioServer(protocol, System.in, new FileOutputStream(FileDescriptor.out));
         Thread drain = new Thread(() -> {
@@ -41,6 +41,8 @@ final class ServeCommand implements Callable<Integer> {
                 server.drain(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } finally {
+                session.close(); // flush the call records of what just finished
             }
         }, "serve-drain");
         Runtime.getRuntime().addShutdownHook(drain);

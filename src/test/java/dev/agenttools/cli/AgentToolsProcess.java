@@ -10,6 +10,10 @@ import java.util.Map;
 
 /** Starts the real command line in its own JVM, pointed at an emulator, as an agent would run it. */
 final class AgentToolsProcess {
+    /** The call store the test processes write to. */
+    static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
+            "agent-tools-test-calls-" + ProcessHandle.current().pid() + ".db");
+
     private AgentToolsProcess() {
     }
 
@@ -22,6 +26,7 @@ final class AgentToolsProcess {
         env.put("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString());
         env.put("AGENT_TOOLS_ACCESS_TOKEN", "process-token");
         env.put("AGENT_TOOLS_GMAIL_QUOTA", "60000000");
+        env.put("AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString()); // never the user's own store
         return b;
     }
 

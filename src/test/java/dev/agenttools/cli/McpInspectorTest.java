@@ -43,6 +43,7 @@ class McpInspectorTest {
         assertThat(launcher).as("the MCP Inspector (the build runs 'npm ci' in %s)", dir).exists();
         List<String> command = new ArrayList<>(List.of("node", launcher.toString(), "--cli",
                 "-e", "AGENT_TOOLS_GMAIL_ROOT_URL=" + emulator.rootUri(), "-e", "AGENT_TOOLS_ACCESS_TOKEN=inspector-token",
+                "-e", "AGENT_TOOLS_TRACKING_DB=" + AgentToolsProcess.TRACKING_DB,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), "mcp"));
         command.addAll(List.of(method));

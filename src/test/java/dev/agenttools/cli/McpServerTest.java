@@ -30,7 +30,8 @@ class McpServerTest {
         emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
         ServerParameters server = ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
                 .args("-cp", System.getProperty("java.class.path"), Main.class.getName(), "mcp")
-                .env(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token"))
+                .env(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
+                        "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString()))
                 .build();
         var mapper = new JacksonMcpJsonMapper(tools.jackson.databind.json.JsonMapper.builder().build());
         client = McpClient.sync(new StdioClientTransport(server, mapper)).requestTimeout(Duration.ofSeconds(30)).build();

@@ -1,0 +1,53 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Tools;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tracking.CallRecorder;
+import dev.agenttools.tracking.Tracking;
+import dev.agenttools.tracking.TrackingSettings;
+
+import java.io.PrintWriter;
+
+/**
+ * What call, serve and mcp share: the registry configured from the environment, with call tracking when it
+ * is on. Closing flushes the pending call records and reports any that were dropped.
+ */
+final class ToolSession implements AutoCloseable {
+    final ToolRegistry registry;
+    private final CallRecorder recorder;
+    private final PrintWriter err;
+
+    private ToolSession(ToolRegistry registry, CallRecorder recorder, PrintWriter err) {
+        this.registry = registry;
+        this.recorder = recorder;
+        this.err = err;
+    }
+
+    /**
+     * @throws IllegalArgumentException for bad settings (the message names the variable)
+     */
+    static ToolSession open(PrintWriter err) {
+        TrackingSettings tracking = TrackingSettings.fromEnvironment(System.getenv());
+        CallRecorder recorder = null;
+        try {
+            recorder = Tracking.openRecorder(tracking, Tools.commands());
+        } catch (RuntimeException e) {
+            // a broken store must not stop the tools: run untracked and say so
+            err.println("agent-tools: call tracking is off: " + e.getMessage());
+            err.flush();
+        }
+        return new ToolSession(Tools.registryFromEnvironment(recorder), recorder, err);
+    }
+
+    @Override
+    public void close() {
+        if (recorder != null) {
+            recorder.close();
+            if (recorder.dropped() > 0) {
+                err.println("agent-tools: " + recorder.dropped() + " call records dropped ("
+                        + (recorder.lastError() == null ? "queue full" : recorder.lastError()) + "); " + recorder.written() + " written");
+                err.flush();
+            }
+        }
+    }
+}

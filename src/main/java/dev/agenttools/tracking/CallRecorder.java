@@ -1,0 +1,115 @@
+package dev.agenttools.tracking;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Records calls without slowing them: {@link #record} only offers to a bounded queue (never blocks, never
+ * throws); one background thread writes batches to the sink. When the queue is full or the sink fails, records
+ * are dropped and counted. {@link #close} flushes what is pending. Thread-safe.
+ */
+public final class CallRecorder implements AutoCloseable {
+    public static final int DEFAULT_CAPACITY = 10_000;
+    static final int MAX_BATCH = 500;
+    private static final long LINGER_MS = 200;
+
+    private final CallSink sink;
+    private final BlockingQueue<CallRecord> queue;
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong sinkFailures = new AtomicLong();
+    private final Thread writer;
+    private volatile boolean closing;
+    private volatile String lastError;
+
+    public CallRecorder(CallSink sink, int capacity) {
+        this.sink = sink;
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.writer = Thread.ofPlatform().daemon().name("call-recorder-" + sink.name()).start(this::drain);
+    }
+
+    /** Hands a record to the writer; false (and counted as dropped) when the queue is full. */
+    public boolean record(CallRecord record) {
+        if (closing || !queue.offer(record)) {
+            dropped.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    public long written() {
+        return written.get();
+    }
+
+    public long dropped() {
+        return dropped.get();
+    }
+
+    public long sinkFailures() {
+        return sinkFailures.get();
+    }
+
+    /** The sink's last error message, or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    public CallSink sink() {
+        return sink;
+    }
+
+    private void drain() {
+        List<CallRecord> batch = new ArrayList<>(MAX_BATCH);
+        while (!closing || !queue.isEmpty()) {
+            try {
+                CallRecord first = queue.poll(LINGER_MS, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                flush(batch);
+            } catch (InterruptedException e) {
+                if (!closing) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void flush(List<CallRecord> batch) {
+        try {
+            sink.write(batch);
+            written.addAndGet(batch.size());
+        } catch (Exception e) {
+            dropped.addAndGet(batch.size());
+            sinkFailures.incrementAndGet();
+            String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
+            if (!message.equals(lastError)) {
+                System.err.println("agent-tools: " + message); // once per distinct failure, not per batch
+            }
+            lastError = message;
+        } finally {
+            batch.clear();
+        }
+    }
+
+    /** Stops taking records, writes what is queued (waiting up to 10 s), then closes the sink. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        dropped.addAndGet(queue.size());
+        queue.clear();
+        sink.close();
+    }
+}

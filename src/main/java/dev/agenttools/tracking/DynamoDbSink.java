@@ -1,0 +1,166 @@
+package dev.agenttools.tracking;
+
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Call records in a DynamoDB table (AWS SDK v2), for teams that outgrow one machine.
+ *
+ * <p>Key design, chosen for the stats query: partition key {@code pk = "<tool>#<yyyy-MM-dd>"} (one partition per
+ * tool and UTC day, so writes spread over days and tools) and sort key {@code sk = "<ts_ms, 13 digits>#<request_id>"}
+ * (time order, unique). "Calls of tool T since S" is then one Query per day since S on {@code pk = T#day} with
+ * {@code sk >= S}, never a Scan. The table is created (on demand billing) when missing.
+ */
+public final class DynamoDbSink implements CallSink {
+    static final int MAX_BATCH_WRITE = 25;
+    private static final int MAX_UNPROCESSED_RETRIES = 8;
+    private final DynamoDbClient client;
+    private final String table;
+    private final List<String> tools;
+
+    /**
+     * @param tools the tool names stats may ask about when no tool is named (a Query needs the partition key)
+     */
+    public DynamoDbSink(DynamoDbClient client, String table, List<String> tools) {
+        this.client = client;
+        this.table = table;
+        this.tools = List.copyOf(tools);
+        ensureTable();
+    }
+
+    @Override
+    public String name() {
+        return "dynamodb";
+    }
+
+    private void ensureTable() {
+        try {
+            client.describeTable(DescribeTableRequest.builder().tableName(table).build());
+        } catch (ResourceNotFoundException missing) {
+            client.createTable(CreateTableRequest.builder().tableName(table)
+                    .attributeDefinitions(AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
+                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
+                    .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
+                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
+                    .billingMode(BillingMode.PAY_PER_REQUEST).build());
+            client.waiter().waitUntilTableExists(DescribeTableRequest.builder().tableName(table).build());
+        }
+    }
+
+    static String partitionKey(String tool, Instant ts) {
+        return tool + "#" + LocalDate.ofInstant(ts, ZoneOffset.UTC);
+    }
+
+    static String sortKey(Instant ts, String requestId) {
+        return String.format("%013d#%s", ts.toEpochMilli(), requestId);
+    }
+
+    @Override
+    public void write(List<CallRecord> batch) throws InterruptedException {
+        for (int i = 0; i < batch.size(); i += MAX_BATCH_WRITE) {
+            List<WriteRequest> requests = new ArrayList<>();
+            for (CallRecord r : batch.subList(i, Math.min(batch.size(), i + MAX_BATCH_WRITE))) {
+                requests.add(WriteRequest.builder().putRequest(PutRequest.builder().item(item(r)).build()).build());
+            }
+            writeAll(requests);
+        }
+    }
+
+    /** BatchWriteItem, retrying the unprocessed items (throttled by DynamoDB) with backoff. */
+    private void writeAll(List<WriteRequest> requests) throws InterruptedException {
+        Map<String, List<WriteRequest>> pending = Map.of(table, requests);
+        for (int attempt = 0; ; attempt++) {
+            BatchWriteItemResponse response = client.batchWriteItem(
+                    software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest.builder().requestItems(pending).build());
+            Map<String, List<WriteRequest>> unprocessed = response.unprocessedItems();
+            if (unprocessed == null || unprocessed.isEmpty() || unprocessed.values().stream().allMatch(List::isEmpty)) {
+                return;
+            }
+            if (attempt >= MAX_UNPROCESSED_RETRIES) {
+                int left = unprocessed.values().stream().mapToInt(List::size).sum();
+                throw SdkException.builder().message(left + " items still unprocessed after " + attempt + " retries").build();
+            }
+            Thread.sleep(Math.min(2_000, 25L << attempt));
+            pending = unprocessed;
+        }
+    }
+
+    private static Map<String, AttributeValue> item(CallRecord r) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put("pk", s(partitionKey(r.toolName(), r.ts())));
+        item.put("sk", s(sortKey(r.ts(), r.requestId())));
+        item.put("ts_ms", n(Long.toString(r.ts().toEpochMilli())));
+        item.put("tool_name", s(r.toolName()));
+        item.put("agent_name", s(r.agentName()));
+        item.put("duration_ms", n(Double.toString(r.durationMs())));
+        if (r.backend() != null) {
+            item.put("backend", s(r.backend()));
+        }
+        item.put("strategy", s(r.strategy()));
+        item.put("status", s(r.status()));
+        if (r.errorCode() != null) {
+            item.put("error_code", s(r.errorCode()));
+        }
+        item.put("items", n(Integer.toString(r.items())));
+        item.put("request_id", s(r.requestId()));
+        return item;
+    }
+
+    private static AttributeValue s(String v) {
+        return AttributeValue.builder().s(v).build();
+    }
+
+    private static AttributeValue n(String v) {
+        return AttributeValue.builder().n(v).build();
+    }
+
+    @Override
+    public List<CallRecord> read(Instant since, String tool) {
+        List<CallRecord> out = new ArrayList<>();
+        LocalDate today = LocalDate.now(ZoneOffset.UTC);
+        for (String t : tool == null ? tools : List.of(tool)) {
+            for (LocalDate day = LocalDate.ofInstant(since, ZoneOffset.UTC); !day.isAfter(today); day = day.plusDays(1)) {
+                QueryRequest q = QueryRequest.builder().tableName(table)
+                        .keyConditionExpression("pk = :pk AND sk >= :since")
+                        .expressionAttributeValues(Map.of(":pk", s(t + "#" + day), ":since", s(String.format("%013d", since.toEpochMilli()))))
+                        .build();
+                client.queryPaginator(q).items().forEach(item -> out.add(record(item)));
+            }
+        }
+        return out;
+    }
+
+    private static CallRecord record(Map<String, AttributeValue> item) {
+        return new CallRecord(Instant.ofEpochMilli(Long.parseLong(item.get("ts_ms").n())), item.get("tool_name").s(),
+                item.get("agent_name").s(), Double.parseDouble(item.get("duration_ms").n()),
+                item.containsKey("backend") ? item.get("backend").s() : null, item.get("strategy").s(), item.get("status").s(),
+                item.containsKey("error_code") ? item.get("error_code").s() : null, Integer.parseInt(item.get("items").n()),
+                item.get("request_id").s());
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,165 @@
+package dev.agenttools.tracking;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Call records in a SQLite file (sqlite-jdbc) in WAL mode, so that several processes can write to one file and a
+ * crash loses at most the batch being written, never the file. Batches go in one transaction each.
+ */
+public final class SqliteSink implements CallSink {
+    private static final String SCHEMA = """
+            CREATE TABLE IF NOT EXISTS calls (
+              ts_ms INTEGER NOT NULL, tool_name TEXT NOT NULL, agent_name TEXT NOT NULL, duration_ms REAL NOT NULL,
+              backend TEXT, strategy TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT, items INTEGER NOT NULL,
+              request_id TEXT NOT NULL)""";
+    private final Path file;
+    private final Connection connection;
+
+    public SqliteSink(Path file) {
+        this.file = file;
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            if (dir != null) {
+                Files.createDirectories(dir);
+            }
+            connection = DriverManager.getConnection("jdbc:sqlite:" + file);
+            try (Statement s = connection.createStatement()) {
+                s.execute("PRAGMA busy_timeout = 10000"); // another process may hold the write lock for a moment
+                s.execute("PRAGMA journal_mode = WAL");
+                s.execute("PRAGMA synchronous = NORMAL");
+                s.execute(SCHEMA);
+                s.execute("CREATE INDEX IF NOT EXISTS calls_by_tool_time ON calls (tool_name, ts_ms)");
+                s.execute("CREATE INDEX IF NOT EXISTS calls_by_time ON calls (ts_ms)");
+            }
+            connection.setAutoCommit(false);
+            connection.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot open the call store " + file + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the folder of the call store " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "sqlite";
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public synchronized void write(List<CallRecord> batch) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO calls (ts_ms, tool_name, agent_name, duration_ms, backend, strategy, status, error_code, items, request_id)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (CallRecord r : batch) {
+                insert.setLong(1, r.ts().toEpochMilli());
+                insert.setString(2, r.toolName());
+                insert.setString(3, r.agentName());
+                insert.setDouble(4, r.durationMs());
+                insert.setString(5, r.backend());
+                insert.setString(6, r.strategy());
+                insert.setString(7, r.status());
+                insert.setString(8, r.errorCode());
+                insert.setInt(9, r.items());
+                insert.setString(10, r.requestId());
+                insert.addBatch();
+            }
+            insert.executeBatch();
+            connection.commit();
+        } catch (SQLException e) {
+            connection.rollback();
+            throw e;
+        }
+    }
+
+    @Override
+    public synchronized List<CallRecord> read(Instant since, String tool) throws SQLException {
+        String sql = "SELECT ts_ms, tool_name, agent_name, duration_ms, backend, strategy, status, error_code, items, request_id"
+                + " FROM calls WHERE ts_ms >= ?" + (tool == null ? "" : " AND tool_name = ?") + " ORDER BY ts_ms";
+        try (PreparedStatement q = connection.prepareStatement(sql)) {
+            q.setLong(1, since.toEpochMilli());
+            if (tool != null) {
+                q.setString(2, tool);
+            }
+            List<CallRecord> out = new ArrayList<>();
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new CallRecord(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getString(3), rs.getDouble(4),
+                            rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getString(10)));
+                }
+            } finally {
+                connection.commit();
+            }
+            return out;
+        }
+    }
+
+    /**
+     * Statistics per tool and backend, computed by SQL: nearest-rank percentiles from window functions (SQLite has
+     * no percentile aggregate), plus an "all" row per tool.
+     */
+    public synchronized List<StatsRow> stats(Instant since, String tool) throws SQLException {
+        String filter = "ts_ms >= ?" + (tool == null ? "" : " AND tool_name = ?");
+        String sql = """
+                WITH f AS (
+                  SELECT tool_name, COALESCE(backend, strategy) AS backend, status, duration_ms FROM calls WHERE %s
+                  UNION ALL
+                  SELECT tool_name, 'all', status, duration_ms FROM calls WHERE %s),
+                fb AS (SELECT tool_name, SUM(backend = 'fallback') AS fallbacks FROM f WHERE backend <> 'all' GROUP BY tool_name),
+                r AS (SELECT f.*, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (PARTITION BY tool_name, backend) AS n
+                      FROM f WINDOW w AS (PARTITION BY tool_name, backend ORDER BY duration_ms))
+                SELECT r.tool_name, r.backend, MAX(n) AS calls,
+                       SUM(status = 'error') * 1.0 / MAX(n) AS error_rate,
+                       CASE WHEN r.backend = 'all' THEN MAX(fb.fallbacks) * 1.0 / MAX(n)
+                            WHEN r.backend = 'fallback' THEN 1.0 ELSE 0.0 END AS fallback_rate,
+                       MIN(CASE WHEN rn * 100 >= 50 * n THEN duration_ms END) AS p50,
+                       MIN(CASE WHEN rn * 100 >= 90 * n THEN duration_ms END) AS p90,
+                       MIN(CASE WHEN rn * 100 >= 99 * n THEN duration_ms END) AS p99
+                FROM r JOIN fb ON fb.tool_name = r.tool_name
+                GROUP BY r.tool_name, r.backend
+                ORDER BY r.tool_name, r.backend = 'all' DESC, calls DESC""".formatted(filter, filter);
+        try (PreparedStatement q = connection.prepareStatement(sql)) {
+            int i = 1;
+            for (int part = 0; part < 2; part++) {
+                q.setLong(i++, since.toEpochMilli());
+                if (tool != null) {
+                    q.setString(i++, tool);
+                }
+            }
+            List<StatsRow> rows = new ArrayList<>();
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new StatsRow(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getDouble(4), rs.getDouble(5),
+                            rs.getDouble(6), rs.getDouble(7), rs.getDouble(8)));
+                }
+            } finally {
+                connection.commit();
+            }
+            return rows;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            System.err.println("agent-tools: closing the call store " + file + " failed: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.agenttools.tracking;
+
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+
+import java.time.Instant;
+import java.util.List;
+
+/** Opens the configured call store. */
+public final class Tracking {
+    private Tracking() {
+    }
+
+    /** The sink the settings name, or null for {@code none}. */
+    public static CallSink openSink(TrackingSettings settings, List<String> tools) {
+        return switch (settings.sink()) {
+            case "sqlite" -> new SqliteSink(settings.sqliteFile());
+            case "dynamodb" -> {
+                DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
+                        .region(Region.of(settings.region()));
+                if (settings.dynamoEndpoint() != null) {
+                    b.endpointOverride(settings.dynamoEndpoint());
+                }
+                yield new DynamoDbSink(b.build(), settings.dynamoTable(), tools);
+            }
+            default -> null;
+        };
+    }
+
+    /** A recorder writing to the configured sink, or null for {@code none}. */
+    public static CallRecorder openRecorder(TrackingSettings settings, List<String> tools) {
+        CallSink sink = openSink(settings, tools);
+        return sink == null ? null : new CallRecorder(sink, CallRecorder.DEFAULT_CAPACITY);
+    }
+
+    /** Statistics per tool and backend since {@code since}: SQL for SQLite, Queries plus aggregation elsewhere. */
+    public static List<StatsRow> stats(CallSink sink, Instant since, String tool) throws Exception {
+        if (sink instanceof SqliteSink sqlite) {
+            return sqlite.stats(since, tool);
+        }
+        return StatsCalculator.of(sink.read(since, tool));
+    }
+}

@@ -1,0 +1,193 @@
+package dev.agenttools.tracking;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Tool;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolResult;
+import dev.agenttools.tool.ToolSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Recording through the registry into SQLite, and what happens when the store is slow, full or gone. */
+class CallRecorderTest {
+
+    /** A tool that answers with the strategy it was asked for, or fails the way it is told (once). */
+    static final class ScriptedTool implements Tool {
+        final AtomicInteger calls = new AtomicInteger();
+        private final ToolException firstFailure;
+
+        ScriptedTool(ToolException firstFailure) {
+            this.firstFailure = firstFailure;
+        }
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode schema = Json.object().put("type", "object");
+            schema.putObject("properties").putObject("strategy").put("type", "string");
+            return new ToolSpec("gmail.list-emails", "scripted", schema);
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            if (calls.incrementAndGet() == 1 && firstFailure != null) {
+                throw firstFailure;
+            }
+            return new ToolResult(Json.object(), call.params().path("strategy").asText("concurrent"), 7, Duration.ZERO);
+        }
+    }
+
+    /** A sink that refuses every write, as a store that went away does. */
+    static final class GoneSink implements CallSink {
+        @Override
+        public void write(List<CallRecord> batch) throws Exception {
+            throw new java.io.IOException("store unreachable");
+        }
+
+        @Override
+        public List<CallRecord> read(Instant since, String tool) {
+            return List.of();
+        }
+
+        @Override
+        public String name() {
+            return "gone";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A sink that holds every write until released, to fill the queue. */
+    static final class StuckSink implements CallSink {
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public void write(List<CallRecord> batch) throws Exception {
+            release.await();
+        }
+
+        @Override
+        public List<CallRecord> read(Instant since, String tool) {
+            return List.of();
+        }
+
+        @Override
+        public String name() {
+            return "stuck";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static ToolCall call(String strategy) {
+        return new ToolCall("gmail.list-emails", Json.object().put("strategy", strategy), "agent-x", null);
+    }
+
+    @Test
+    void recordsEveryCallWithItsOutcomeAndFlushesOnClose(@TempDir Path dir) throws Exception {
+        SqliteSink sink = new SqliteSink(dir.resolve("calls.db"));
+        CallRecorder recorder = new CallRecorder(sink, 1_000);
+        ToolRegistry ok = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).interceptor(new FallbackInterceptor())
+                .tool(new ScriptedTool(null)).build();
+        for (int i = 0; i < 300; i++) {
+            ok.call(call(i % 2 == 0 ? "batch" : "concurrent"));
+        }
+        ToolRegistry fallsBack = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder))
+                .interceptor(new FallbackInterceptor()).tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503"))).build();
+        fallsBack.call(call("batch"));
+        ToolRegistry fails = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder))
+                .tool(new ScriptedTool(new ToolException(ToolException.Kind.NOT_FOUND, "gone"))).build();
+        assertThatThrownBy(() -> fails.call(call("concurrent"))).isInstanceOf(ToolException.class);
+        recorder.close();
+        assertThat(recorder.written()).isEqualTo(302);
+        assertThat(recorder.dropped()).isZero();
+
+        SqliteSink reader = new SqliteSink(dir.resolve("calls.db"));
+        List<CallRecord> records = reader.read(Instant.now().minusSeconds(60), null);
+        assertThat(records).hasSize(302);
+        CallRecord first = records.getFirst();
+        assertThat(first.agentName()).isEqualTo("agent-x");
+        assertThat(first.items()).isEqualTo(7);
+        assertThat(first.requestId()).isNotBlank();
+        assertThat(records).filteredOn(r -> "fallback".equals(r.backend())).hasSize(1);
+        assertThat(records).filteredOn(r -> !r.ok()).singleElement().satisfies(r -> {
+            assertThat(r.errorCode()).isEqualTo("not_found");
+            assertThat(r.backend()).isNull();
+            assertThat(r.strategy()).isEqualTo("concurrent");
+        });
+
+        List<StatsRow> stats = reader.stats(Instant.now().minusSeconds(60), null);
+        StatsRow all = stats.getFirst();
+        assertThat(all.backend()).isEqualTo("all");
+        assertThat(all.calls()).isEqualTo(302);
+        assertThat(all.errorRate()).isCloseTo(1 / 302.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(all.fallbackRate()).isCloseTo(1 / 302.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(stats).extracting(StatsRow::backend).contains("batch", "concurrent", "fallback");
+        assertThat(StatsCalculator.of(records)).usingRecursiveFieldByFieldElementComparatorIgnoringFields("p50Ms", "p90Ms", "p99Ms")
+                .containsExactlyInAnyOrderElementsOf(stats);
+        reader.close();
+        try (var c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("calls.db"));
+             var rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
+            assertThat(rs.getString(1)).isEqualTo("wal");
+        }
+    }
+
+    @Test
+    void statsUseNearestRankPercentiles() {
+        List<CallRecord> records = new java.util.ArrayList<>();
+        for (int i = 1; i <= 100; i++) {
+            records.add(new CallRecord(Instant.now(), "t", "a", i, "batch", "batch", "ok", null, 1, "r" + i));
+        }
+        StatsRow all = StatsCalculator.of(records).getFirst();
+        assertThat(all.p50Ms()).isEqualTo(50);
+        assertThat(all.p90Ms()).isEqualTo(90);
+        assertThat(all.p99Ms()).isEqualTo(99);
+    }
+
+    @Test
+    void aSinkThatIsGoneLeavesCallsUnaffectedAndCountsTheDrops() {
+        CallRecorder recorder = new CallRecorder(new GoneSink(), 100);
+        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        for (int i = 0; i < 50; i++) {
+            assertThat(tools.call(call("batch")).items()).isEqualTo(7);
+        }
+        recorder.close();
+        assertThat(recorder.written()).isZero();
+        assertThat(recorder.dropped()).isEqualTo(50);
+        assertThat(recorder.lastError()).contains("store unreachable");
+    }
+
+    @Test
+    void aFullQueueDropsInsteadOfBlocking() throws Exception {
+        StuckSink stuck = new StuckSink();
+        CallRecorder recorder = new CallRecorder(stuck, 10);
+        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        long start = System.nanoTime();
+        for (int i = 0; i < 1_000; i++) {
+            tools.call(call("batch"));
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(recorder.dropped()).isGreaterThan(900);
+        stuck.release.countDown();
+        recorder.close();
+        assertThat(recorder.written() + recorder.dropped()).isEqualTo(1_000);
+    }
+}
