@@ -23,10 +23,17 @@ public final class CallRecorder implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong sinkFailures = new AtomicLong();
     private final Thread writer;
+    private final long closeTimeoutMs;
     private volatile boolean closing;
     private volatile String lastError;
 
     public CallRecorder(CallSink sink, int capacity) {
+        this(sink, capacity, 10_000);
+    }
+
+    /** @param closeTimeoutMs how long {@link #close} waits for pending writes before it gives them up */
+    CallRecorder(CallSink sink, int capacity, long closeTimeoutMs) {
+        this.closeTimeoutMs = closeTimeoutMs;
         this.sink = sink;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.writer = Thread.ofPlatform().daemon().name("call-recorder-" + sink.name()).start(this::drain);
@@ -99,17 +106,25 @@ public final class CallRecorder implements AutoCloseable {
         }
     }
 
-    /** Stops taking records, writes what is queued (waiting up to 10 s), then closes the sink. */
+    /**
+     * Stops taking records and writes what is queued, waiting up to the close timeout (10 s); past it, the write in
+     * progress is interrupted and what is left is counted as dropped. Then closes the sink.
+     */
     @Override
     public void close() {
         closing = true;
         try {
-            writer.join(10_000);
+            writer.join(closeTimeoutMs);
+            if (writer.isAlive()) {
+                writer.interrupt(); // a store that keeps refusing must not hold up the process's exit
+                writer.join(2_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        dropped.addAndGet(queue.size());
-        queue.clear();
+        List<CallRecord> left = new ArrayList<>();
+        queue.drainTo(left);
+        dropped.addAndGet(left.size());
         sink.close();
     }
 }

@@ -16,6 +16,11 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
+import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
+import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
+
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -64,7 +69,13 @@ public final class DynamoDbSink implements CallSink {
                     .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
                             KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
                     .billingMode(BillingMode.PAY_PER_REQUEST).build());
-            client.waiter().waitUntilTableExists(DescribeTableRequest.builder().tableName(table).build());
+            // The SDK's default waiter polls every 20 s; tables are usually ready in a second or two.
+            try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
+                    .overrideConfiguration(WaiterOverrideConfiguration.builder()
+                            .backoffStrategy(FixedDelayBackoffStrategy.create(Duration.ofMillis(250))).maxAttempts(240).build())
+                    .build()) {
+                waiter.waitUntilTableExists(DescribeTableRequest.builder().tableName(table).build());
+            }
         }
     }
 

@@ -22,6 +22,11 @@ public final class Tracking {
                         .region(Region.of(settings.region()));
                 if (settings.dynamoEndpoint() != null) {
                     b.endpointOverride(settings.dynamoEndpoint());
+                    if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
+                        // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
+                        b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
+                    }
                 }
                 yield new DynamoDbSink(b.build(), settings.dynamoTable(), tools);
             }

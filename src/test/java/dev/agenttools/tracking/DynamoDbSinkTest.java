@@ -1,0 +1,137 @@
+package dev.agenttools.tracking;
+
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.paginators.QueryIterable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The DynamoDB sink against a real local DynamoDB-compatible server (dynalite). */
+class DynamoDbSinkTest {
+    private static final List<String> TOOLS = List.of("gmail.list-emails", "gmail.get-email");
+
+    private static List<CallRecord> records(int n, Instant ts) {
+        List<CallRecord> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new CallRecord(ts.plusMillis(i), TOOLS.get(i % 2), "agent", 100 + i, i % 10 == 0 ? "fallback" : "batch",
+                    "batch", i % 20 == 0 ? "error" : "ok", i % 20 == 0 ? "upstream" : null, 3, "req-" + i));
+        }
+        return out;
+    }
+
+    @Test
+    void createsItsTableWritesInBatchesAndQueriesByToolAndDay() throws Exception {
+        try (Dynalite dynalite = Dynalite.start()) {
+            DynamoDbSink sink = new DynamoDbSink(dynalite.client(), "calls-test", TOOLS);
+            Instant yesterday = Instant.now().minus(Duration.ofDays(1));
+            sink.write(records(60, yesterday));
+            sink.write(records(40, Instant.now().minusSeconds(5)));
+            assertThat(sink.read(yesterday.minusSeconds(1), null)).hasSize(100);
+            assertThat(sink.read(yesterday.minusSeconds(1), "gmail.get-email")).hasSize(50)
+                    .allMatch(r -> r.toolName().equals("gmail.get-email"));
+            assertThat(sink.read(Instant.now().minusSeconds(60), null)).hasSize(40);
+            List<StatsRow> stats = Tracking.stats(sink, yesterday.minusSeconds(1), "gmail.list-emails");
+            StatsRow all = stats.getFirst();
+            assertThat(all.backend()).isEqualTo("all");
+            assertThat(all.calls()).isEqualTo(50);
+            assertThat(all.errorRate()).isEqualTo(5 / 50.0);
+            assertThat(all.fallbackRate()).isEqualTo(10 / 50.0);
+            sink.close();
+            // a second sink finds the table already there
+            new DynamoDbSink(dynalite.client(), "calls-test", TOOLS).close();
+        }
+    }
+
+    /** Answers every BatchWriteItem with all items unprocessed for the first {@code refusals} calls, as DynamoDB does when throttling. */
+    private static final class Throttling implements DynamoDbClient {
+        private final DynamoDbClient real;
+        private final int refusals;
+        final AtomicInteger calls = new AtomicInteger();
+
+        Throttling(DynamoDbClient real, int refusals) {
+            this.real = real;
+            this.refusals = refusals;
+        }
+
+        @Override
+        public BatchWriteItemResponse batchWriteItem(BatchWriteItemRequest request) {
+            if (calls.incrementAndGet() <= refusals) {
+                return BatchWriteItemResponse.builder().unprocessedItems(request.requestItems()).build();
+            }
+            return real.batchWriteItem(request);
+        }
+
+        @Override
+        public DescribeTableResponse describeTable(DescribeTableRequest request) {
+            return real.describeTable(request);
+        }
+
+        @Override
+        public QueryIterable queryPaginator(QueryRequest request) {
+            return real.queryPaginator(request);
+        }
+
+        @Override
+        public QueryResponse query(QueryRequest request) {
+            return real.query(request);
+        }
+
+        @Override
+        public String serviceName() {
+            return real.serviceName();
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+    }
+
+    @Test
+    void retriesItemsLeftUnprocessedByThrottling() throws Exception {
+        try (Dynalite dynalite = Dynalite.start()) {
+            new DynamoDbSink(dynalite.client(), "calls-throttled", TOOLS).close(); // creates the table
+            Throttling throttling = new Throttling(dynalite.client(), 3);
+            DynamoDbSink sink = new DynamoDbSink(throttling, "calls-throttled", TOOLS);
+            sink.write(records(10, Instant.now()));
+            assertThat(throttling.calls.get()).isEqualTo(4);
+            assertThat(sink.read(Instant.now().minusSeconds(60), null)).hasSize(10);
+        }
+    }
+
+    @Test
+    void throttledForGoodOrAGoneServerDropsRecordsButNeverFailsACall() throws Exception {
+        try (Dynalite dynalite = Dynalite.start()) {
+            new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS).close();
+            CallRecorder throttled = new CallRecorder(new DynamoDbSink(new Throttling(dynalite.client(), Integer.MAX_VALUE),
+                    "calls-refused", TOOLS), 100, 1_000);
+            for (CallRecord r : records(5, Instant.now())) {
+                assertThat(throttled.record(r)).isTrue();
+            }
+            throttled.close();
+            assertThat(throttled.dropped()).isEqualTo(5);
+            assertThat(throttled.written()).isZero();
+
+            CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, 1_000);
+            dynalite.close(); // the server goes away
+            for (CallRecord r : records(5, Instant.now())) {
+                recorder.record(r);
+            }
+            recorder.close();
+            assertThat(recorder.written()).isZero();
+            assertThat(recorder.dropped()).isEqualTo(5);
+        }
+    }
+}
