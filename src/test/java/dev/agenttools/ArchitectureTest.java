@@ -26,7 +26,8 @@ class ArchitectureTest {
         assertImportsOnly("google", "tool");
         assertImportsOnly("gmail", "tool", "google", "auth");
         assertImportsOnly("mcp", "tool");
-        assertImportsOnly("bench", "tool", "emulator", "Tools");
+        assertImportsOnly("tracking", "tool");
+        assertImportsOnly("bench", "tool", "emulator", "Tools", "tracking");
     }
 
     @Test
