@@ -68,6 +68,9 @@ final class EmulatorCommand implements Callable<Integer> {
     String token;
     @Option(names = "--user", description = "The mailbox owner's address (default: ${DEFAULT-VALUE}).", defaultValue = "me@example.com")
     String user;
+    @Option(names = "--token-lifetime", description = "Lifetime of access tokens from the emulated OAuth endpoints (default: ${DEFAULT-VALUE}).",
+            defaultValue = "1h")
+    Duration tokenLifetime;
     @Option(names = "--tls", description = "Serve HTTPS with HTTP/2 by ALPN and a self-signed certificate.")
     boolean tls;
     @Option(names = "--cert-file", description = "Where --tls writes its certificate (PEM) for clients to trust (default: a temp file).")
@@ -78,7 +81,7 @@ final class EmulatorCommand implements Callable<Integer> {
         EmulatorConfig.Builder b = EmulatorConfig.builder().host(host).port(port).latency(latency).jitter(jitter)
                 .quotaPerMinute(quota).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
                 .slowBy(slowBy).vanishRate(vanishRate).batchPartCost(batchPartCost).mailbox(mailbox)
-                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile);
+                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime);
         if (handshake != null) {
             b.handshake(handshake);
         }

@@ -62,6 +62,11 @@ final class ApiError extends RuntimeException {
                 "Authorization", "header");
     }
 
+    static ApiError insufficientScopes() {
+        return new ApiError(403, "insufficientPermissions", "global", "Request had insufficient authentication scopes.",
+                null, null);
+    }
+
     static ApiError delegationDenied(String userId) {
         return new ApiError(403, "forbidden", "global", "Delegation denied for " + userId, null, null);
     }

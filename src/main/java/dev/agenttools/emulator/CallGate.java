@@ -13,9 +13,11 @@ final class CallGate {
     private final QuotaBucket quota;
     private final Faults faults;
     private final Counters counters;
+    private final OAuthServer oauth;
 
     CallGate(GmailApi api, EmulatorConfig config, ConcurrencyLimit concurrency, QuotaBucket quota, Faults faults,
-             Counters counters) {
+             Counters counters, OAuthServer oauth) {
+        this.oauth = oauth;
         this.api = api;
         this.acceptedToken = config.token();
         this.concurrency = concurrency;
@@ -79,6 +81,22 @@ final class CallGate {
         if (token == null || token.isEmpty()) {
             counters.authFailures.increment();
             throw ApiError.missingCredentials();
+        }
+        switch (oauth.state(token)) {
+            case VALID -> {
+                return; // issued by our token endpoint and still good
+            }
+            case EXPIRED_OR_REVOKED -> {
+                counters.authFailures.increment();
+                throw ApiError.invalidCredentials();
+            }
+            case NO_GMAIL_SCOPE -> {
+                counters.authFailures.increment();
+                throw ApiError.insufficientScopes();
+            }
+            case NOT_OURS -> {
+                // a token from elsewhere: the --token rule applies
+            }
         }
         if (acceptedToken != null && !acceptedToken.equals(token)) {
             counters.authFailures.increment();

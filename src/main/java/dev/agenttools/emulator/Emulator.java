@@ -42,6 +42,7 @@ public final class Emulator implements AutoCloseable {
     private final Counters counters;
     private final ConcurrencyLimit concurrency;
     private final Path certificate;
+    private final OAuthServer oauth;
 
     private Emulator(EmulatorConfig config, Mailbox mailbox) throws Exception {
         this.config = config;
@@ -50,9 +51,10 @@ public final class Emulator implements AutoCloseable {
         this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
         Faults faults = new Faults(config);
         GmailApi api = new GmailApi(mailbox, faults, counters, Clock.systemUTC());
+        this.oauth = new OAuthServer(config.tokenLifetime());
         CallGate gate = new CallGate(api, config, concurrency,
-                new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters);
-        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency);
+                new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters, oauth);
+        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency, oauth);
 
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("gmail-emulator");
@@ -135,6 +137,16 @@ public final class Emulator implements AutoCloseable {
     public void resetCounters() {
         counters.reset();
         concurrency.resetPeak();
+    }
+
+    /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */
+    public long tokenRefreshes() {
+        return oauth.refreshGrants.sum();
+    }
+
+    /** Authorization-code grants the OAuth token endpoint has answered. */
+    public long signIns() {
+        return oauth.codeGrants.sum();
     }
 
     /** How many messages and threads the mailbox holds (for the start-up line). */

@@ -29,13 +29,14 @@ import java.util.Objects;
  * @param token          the one accepted bearer token, or null to accept any non-empty token
  * @param certFile       where {@code tls} writes the self-signed certificate (PEM) for clients to trust
  * @param anchor         the seeded mailbox's newest date; its mail spreads over the two years before
+ * @param tokenLifetime  how long access tokens from the emulated OAuth token endpoint live
  */
 public record EmulatorConfig(
         String host, int port, Duration latency, Duration jitter, Duration handshake,
         int quotaPerMinute, int burst, int maxConcurrent,
         double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
         Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
-        boolean tls, Path certFile, Instant anchor) {
+        boolean tls, Path certFile, Instant anchor, Duration tokenLifetime) {
 
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
@@ -71,6 +72,7 @@ public record EmulatorConfig(
         require(token == null || !token.isBlank(), "token must not be blank");
         Objects.requireNonNull(userEmail, "userEmail");
         Objects.requireNonNull(anchor, "anchor");
+        requireNonNegative("token-lifetime", tokenLifetime);
     }
 
     private static void require(boolean ok, String message) {
@@ -116,6 +118,7 @@ public record EmulatorConfig(
         private boolean tls;
         private Path certFile;
         private Instant anchor = LocalDate.now(ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant();
+        private Duration tokenLifetime = Duration.ofHours(1);
 
         private Builder() {
         }
@@ -164,13 +167,15 @@ public record EmulatorConfig(
         public Builder certFile(Path v) { certFile = v; return this; }
         /** Newest date of the seeded mailbox; default today 00:00 UTC. */
         public Builder anchor(Instant v) { anchor = v; return this; }
+        /** Lifetime of access tokens the OAuth token endpoint issues; default 1 hour, as Google's. */
+        public Builder tokenLifetime(Duration v) { tokenLifetime = v; return this; }
 
         public EmulatorConfig build() {
             Duration hs = handshake == null ? latency : handshake;
             int b = burst == null ? Math.max(1, quotaPerMinute / 60) : burst;
             return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
                     failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
-                    userEmail, tls, certFile, anchor);
+                    userEmail, tls, certFile, anchor, tokenLifetime);
         }
     }
 }

@@ -32,10 +32,13 @@ final class HttpFront extends Handler.Abstract {
     private final Faults faults;
     private final Counters counters;
     private final ConcurrencyLimit concurrency;
+    private final OAuthServer oauth;
     /** Remote addresses of open connections that have had their first request (and paid the handshake). */
     private final Set<SocketAddress> warmConnections = ConcurrentHashMap.newKeySet();
 
-    HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, ConcurrencyLimit concurrency) {
+    HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, ConcurrencyLimit concurrency,
+              OAuthServer oauth) {
+        this.oauth = oauth;
         this.gate = gate;
         this.latency = latency;
         this.faults = faults;
@@ -130,6 +133,10 @@ final class HttpFront extends Handler.Abstract {
                 apiRequest = toApiRequest(request, path, headers, body);
             } catch (ApiError e) {
                 write(response, callback, ErrorBody.of(e), emptyRequest(path), arrived + delay + latency.roundTripNanos(), releases);
+                return true;
+            }
+            if (OAuthServer.handles(path)) {
+                write(response, callback, oauth.handle(apiRequest), apiRequest, arrived + delay + latency.roundTripNanos(), releases);
                 return true;
             }
             ApiResponse answer = gate.call(apiRequest, releases);

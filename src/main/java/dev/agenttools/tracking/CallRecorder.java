@@ -26,6 +26,10 @@ public final class CallRecorder implements AutoCloseable {
     private final long closeTimeoutMs;
     private volatile boolean closing;
     private volatile String lastError;
+    /** Records the writer holds right now (taken from the queue, not yet written or dropped). */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** Set when close gave up on a write that would not end: its outcome is then already counted as dropped. */
+    private final java.util.concurrent.atomic.AtomicBoolean abandoned = new java.util.concurrent.atomic.AtomicBoolean();
 
     public CallRecorder(CallSink sink, int capacity) {
         this(sink, capacity, 10_000);
@@ -90,10 +94,16 @@ public final class CallRecorder implements AutoCloseable {
     }
 
     private void flush(List<CallRecord> batch) {
+        inFlight.set(batch.size());
         try {
             sink.write(batch);
-            written.addAndGet(batch.size());
+            if (!abandoned.get()) {
+                written.addAndGet(batch.size());
+            }
         } catch (Exception e) {
+            if (abandoned.get()) {
+                return;
+            }
             dropped.addAndGet(batch.size());
             sinkFailures.incrementAndGet();
             String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
@@ -102,6 +112,7 @@ public final class CallRecorder implements AutoCloseable {
             }
             lastError = message;
         } finally {
+            inFlight.set(0);
             batch.clear();
         }
     }
@@ -118,6 +129,9 @@ public final class CallRecorder implements AutoCloseable {
             if (writer.isAlive()) {
                 writer.interrupt(); // a store that keeps refusing must not hold up the process's exit
                 writer.join(2_000);
+            }
+            if (writer.isAlive() && abandoned.compareAndSet(false, true)) {
+                dropped.addAndGet(inFlight.get()); // a write that ignores interrupts: given up, counted once
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,0 +1,190 @@
+package dev.agenttools.emulator;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Google's OAuth 2.0 endpoints for installed apps, enough to run the whole sign-in headless: the authorization
+ * endpoint approves at once and redirects to the app's loopback address with a code; the token endpoint trades
+ * codes and refresh tokens for access tokens (which expire); the revoke endpoint revokes. Access tokens it
+ * issued are then checked by the Gmail API: expired or revoked is 401, missing a Gmail scope is 403.
+ * Thread-safe.
+ */
+final class OAuthServer {
+    static final String AUTH_PATH = "/o/oauth2/auth";
+    static final String TOKEN_PATH = "/token";
+    static final String REVOKE_PATH = "/revoke";
+    private static final String TOKEN_PREFIX = "ya29.emulator-";
+    private static final Set<String> GMAIL_READ_SCOPES = Set.of("https://www.googleapis.com/auth/gmail.readonly",
+            "https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/");
+
+    private record Code(String clientId, String redirectUri, Set<String> scopes) {
+    }
+
+    private record Refresh(String clientId, Set<String> scopes) {
+    }
+
+    private record Access(long expiresAtNanos, Set<String> scopes, String refreshToken) {
+    }
+
+    /** What the Gmail API makes of a bearer token. */
+    enum TokenState { NOT_OURS, VALID, EXPIRED_OR_REVOKED, NO_GMAIL_SCOPE }
+
+    private final Duration lifetime;
+    private final SecureRandom random = new SecureRandom();
+    private final Map<String, Code> codes = new ConcurrentHashMap<>();
+    private final Map<String, Refresh> refreshTokens = new ConcurrentHashMap<>();
+    private final Map<String, Access> accessTokens = new ConcurrentHashMap<>();
+    final LongAdder refreshGrants = new LongAdder();
+    final LongAdder codeGrants = new LongAdder();
+
+    OAuthServer(Duration lifetime) {
+        this.lifetime = lifetime;
+    }
+
+    static boolean handles(String path) {
+        return path.equals(AUTH_PATH) || path.equals(TOKEN_PATH) || path.equals(REVOKE_PATH);
+    }
+
+    ApiResponse handle(ApiRequest r) {
+        return switch (r.path()) {
+            case AUTH_PATH -> authorize(r);
+            case TOKEN_PATH -> token(r);
+            default -> revoke(r);
+        };
+    }
+
+    TokenState state(String token) {
+        if (!token.startsWith(TOKEN_PREFIX)) {
+            return TokenState.NOT_OURS;
+        }
+        Access access = accessTokens.get(token);
+        if (access == null || System.nanoTime() - access.expiresAtNanos() > 0
+                || (access.refreshToken() != null && !refreshTokens.containsKey(access.refreshToken()))) {
+            return TokenState.EXPIRED_OR_REVOKED;
+        }
+        return access.scopes().stream().anyMatch(GMAIL_READ_SCOPES::contains) ? TokenState.VALID : TokenState.NO_GMAIL_SCOPE;
+    }
+
+    /** Approves at once (no consent screen to click) and sends the browser back to the app with a code. */
+    private ApiResponse authorize(ApiRequest r) {
+        String clientId = r.param("client_id");
+        String redirect = r.param("redirect_uri");
+        if (clientId == null || clientId.isBlank()) {
+            return oauthError(400, "invalid_request", "Missing required parameter: client_id");
+        }
+        if (redirect == null || !redirect.matches("http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:\\d+)?(/.*)?")) {
+            return oauthError(400, "invalid_request", "redirect_uri must be a loopback address for installed apps, got " + redirect);
+        }
+        if (!"code".equals(r.param("response_type"))) {
+            return oauthError(400, "unsupported_response_type", "response_type must be code");
+        }
+        Set<String> scopes = scopes(r.param("scope"));
+        if (scopes.isEmpty()) {
+            return oauthError(400, "invalid_scope", "Missing required parameter: scope");
+        }
+        String code = "4/emulator-" + secret();
+        codes.put(code, new Code(clientId, redirect, scopes));
+        String state = r.param("state");
+        String location = redirect + (redirect.contains("?") ? "&" : "?") + "code=" + enc(code)
+                + (state == null ? "" : "&state=" + enc(state)) + "&scope=" + enc(String.join(" ", scopes));
+        return ApiResponse.raw(302, "text/html; charset=UTF-8", ("<a href=\"" + location + "\">continue</a>")
+                .getBytes(StandardCharsets.UTF_8)).withHeader("Location", location);
+    }
+
+    private ApiResponse token(ApiRequest r) {
+        Map<String, List<String>> form = ApiRequest.parseQuery(new String(r.body(), StandardCharsets.UTF_8));
+        String grant = first(form, "grant_type");
+        String clientId = first(form, "client_id");
+        if (clientId == null || first(form, "client_secret") == null) {
+            return oauthError(401, "invalid_client", "The OAuth client was not found.");
+        }
+        if ("authorization_code".equals(grant)) {
+            Code code = codes.remove(first(form, "code") == null ? "" : first(form, "code"));
+            if (code == null || !code.clientId().equals(clientId) || !code.redirectUri().equals(first(form, "redirect_uri"))) {
+                return oauthError(400, "invalid_grant", "Malformed auth code.");
+            }
+            codeGrants.increment();
+            String refresh = "1//emulator-" + secret();
+            refreshTokens.put(refresh, new Refresh(clientId, code.scopes()));
+            return tokens(issue(code.scopes(), refresh), code.scopes(), refresh);
+        }
+        if ("refresh_token".equals(grant)) {
+            Refresh refresh = refreshTokens.get(first(form, "refresh_token") == null ? "" : first(form, "refresh_token"));
+            if (refresh == null || !refresh.clientId().equals(clientId)) {
+                return oauthError(400, "invalid_grant", "Token has been expired or revoked.");
+            }
+            refreshGrants.increment();
+            return tokens(issue(refresh.scopes(), first(form, "refresh_token")), refresh.scopes(), null);
+        }
+        return oauthError(400, "unsupported_grant_type", "Invalid grant_type: " + grant);
+    }
+
+    private ApiResponse revoke(ApiRequest r) {
+        String token = r.param("token");
+        if (token == null) {
+            token = first(ApiRequest.parseQuery(new String(r.body(), StandardCharsets.UTF_8)), "token");
+        }
+        if (token == null) {
+            return oauthError(400, "invalid_request", "Missing required parameter: token");
+        }
+        boolean known = refreshTokens.remove(token) != null || accessTokens.remove(token) != null;
+        return known ? ApiResponse.ok(Json.MAPPER.createObjectNode()) : oauthError(400, "invalid_token", "Token expired or revoked");
+    }
+
+    private String issue(Set<String> scopes, String refreshToken) {
+        String token = TOKEN_PREFIX + secret();
+        accessTokens.put(token, new Access(System.nanoTime() + lifetime.toNanos(), scopes, refreshToken));
+        return token;
+    }
+
+    private ApiResponse tokens(String access, Set<String> scopes, String refresh) {
+        ObjectNode node = Json.MAPPER.createObjectNode();
+        node.put("access_token", access);
+        node.put("expires_in", lifetime.toSeconds());
+        if (refresh != null) {
+            node.put("refresh_token", refresh);
+        }
+        node.put("scope", String.join(" ", scopes));
+        node.put("token_type", "Bearer");
+        return ApiResponse.ok(node);
+    }
+
+    private static ApiResponse oauthError(int status, String error, String description) {
+        ObjectNode node = Json.MAPPER.createObjectNode();
+        node.put("error", error);
+        node.put("error_description", description);
+        return ApiResponse.json(status, node);
+    }
+
+    private static Set<String> scopes(String scope) {
+        return scope == null ? Set.of() : new LinkedHashSet<>(Arrays.stream(scope.split("[ ,]+")).filter(s -> !s.isBlank()).toList());
+    }
+
+    private static String first(Map<String, List<String>> form, String name) {
+        List<String> v = form.get(name);
+        return v == null || v.isEmpty() ? null : v.getFirst();
+    }
+
+    private String secret() {
+        byte[] b = new byte[16];
+        random.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}
