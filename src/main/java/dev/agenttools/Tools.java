@@ -24,17 +24,31 @@ public final class Tools {
      * @param recorder where call records go, or null for none
      */
     public static ToolRegistry registry(GmailSettings gmail, dev.agenttools.tracking.CallRecorder recorder) {
+        return registry(gmail, null, recorder);
+    }
+
+    /**
+     * @param auth     where the stored sign-in lives (used when a call brings no token), or null
+     * @param recorder where call records go, or null for none
+     */
+    public static ToolRegistry registry(GmailSettings gmail, dev.agenttools.auth.AuthSettings auth,
+                                        dev.agenttools.tracking.CallRecorder recorder) {
         ToolRegistry.Builder b = ToolRegistry.builder();
         if (recorder != null) {
             b.interceptor(new dev.agenttools.tracking.TrackingInterceptor(recorder));
         }
         b.interceptor(new dev.agenttools.tool.FallbackInterceptor());
-        return GmailTools.register(b, new GmailService(gmail)).build();
+        return GmailTools.register(b, new GmailService(gmail, auth)).build();
     }
 
-    /** The registry for the Gmail the environment names, recording calls to {@code recorder} (null: none). */
+    /**
+     * The registry for the Gmail the config file and environment name (see {@link Config}), with the stored sign-in,
+     * recording calls to {@code recorder} (null: none).
+     */
     public static ToolRegistry registryFromEnvironment(dev.agenttools.tracking.CallRecorder recorder) {
-        return registry(GmailSettings.fromEnvironment(System.getenv()), recorder);
+        java.util.Map<String, String> settings = Config.load();
+        return registry(GmailSettings.fromEnvironment(settings),
+                dev.agenttools.auth.AuthSettings.from(settings, Config.configHome(System.getenv())), recorder);
     }
 
     /** The commands of the Gmail tools (what call statistics are kept for). */
@@ -53,7 +67,7 @@ public final class Tools {
 
     /** A registry for the Gmail the environment names (see {@link GmailSettings#fromEnvironment}); Google's by default. */
     public static ToolRegistry registryFromEnvironment() {
-        return registry(GmailSettings.fromEnvironment(System.getenv()));
+        return registryFromEnvironment(null);
     }
 
     /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */

@@ -27,6 +27,7 @@ class ArchitectureTest {
         assertImportsOnly("gmail", "tool", "google", "auth");
         assertImportsOnly("mcp", "tool");
         assertImportsOnly("tracking", "tool");
+        assertImportsOnly("auth");
         assertImportsOnly("bench", "tool", "emulator", "Tools", "tracking");
     }
 

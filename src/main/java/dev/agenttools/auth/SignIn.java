@@ -80,6 +80,7 @@ public final class SignIn {
             throw new AuthException("the sign-in returned no refresh token: revoke the app's access in your Google account, "
                     + "then run 'agent-tools auth login' again");
         }
+        restrictFiles(settings.storeDir());
         ObjectNode account = JSON.createObjectNode();
         account.put("client_id", secrets.getDetails().getClientId());
         account.put("client_secret", secrets.getDetails().getClientSecret());
@@ -123,8 +124,11 @@ public final class SignIn {
                 return Optional.empty();
             }
             JsonNode account = JSON.readTree(accountFile.toFile());
-            // Credential refreshes under its own lock: concurrent calls that find the token expiring share one refresh.
+            DataStore<StoredCredential> credentials = StoredCredential.getDefaultDataStore(store(settings));
+            // Credential refreshes under its own lock: concurrent calls that find the token expiring share one refresh;
+            // each new access token is saved, so the next process starts with it instead of refreshing again.
             Credential credential = new Credential.Builder(BearerToken.authorizationHeaderAccessMethod())
+                    .addRefreshListener(new com.google.api.client.auth.oauth2.DataStoreCredentialRefreshListener(USER, credentials))
                     .setTransport(transport).setJsonFactory(GsonFactory.getDefaultInstance())
                     .setTokenServerUrl(new GenericUrl(account.get("token_url").asText()))
                     .setClientAuthentication(new ClientParametersAuthentication(account.get("client_id").asText(),
@@ -178,6 +182,19 @@ public final class SignIn {
         }
         Files.deleteIfExists(accountFile);
         return revoked;
+    }
+
+    /** FileDataStoreFactory makes its folder owner-only but leaves its file to the umask: tighten it too. */
+    private static void restrictFiles(Path dir) throws IOException {
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                try {
+                    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-------"));
+                } catch (UnsupportedOperationException notPosix) {
+                    return; // Windows: the folder's ACL, set by FileDataStoreFactory, protects it
+                }
+            }
+        }
     }
 
     private static FileDataStoreFactory store(AuthSettings settings) throws IOException {

@@ -59,7 +59,7 @@ final class StatsCommand implements Callable<Integer> {
             case "d" -> Duration.ofDays(n);
             default -> Duration.ofDays(7 * n);
         };
-        TrackingSettings settings = TrackingSettings.fromEnvironment(System.getenv());
+        TrackingSettings settings = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
         CallSink sink = Tracking.openSink(settings, Tools.commands());
         if (sink == null) {
             err.println("agent-tools stats: call tracking is off (AGENT_TOOLS_TRACKING=none): there are no records");

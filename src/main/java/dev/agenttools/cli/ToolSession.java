@@ -27,7 +27,7 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err) {
-        TrackingSettings tracking = TrackingSettings.fromEnvironment(System.getenv());
+        TrackingSettings tracking = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
         CallRecorder recorder = null;
         try {
             recorder = Tracking.openRecorder(tracking, Tools.commands());

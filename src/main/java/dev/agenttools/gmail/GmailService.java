@@ -11,6 +11,11 @@ import dev.agenttools.google.JdkHttpTransport;
 import dev.agenttools.google.QuotaPacer;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.auth.AuthException;
+import dev.agenttools.auth.AuthSettings;
+import dev.agenttools.auth.SignIn;
+import com.google.api.client.auth.oauth2.Credential;
+import java.util.Optional;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -56,15 +61,28 @@ public final class GmailService {
     private final QuotaPacer pacer;
     private final Retry retry;
     private final ConcurrentHashMap<String, CachedLabels> labelsByToken = new ConcurrentHashMap<>();
+    private final AuthSettings auth;
+    /** The stored sign-in, loaded on first need (null: not looked up yet). */
+    private volatile Optional<Credential> signIn;
 
     private record CachedLabels(List<Label> labels, long fetchedNanos) {
     }
 
     public GmailService(GmailSettings settings) {
-        this(settings, Retry.DEFAULT);
+        this(settings, Retry.DEFAULT, null);
+    }
+
+    /** @param auth where the stored sign-in lives, used when a call brings no token (null: none) */
+    public GmailService(GmailSettings settings, AuthSettings auth) {
+        this(settings, Retry.DEFAULT, auth);
     }
 
     GmailService(GmailSettings settings, Retry retry) {
+        this(settings, retry, null);
+    }
+
+    GmailService(GmailSettings settings, Retry retry, AuthSettings auth) {
+        this.auth = auth;
         this.settings = settings;
         if (settings.trustedCertificate() != null && !Files.isReadable(settings.trustedCertificate())) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + settings.trustedCertificate());
@@ -123,19 +141,49 @@ public final class GmailService {
         return t;
     }
 
-    /** A client for one call, carrying that call's token (cheap: the transport is shared). */
+    /**
+     * A client for one call (cheap: the transport is shared). Its token: the call's {@code access_token}, else the
+     * configured one, else the stored sign-in, which refreshes itself before expiry; concurrent calls share that
+     * one credential, so they share one refresh.
+     */
     Gmail client(String accessToken) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
-        if (token == null || token.isBlank()) {
-            throw new ToolException(ToolException.Kind.UNAUTHENTICATED,
-                    "no Gmail access token: pass access_token, or set AGENT_TOOLS_ACCESS_TOKEN (stored sign-in comes with 'agent-tools auth login')");
+        if (token != null && !token.isBlank()) {
+            return new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
+                request.getHeaders().setAuthorization("Bearer " + token);
+                limits(request);
+            }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build();
         }
+        Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED,
+                "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token"));
         return new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
-            request.getHeaders().setAuthorization("Bearer " + token);
-            request.setConnectTimeout(10_000);
-            request.setReadTimeout(60_000);
-            request.setNumberOfRetries(0); // retries are ours: paced, jittered and deadline-bound
+            credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
+            limits(request);
         }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build();
+    }
+
+    private static void limits(com.google.api.client.http.HttpRequest request) {
+        request.setConnectTimeout(10_000);
+        request.setReadTimeout(60_000);
+        request.setNumberOfRetries(0); // retries are ours: paced, jittered and deadline-bound
+    }
+
+    private Optional<Credential> storedSignIn() {
+        Optional<Credential> c = signIn;
+        if (c == null) {
+            synchronized (this) {
+                c = signIn;
+                if (c == null) {
+                    try {
+                        c = auth == null ? Optional.empty() : SignIn.credential(auth, transport());
+                    } catch (AuthException e) {
+                        throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
+                    }
+                    signIn = c;
+                }
+            }
+        }
+        return c;
     }
 
     ListMessagesResponse list(Gmail gmail, String labelId, String query, int max, String pageToken, Deadline deadline)

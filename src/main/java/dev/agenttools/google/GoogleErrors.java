@@ -50,6 +50,13 @@ public final class GoogleErrors {
         if (e instanceof ToolException t) {
             return t;
         }
+        if (e instanceof com.google.api.client.auth.oauth2.TokenResponseException refused) {
+            String why = refused.getDetails() == null ? "HTTP " + refused.getStatusCode()
+                    : refused.getDetails().getError() + (refused.getDetails().getErrorDescription() == null ? ""
+                    : ": " + refused.getDetails().getErrorDescription());
+            return new ToolException(ToolException.Kind.UNAUTHENTICATED, operation + ": Google refused to refresh the stored "
+                    + "sign-in (" + why + "); it was revoked or has expired: run 'agent-tools auth login' again", e);
+        }
         int status = status(e);
         String google = message(e);
         String context = operation + " failed" + (status > 0 ? " with HTTP " + status : "") + ": " + google
@@ -66,6 +73,8 @@ public final class GoogleErrors {
         String hint = switch (kind) {
             case UNAUTHENTICATED -> status == 401
                     ? "; the access token is missing, expired or revoked: sign in again (agent-tools auth login) or pass a fresh access_token"
+                    : "insufficientPermissions".equals(reason(e))
+                    ? "; the sign-in lacks a Gmail scope: run 'agent-tools auth login --scopes gmail.readonly,calendar.readonly'"
                     : "; the account or token lacks permission for this call";
             case RATE_LIMITED -> "; Gmail's quota is spent: wait and retry, or lower the request rate";
             default -> "";

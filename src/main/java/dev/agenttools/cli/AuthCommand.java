@@ -1,0 +1,124 @@
+package dev.agenttools.cli;
+
+import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
+import com.google.api.client.http.javanet.NetHttpTransport;
+import dev.agenttools.Config;
+import dev.agenttools.auth.AuthException;
+import dev.agenttools.auth.AuthSettings;
+import dev.agenttools.auth.SignIn;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code agent-tools auth login|status|logout}: sign in to Gmail once; the tools then use the stored sign-in. */
+@Command(name = "auth", mixinStandardHelpOptions = true, description = "Sign in to Google once, see the sign-in, or sign out.",
+        subcommands = {AuthCommand.Login.class, AuthCommand.Status.class, AuthCommand.Logout.class})
+final class AuthCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return 2;
+    }
+
+    static AuthSettings settings() {
+        Map<String, String> settings = Config.load();
+        return AuthSettings.from(settings, Config.configHome(System.getenv()));
+    }
+
+    @Command(name = "login", mixinStandardHelpOptions = true,
+            description = {"Open Google's consent page (or print its address), catch the answer on a loopback address and",
+                    "store the refresh token in the config folder, readable by you only."})
+    static final class Login implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--client-secrets", description = "The OAuth client JSON (Desktop app) from Google Cloud Console.")
+        Path clientSecrets;
+        @Option(names = "--scopes", split = ",", description = "Scopes (default: gmail.readonly,calendar.readonly).")
+        List<String> scopes;
+        @Option(names = "--no-browser", description = "Only print the consent address; do not try to open a browser.")
+        boolean noBrowser;
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            AuthSettings s = settings();
+            if (clientSecrets != null) {
+                s = s.withClientSecrets(clientSecrets);
+            }
+            if (scopes != null) {
+                s = s.withScopes(AuthSettings.expand(String.join(",", scopes)));
+            }
+            AuthorizationCodeInstalledApp.Browser browser = url -> {
+                err.println("Open this address to let agent-tools read your mail (waiting for the answer):");
+                err.println("  " + url);
+                err.flush();
+                if (!noBrowser) {
+                    AuthorizationCodeInstalledApp.browse(url); // the desktop's browser, where there is one
+                }
+            };
+            try {
+                SignIn.Status status = SignIn.login(s, new NetHttpTransport(), browser);
+                spec.commandLine().getOut().println("signed in; scopes " + String.join(" ", status.scopes())
+                        + "; stored in " + status.store());
+                return 0;
+            } catch (AuthException e) {
+                err.println("agent-tools auth login: " + e.getMessage());
+                return 4;
+            } catch (IOException e) {
+                err.println("agent-tools auth login: " + e.getMessage() + " (is the token endpoint " + s.tokenUrl() + " reachable?)");
+                return 6;
+            }
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Who is signed in, with which scopes, until when (never the token).")
+    static final class Status implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            SignIn.Status status = SignIn.status(settings());
+            PrintWriter out = spec.commandLine().getOut();
+            if (!status.signedIn()) {
+                out.println("not signed in: run 'agent-tools auth login --client-secrets FILE'");
+                return 4;
+            }
+            out.println("signed in with OAuth client " + status.clientId());
+            out.println("scopes: " + String.join(" ", status.scopes()));
+            out.println("access token: " + (status.accessTokenExpiresAt() == null ? "none yet"
+                    : "expires " + status.accessTokenExpiresAt()) + "; refresh token: " + (status.hasRefreshToken() ? "stored" : "missing"));
+            out.println("since " + status.signedInAt() + "; stored in " + status.store());
+            return 0;
+        }
+    }
+
+    @Command(name = "logout", mixinStandardHelpOptions = true, description = "Revoke the sign-in at Google and delete it here.")
+    static final class Logout implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws IOException {
+            AuthSettings s = settings();
+            boolean was = SignIn.status(s).signedIn();
+            boolean revoked = SignIn.logout(s, new NetHttpTransport());
+            spec.commandLine().getOut().println(!was ? "not signed in; nothing to do"
+                    : revoked ? "signed out: the token is revoked at Google and deleted here"
+                    : "signed out here; Google did not confirm the revocation (offline?): remove the app at myaccount.google.com/permissions");
+            return 0;
+        }
+    }
+}

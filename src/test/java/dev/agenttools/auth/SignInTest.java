@@ -1,0 +1,176 @@
+package dev.agenttools.auth;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.api.client.auth.oauth2.StoredCredential;
+import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
+import com.google.api.client.http.javanet.NetHttpTransport;
+import com.google.api.client.util.store.FileDataStoreFactory;
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.gmail.GmailSettings;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The whole installed-app sign-in, headless, against the emulator's OAuth endpoints: a "browser" that follows the
+ * consent redirect to the loopback receiver, the stored refresh token, refresh under concurrent calls, revocation.
+ */
+class SignInTest {
+    /** Access tokens live 62 s: just over the client's 60 s refresh margin, so a short wait makes them due. */
+    private static final Duration TOKEN_LIFETIME = Duration.ofSeconds(62);
+    private Emulator emulator;
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void start() {
+        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(2)).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).tokenLifetime(TOKEN_LIFETIME).token("only-oauth-tokens-here").build());
+    }
+
+    @AfterEach
+    void stop() {
+        emulator.close();
+    }
+
+    /** What a person's browser does: load the consent page, which redirects to the app's loopback address. */
+    static final AuthorizationCodeInstalledApp.Browser FOLLOWING_BROWSER = url -> {
+        try {
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build()
+                    .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    };
+
+    private AuthSettings settings(String... scopes) throws Exception {
+        Path secrets = dir.resolve("client_secret.json");
+        Files.writeString(secrets, """
+                {"installed": {"client_id": "1234-test.apps.googleusercontent.com", "client_secret": "GOCSPX-test",
+                  "redirect_uris": ["http://localhost"], "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+                  "token_uri": "https://oauth2.googleapis.com/token"}}""");
+        String root = emulator.rootUri().toString();
+        AuthSettings s = AuthSettings.from(java.util.Map.of("AGENT_TOOLS_OAUTH_ROOT_URL", root,
+                "AGENT_TOOLS_CLIENT_SECRETS", secrets.toString()), dir.resolve("config"));
+        return scopes.length == 0 ? s : s.withScopes(List.of(scopes));
+    }
+
+    private ToolRegistry tools(AuthSettings auth) {
+        return Tools.registry(GmailSettings.forRoot(emulator.rootUri().toString()), auth, null);
+    }
+
+    @Test
+    void signsInHeadlessAndStoresTheRefreshTokenForTheOwnerOnly() throws Exception {
+        AuthSettings auth = settings();
+        SignIn.Status status = SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        assertThat(status.signedIn()).isTrue();
+        assertThat(status.hasRefreshToken()).isTrue();
+        assertThat(status.scopes()).containsExactlyElementsOf(AuthSettings.DEFAULT_SCOPES);
+        assertThat(status.clientId()).isEqualTo("1234-test.apps.googleusercontent.com");
+        assertThat(status.toString()).doesNotContain("ya29").doesNotContain("1//");
+        assertThat(emulator.signIns()).isEqualTo(1);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(auth.storeDir()))).isEqualTo("rwx------");
+        try (var files = Files.list(auth.storeDir())) {
+            for (Path f : files.toList()) {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(f.toString()).isEqualTo("rw-------");
+            }
+        }
+        JsonNode emails = tools(auth).call(ToolCall.of("gmail.list-emails", Json.object().put("max_results", 3))).data().get("emails");
+        assertThat(emails).hasSize(3);
+    }
+
+    @Test
+    void concurrentCallsShareOneRefreshWhenTheTokenIsDue() throws Exception {
+        AuthSettings auth = settings();
+        SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        ToolRegistry tools = tools(auth);
+        tools.call(ToolCall.of("gmail.list-emails", Json.object().put("max_results", 1)));
+        assertThat(emulator.tokenRefreshes()).isZero();
+        Thread.sleep(2_500); // the access token now has under 60 s left: the next calls must refresh it, once
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> calls = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                calls.add(pool.submit(() -> tools.call(ToolCall.of("gmail.list-emails", Json.object().put("max_results", 2)))));
+            }
+            for (Future<?> f : calls) {
+                f.get();
+            }
+        }
+        assertThat(emulator.tokenRefreshes()).isEqualTo(1);
+    }
+
+    @Test
+    void aRevokedSignInFailsWithWhatToRun() throws Exception {
+        AuthSettings auth = settings();
+        SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        String refresh = StoredCredential.getDefaultDataStore(new FileDataStoreFactory(auth.storeDir().toFile())).get(SignIn.USER).getRefreshToken();
+        HttpClient.newHttpClient().send(HttpRequest.newBuilder(emulator.rootUri().resolve("revoke?token=" + refresh))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+        assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object())))
+                .isInstanceOfSatisfying(ToolException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
+                    assertThat(e.getMessage()).contains("agent-tools auth login").doesNotContain(refresh).doesNotContain("ya29");
+                });
+    }
+
+    @Test
+    void aSignInWithoutAGmailScopeSaysWhichScopeToAskFor() throws Exception {
+        AuthSettings auth = settings(AuthSettings.CALENDAR_READONLY);
+        SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object())))
+                .isInstanceOfSatisfying(ToolException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
+                    assertThat(e.getMessage()).contains("lacks a Gmail scope").contains("--scopes gmail.readonly");
+                });
+    }
+
+    @Test
+    void theCallsOwnAccessTokenWinsOverTheStoredSignIn() throws Exception {
+        AuthSettings auth = settings();
+        SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object().put("access_token", "wrong"))))
+                .isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.getMessage()).contains("HTTP 401").doesNotContain("wrong"));
+    }
+
+    @Test
+    void logoutRevokesAtGoogleAndDeletesTheStoredSignIn() throws Exception {
+        AuthSettings auth = settings();
+        SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        assertThat(SignIn.logout(auth, new NetHttpTransport())).isTrue();
+        assertThat(SignIn.status(auth).signedIn()).isFalse();
+        assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object())))
+                .isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.getMessage()).contains("auth login"));
+    }
+
+    @Test
+    void aMissingClientSecretsFileSaysWhereToGetOne() throws Exception {
+        AuthSettings auth = settings().withClientSecrets(dir.resolve("nope.json"));
+        assertThatThrownBy(() -> SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER))
+                .isInstanceOf(AuthException.class).hasMessageContaining("does not exist").hasMessageContaining("--client-secrets");
+        assertThatThrownBy(() -> SignIn.login(settings().withClientSecrets(null), new NetHttpTransport(), FOLLOWING_BROWSER))
+                .isInstanceOf(AuthException.class).hasMessageContaining("--client-secrets");
+    }
+}
