@@ -41,6 +41,15 @@ public final class SignIn {
     static final String USER = "default";
     private static final String ACCOUNT_FILE = "account.json";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The OAuth library logs a refused refresh as SEVERE with a stack trace on stderr; the tools report it themselves,
+     * in one line that says what to run. Kept in a field: java.util.logging holds loggers weakly.
+     */
+    private static final java.util.logging.Logger CREDENTIAL_LOG = java.util.logging.Logger.getLogger(Credential.class.getName());
+
+    static {
+        CREDENTIAL_LOG.setLevel(java.util.logging.Level.OFF);
+    }
 
     private SignIn() {
     }

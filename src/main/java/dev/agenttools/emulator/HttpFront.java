@@ -57,6 +57,10 @@ final class HttpFront extends Handler.Abstract {
         try {
             return serve(request, response, callback);
         } catch (Exception e) {
+            if (isStopping() || isStopped()) {
+                callback.failed(e); // the emulator is closing under a call in flight: nothing to answer, nothing to report
+                return true;
+            }
             // A bug of ours (or a body Jetty could not read) still gets Google's JSON, never an HTML page or a trace.
             System.err.println("emulator: failed " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + e);
             e.printStackTrace(System.err);
