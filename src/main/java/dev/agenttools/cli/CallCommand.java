@@ -22,14 +22,19 @@ final class CallCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ToolProtocol.Answer answer = answer(System.in, spec.commandLine().getErr());
         var out = spec.commandLine().getOut();
+        ToolSession[] session = new ToolSession[1];
+        ToolProtocol.Answer answer = answer(System.in, spec.commandLine().getErr(), session);
         out.println(answer.line());
         out.flush();
+        if (session[0] != null) {
+            session[0].close(); // after the answer is out: flushing the call record must not delay the caller
+        }
         return answer.exitStatus();
     }
 
-    static ToolProtocol.Answer answer(InputStream in, java.io.PrintWriter err) {
+    /** Reads and answers the request; the session it opened (if any) is left in {@code opened} for the caller to close. */
+    static ToolProtocol.Answer answer(InputStream in, java.io.PrintWriter err, ToolSession[] opened) {
         byte[] request;
         try {
             request = in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1);
@@ -44,8 +49,9 @@ final class CallCommand implements Callable<Integer> {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT,
                     "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
         }
-        try (ToolSession session = ToolSession.open(err)) {
-            return new ToolProtocol(session.registry).answer(text);
+        try {
+            opened[0] = ToolSession.open(err);
+            return new ToolProtocol(opened[0].registry).answer(text);
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

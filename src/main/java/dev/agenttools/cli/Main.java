@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code agent-tools} command line. The only place that calls System.exit. */
 @Command(name = "agent-tools", mixinStandardHelpOptions = true, version = "agent-tools 0.1.0",
         description = "Fast, dependable Gmail tools for AI agents, with a Gmail API emulator.",
-        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class,
+        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class, TrainAotCommand.class,
                 BenchCommand.class})
 public final class Main {
 

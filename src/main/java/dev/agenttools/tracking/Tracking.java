@@ -34,10 +34,16 @@ public final class Tracking {
         };
     }
 
-    /** A recorder writing to the configured sink, or null for {@code none}. */
+    /**
+     * A recorder writing to the configured sink, or null for {@code none}. The sink is opened by the recorder's own
+     * thread on first write, so that opening it never delays a call; if it cannot be opened, records are dropped
+     * and counted.
+     */
     public static CallRecorder openRecorder(TrackingSettings settings, List<String> tools) {
-        CallSink sink = openSink(settings, tools);
-        return sink == null ? null : new CallRecorder(sink, CallRecorder.DEFAULT_CAPACITY);
+        if (settings.sink().equals("none")) {
+            return null;
+        }
+        return new CallRecorder(new LazySink(settings.sink(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY);
     }
 
     /** Statistics per tool and backend since {@code since}: SQL for SQLite, Queries plus aggregation elsewhere. */

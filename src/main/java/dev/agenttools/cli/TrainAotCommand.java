@@ -1,0 +1,48 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.gmail.GmailSettings;
+import dev.agenttools.tool.ToolProtocol;
+import dev.agenttools.tracking.CallRecorder;
+import dev.agenttools.tracking.SqliteSink;
+import picocli.CommandLine.Command;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * The AOT cache's training run (hidden; the launcher runs it after each build under -XX:AOTCacheOutput): it makes
+ * the calls a one-shot `call` makes, against an in-process emulator, so that the cache holds the Gmail client,
+ * HTTP/2 and JSON classes a real call loads, not only the start-up path.
+ */
+@Command(name = "train-aot", hidden = true, description = "Exercise the call paths for the JDK AOT cache's training run.")
+final class TrainAotCommand implements Callable<Integer> {
+    @Override
+    public Integer call() throws java.io.IOException {
+        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).seedMessages(60).build())) {
+            java.nio.file.Path db = java.nio.file.Files.createTempFile("agent-tools-aot-training", ".db");
+            CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
+            ToolProtocol protocol = new ToolProtocol(Tools.registry(
+                    GmailSettings.forRoot(emulator.rootUri().toString()).withAccessToken("training"), recorder));
+            protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
+            String list = protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3}}").line();
+            for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
+                protocol.answer("{\"command\": \"gmail.search-emails\", \"params\": {\"query\": \"has:attachment\", "
+                        + "\"max_results\": 2, \"strategy\": \"" + strategy + "\"}}");
+            }
+            String id = list.replaceAll("(?s).*?\"id\":\"([0-9a-f]+)\".*", "$1");
+            protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
+            protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}");
+            protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 0}}");
+            protocol.answer("not json");
+            recorder.close();
+            java.nio.file.Files.deleteIfExists(db);
+            java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-wal"));
+            java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-shm"));
+        }
+        return 0;
+    }
+}
