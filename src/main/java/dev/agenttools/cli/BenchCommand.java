@@ -44,9 +44,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--pause", description = "Idle time before each measured run, not measured (default: ${DEFAULT-VALUE}); "
             + "1s or more lets the quota bucket refill, as between an agent's occasional calls.", defaultValue = "0ms")
     Duration pause;
-    @Option(names = "--process-model", negatable = true, defaultValue = "true",
-            description = "Also time get_email in-process, through serve --stdio and through a JVM per call (default: on).")
-    boolean processModel;
+    // A plain flag: picocli's negatable booleans that default to true read the two forms the other way round.
+    @Option(names = "--no-process-model",
+            description = "Skip timing get_email in-process, through serve --stdio and through a JVM per call (done by default).")
+    boolean noProcessModel;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;
 
@@ -55,7 +56,7 @@ final class BenchCommand implements Callable<Integer> {
         Benchmark.Options options;
         try {
             options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
-                    tools, strategies, latency, sweep, quick ? 1 : sweepRuns, out, pause, processModel);
+                    tools, strategies, latency, sweep, quick ? 1 : sweepRuns, out, pause, !noProcessModel);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("agent-tools bench: " + e.getMessage());
             return 2;
