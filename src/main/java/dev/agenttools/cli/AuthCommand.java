@@ -70,7 +70,7 @@ final class AuthCommand implements Callable<Integer> {
             };
             try {
                 SignIn.Status status = SignIn.login(s, new NetHttpTransport(), browser);
-                spec.commandLine().getOut().println("signed in; scopes " + String.join(" ", status.scopes())
+                spec.commandLine().getOut().println("signed in as " + who() + "; scopes " + String.join(" ", status.scopes())
                         + "; stored in " + status.store());
                 return 0;
             } catch (AuthException e) {
@@ -96,12 +96,23 @@ final class AuthCommand implements Callable<Integer> {
                 out.println("not signed in: run 'agent-tools auth login --client-secrets FILE'");
                 return 4;
             }
-            out.println("signed in with OAuth client " + status.clientId());
+            out.println("signed in as " + who() + " with OAuth client " + status.clientId());
             out.println("scopes: " + String.join(" ", status.scopes()));
             out.println("access token: " + (status.accessTokenExpiresAt() == null ? "none yet"
                     : "expires " + status.accessTokenExpiresAt()) + "; refresh token: " + (status.hasRefreshToken() ? "stored" : "missing"));
             out.println("since " + status.signedInAt() + "; stored in " + status.store());
             return 0;
+        }
+    }
+
+    /** The account's address, asked of Gmail with the stored sign-in (a refresh if the access token is due). */
+    static String who() {
+        Map<String, String> settings = Config.load();
+        try {
+            return new dev.agenttools.gmail.GmailService(dev.agenttools.gmail.GmailSettings.fromEnvironment(settings)
+                    .withAccessToken(null), settings()).emailAddress(java.time.Duration.ofSeconds(15));
+        } catch (dev.agenttools.tool.ToolException e) {
+            return "(unknown: " + e.getMessage() + ")";
         }
     }
 

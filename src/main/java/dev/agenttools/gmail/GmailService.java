@@ -186,6 +186,22 @@ public final class GmailService {
         return c;
     }
 
+    /**
+     * The signed-in account's address (users.getProfile), for `auth status`: who the tools act as.
+     *
+     * @throws ToolException when Gmail cannot be asked (not signed in, offline, refused)
+     */
+    public String emailAddress(Duration timeout) {
+        Deadline deadline = Deadline.in(timeout);
+        Gmail gmail = client(null);
+        return dev.agenttools.google.FanOut.one(deadline, "gmail users.getProfile", () -> retry.run("gmail users.getProfile",
+                deadline, () -> {
+                    try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, "gmail users.getProfile")) {
+                        return gmail.users().getProfile("me").execute().getEmailAddress();
+                    }
+                }));
+    }
+
     ListMessagesResponse list(Gmail gmail, String labelId, String query, int max, String pageToken, Deadline deadline)
             throws InterruptedException {
         String what = "gmail messages.list";

@@ -86,11 +86,11 @@ class AuthCommandTest {
         String out = new String(login.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(login.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(login.exitValue()).isZero();
-        assertThat(out).contains("signed in").doesNotContain("ya29").doesNotContain("1//");
+        assertThat(out).contains("signed in as me@example.com").doesNotContain("ya29").doesNotContain("1//");
 
         Run status = run("", "auth", "status");
         assertThat(status.exit()).isZero();
-        assertThat(status.out()).contains("cli-test.apps.googleusercontent.com").contains("gmail.readonly")
+        assertThat(status.out()).contains("signed in as me@example.com").contains("cli-test.apps.googleusercontent.com").contains("gmail.readonly")
                 .contains("refresh token: stored").doesNotContain("ya29").doesNotContain("1//");
 
         Run call = run("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}", "call");
