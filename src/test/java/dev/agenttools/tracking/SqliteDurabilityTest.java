@@ -66,8 +66,11 @@ class SqliteDurabilityTest {
         Path db = dir.resolve("calls.db");
         Process a = writer(db, 3_000, "agent-a");
         Process b = writer(db, 3_000, "agent-b");
-        String lastA = new String(a.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip().lines().reduce("", (x, y) -> y);
-        String lastB = new String(b.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip().lines().reduce("", (x, y) -> y);
+        // the "done" line, wherever the progress printer's lines fall around it
+        String lastA = new String(a.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                .filter(l -> l.startsWith("done ")).findFirst().orElse("no done line");
+        String lastB = new String(b.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                .filter(l -> l.startsWith("done ")).findFirst().orElse("no done line");
         assertThat(a.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(b.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(lastA).startsWith("done 3000 "); // all written (the writer waits out a full queue)
