@@ -57,7 +57,7 @@ final class HttpFront extends Handler.Abstract {
         try {
             return serve(request, response, callback);
         } catch (Exception e) {
-            if (isStopping() || isStopped()) {
+            if (isStopping() || isStopped() || getServer() == null || getServer().isStopping() || getServer().isStopped()) {
                 callback.failed(e); // the emulator is closing under a call in flight: nothing to answer, nothing to report
                 return true;
             }
