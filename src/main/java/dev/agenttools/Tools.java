@@ -46,7 +46,11 @@ public final class Tools {
      * recording calls to {@code recorder} (null: none).
      */
     public static ToolRegistry registryFromEnvironment(dev.agenttools.tracking.CallRecorder recorder) {
-        java.util.Map<String, String> settings = Config.load();
+        return registry(Config.load(), recorder);
+    }
+
+    /** The registry for settings already read by {@link Config#load()} (so start-up reads the config file once). */
+    public static ToolRegistry registry(java.util.Map<String, String> settings, dev.agenttools.tracking.CallRecorder recorder) {
         return registry(GmailSettings.fromEnvironment(settings),
                 dev.agenttools.auth.AuthSettings.from(settings, Config.configHome(System.getenv())), recorder);
     }

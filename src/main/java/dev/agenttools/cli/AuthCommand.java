@@ -32,7 +32,10 @@ final class AuthCommand implements Callable<Integer> {
     }
 
     static AuthSettings settings() {
-        Map<String, String> settings = Config.load();
+        return settings(Config.load());
+    }
+
+    static AuthSettings settings(Map<String, String> settings) {
         return AuthSettings.from(settings, Config.configHome(System.getenv()));
     }
 
@@ -110,7 +113,7 @@ final class AuthCommand implements Callable<Integer> {
         Map<String, String> settings = Config.load();
         try {
             return new dev.agenttools.gmail.GmailService(dev.agenttools.gmail.GmailSettings.fromEnvironment(settings)
-                    .withAccessToken(null), settings()).emailAddress(java.time.Duration.ofSeconds(15));
+                    .withAccessToken(null), settings(settings)).emailAddress(java.time.Duration.ofSeconds(15));
         } catch (dev.agenttools.tool.ToolException e) {
             return "(unknown: " + e.getMessage() + ")";
         }

@@ -27,7 +27,8 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err) {
-        TrackingSettings tracking = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
+        java.util.Map<String, String> settings = dev.agenttools.Config.load();
+        TrackingSettings tracking = TrackingSettings.fromEnvironment(settings);
         CallRecorder recorder = null;
         try {
             recorder = Tracking.openRecorder(tracking, Tools.commands());
@@ -36,7 +37,7 @@ final class ToolSession implements AutoCloseable {
             err.println("agent-tools: call tracking is off: " + e.getMessage());
             err.flush();
         }
-        return new ToolSession(Tools.registryFromEnvironment(recorder), recorder, err);
+        return new ToolSession(Tools.registry(settings, recorder), recorder, err);
     }
 
     @Override
