@@ -3,8 +3,14 @@
 // TLS_ROOT_URL is an emulator started with --tls (its certificate trusted through NODE_EXTRA_CA_CERTS), for the
 // client's HTTP/2 mode, which always speaks TLS.
 // Prints one JSON object: {check: result} for every call, so the Java test can assert on each.
+import { connect as http2Connect } from 'node:http2';
+import net from 'node:net';
+import { createRequire } from 'node:module';
 import { gmail as gmailApi } from '@googleapis/gmail';
 import { OAuth2Client } from 'google-auth-library';
+
+// The Node client's HTTP/2 session cache (googleapis-common has no "exports" map, so its module is reachable).
+const clientSessions = createRequire(import.meta.url)('googleapis-common/build/src/http2.js').sessions;
 
 const [rootUrl, token, tlsRootUrl] = process.argv.slice(2);
 const results = {};
@@ -13,6 +19,28 @@ function client(accessToken, http2 = false, root = rootUrl) {
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: accessToken });
   return gmailApi({ version: 'v1', rootUrl: root, auth, http2 });
+}
+
+// A TCP relay to `root` whose every connection holds the server's first bytes back for `delayMs` (a slow TLS set-up).
+async function slowToConnect(root, delayMs) {
+  const target = new URL(root);
+  const relay = net.createServer(downstream => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    let first = true;
+    upstream.on('data', bytes => {
+      if (!first) return downstream.write(bytes);
+      first = false;
+      upstream.pause();
+      setTimeout(() => { downstream.write(bytes); upstream.resume(); }, delayMs);
+    });
+    downstream.pipe(upstream);
+    upstream.on('end', () => downstream.end());
+    upstream.on('error', () => downstream.destroy());
+    downstream.on('error', () => upstream.destroy());
+  });
+  await new Promise(resolve => relay.listen(0, target.hostname, resolve));
+  relay.unref();
+  return `${target.protocol}//${target.hostname}:${relay.address().port}/`;
 }
 
 async function check(name, fn) {
@@ -88,9 +116,24 @@ await check('invalidId', async () => (await gmail.users.messages.get({ userId: '
 await check('http2', async () => {
   // Google's Node client offers HTTP/2 instead of batch: ten gets multiplexed on one TLS connection.
   if (!tlsRootUrl) return 'skipped: no TLS emulator given';
-  const h2 = client(token, true, tlsRootUrl);
-  const list = (await h2.users.messages.list({ userId: 'me', maxResults: 10 })).data.messages;
-  const got = await Promise.all(list.map(m => h2.users.messages.get({ userId: 'me', id: m.id, format: 'metadata' })));
+  // The client (googleapis-common 9.3.1, src/http2.ts) arms a 500 ms idle timer when a request *starts* and, when it
+  // fires, closes the session even if that session is still in its TLS handshake; Node then fails the waiting
+  // requests with ERR_HTTP2_GOAWAY_SESSION "New streams cannot be created after receiving a GOAWAY" although no
+  // GOAWAY came from the server (open upstream: googleapis/google-api-nodejs-client#3126). A cold JVM's first TLS
+  // handshake on a busy machine takes longer than 500 ms, so this check failed there. Reproduced with a relay that
+  // delays the server's first bytes by 700 ms: same error on every run. So the session is opened here, given to
+  // the client's session cache once connected, and the ten gets start in one tick (their ids come from the plain
+  // emulator, seeded alike) so the timer cannot close the session between two requests. The check always goes
+  // through that slow relay, so a slow handshake is the normal case here, not a busy machine's accident.
+  const slowRoot = await slowToConnect(tlsRootUrl, 700);
+  const host = new URL(slowRoot).host;
+  const session = http2Connect(slowRoot);
+  await new Promise((resolve, reject) => session.once('connect', resolve).once('error', reject));
+  session.on('error', () => delete clientSessions[host]).on('goaway', () => delete clientSessions[host]);
+  clientSessions[host] = { session };
+  const h2 = client(token, true, slowRoot);
+  const ids = (await gmail.users.messages.list({ userId: 'me', maxResults: 10 })).data.messages.map(m => m.id);
+  const got = await Promise.all(ids.map(id => h2.users.messages.get({ userId: 'me', id, format: 'metadata' })));
   return got.filter(r => r.status === 200).length;
 });
 await check('badToken', async () => (await client('wrong-token').users.getProfile({ userId: 'me' })).data);

@@ -102,11 +102,12 @@ class NodeClientTest {
         assertThat(ok("history").asInt()).isEqualTo(1);
     }
 
+    /** Through a relay that makes the TLS set-up take 700 ms, where the client's own 500 ms idle close used to fail it. */
     @Test
     void http2ModeMultiplexesOverOneTlsConnection() {
         assertThat(ok("http2").asInt()).isEqualTo(10);
         assertThat(tlsEmulator.counters().connectionsOpened()).isEqualTo(1);
-        assertThat(tlsEmulator.counters().apiCalls()).isEqualTo(11);
+        assertThat(tlsEmulator.counters().apiCalls()).isEqualTo(10);
     }
 
     @Test
