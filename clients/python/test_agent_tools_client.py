@@ -18,6 +18,16 @@ from agent_tools_client import AgentToolsClient  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LAUNCHER = os.path.join(ROOT, "agent-tools")
 
+# The processes these tests start never see the developer's own set-up: no AGENT_TOOLS_* from the shell, and a
+# private home with an empty config file (so a ~/.config/agent-tools/config.properties cannot reach them).
+_HOME = tempfile.mkdtemp(prefix="agent-tools-py-home-")
+open(os.path.join(_HOME, "config.properties"), "w").close()
+for _key in [k for k in os.environ if k.startswith("AGENT_TOOLS_") or k.startswith("XDG_")]:
+    del os.environ[_key]
+os.environ.update({"AGENT_TOOLS_CONFIG": os.path.join(_HOME, "config.properties"),
+                   "XDG_CONFIG_HOME": os.path.join(_HOME, ".config"),
+                   "XDG_DATA_HOME": os.path.join(_HOME, ".local", "share")})
+
 
 def start_emulator(*flags):
     process = subprocess.Popen([LAUNCHER, "emulator", "--port", "0", *flags], stdout=subprocess.PIPE,

@@ -101,7 +101,11 @@ public final class Emulator implements AutoCloseable {
 
     /** Loads the configured mailbox and starts serving. */
     public static Emulator start(EmulatorConfig config) {
-        Mailbox mailbox = MailboxSource.load(config);
+        return start(config, MailboxSource.load(config));
+    }
+
+    /** Starts serving the given mailbox (the tests' seeded mailboxes, generated and parsed once per JVM). */
+    static Emulator start(EmulatorConfig config, Mailbox mailbox) {
         try {
             return new Emulator(config, mailbox);
         } catch (RuntimeException e) {

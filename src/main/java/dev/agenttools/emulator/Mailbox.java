@@ -43,6 +43,14 @@ final class Mailbox {
 
     /** Builds a mailbox from messages in any order; ids, threads and history follow arrival time. */
     static Mailbox load(String email, List<MailInput> inputs) {
+        return load(email, inputs, MimeParser::parse);
+    }
+
+    /**
+     * As {@link #load(String, List)}, with the MIME parse given: the tests parse a seeded mailbox once per JVM and
+     * give every emulator its own mailbox over those parses (parsed messages are immutable; labels live here).
+     */
+    static Mailbox load(String email, List<MailInput> inputs, java.util.function.Function<byte[], ParsedMessage> parser) {
         Mailbox box = new Mailbox(email, new LabelCatalog());
         List<MailInput> byArrival = new ArrayList<>(inputs);
         byArrival.sort(Comparator.comparingLong(MailInput::internalDate));
@@ -54,7 +62,7 @@ final class Mailbox {
             MailInput in = byArrival.get(i);
             ParsedMessage parsed;
             try {
-                parsed = MimeParser.parse(in.raw());
+                parsed = parser.apply(in.raw());
             } catch (IllegalArgumentException e) {
                 System.err.println("emulator: skipped an unreadable message (" + e.getMessage() + ")");
                 continue;

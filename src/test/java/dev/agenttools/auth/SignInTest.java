@@ -1,9 +1,12 @@
 package dev.agenttools.auth;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.api.client.auth.oauth2.StoredCredential;
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
 import com.google.api.client.http.javanet.NetHttpTransport;
+import com.google.api.client.util.store.DataStore;
 import com.google.api.client.util.store.FileDataStoreFactory;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
@@ -13,8 +16,7 @@ import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,21 +41,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * consent redirect to the loopback receiver, the stored refresh token, refresh under concurrent calls, revocation.
  */
 class SignInTest {
-    /** Access tokens live 62 s: just over the client's 60 s refresh margin, so a short wait makes them due. */
-    private static final Duration TOKEN_LIFETIME = Duration.ofSeconds(62);
-    private Emulator emulator;
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
+    private static Emulator emulator;
     @TempDir
     Path dir;
 
-    @BeforeEach
-    void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(2)).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).tokenLifetime(TOKEN_LIFETIME).token("only-oauth-tokens-here").build());
-    }
-
-    @AfterEach
-    void stop() {
-        emulator.close();
+    /** One emulator for the class: each test signs in afresh in its own folder and counts grants as differences. */
+    @BeforeAll
+    static void start() {
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(2)).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).token("only-oauth-tokens-here").build());
     }
 
     /** What a person's browser does: load the consent page, which redirects to the app's loopback address. */
@@ -85,13 +83,14 @@ class SignInTest {
     @Test
     void signsInHeadlessAndStoresTheRefreshTokenForTheOwnerOnly() throws Exception {
         AuthSettings auth = settings();
+        long signInsBefore = emulator.signIns();
         SignIn.Status status = SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
         assertThat(status.signedIn()).isTrue();
         assertThat(status.hasRefreshToken()).isTrue();
         assertThat(status.scopes()).containsExactlyElementsOf(AuthSettings.DEFAULT_SCOPES);
         assertThat(status.clientId()).isEqualTo("1234-test.apps.googleusercontent.com");
         assertThat(status.toString()).doesNotContain("ya29").doesNotContain("1//");
-        assertThat(emulator.signIns()).isEqualTo(1);
+        assertThat(emulator.signIns() - signInsBefore).isEqualTo(1);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(auth.storeDir()))).isEqualTo("rwx------");
         try (var files = Files.list(auth.storeDir())) {
             for (Path f : files.toList()) {
@@ -106,10 +105,15 @@ class SignInTest {
     void concurrentCallsShareOneRefreshWhenTheTokenIsDue() throws Exception {
         AuthSettings auth = settings();
         SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
+        long refreshesBefore = emulator.tokenRefreshes();
+        tools(auth).call(ToolCall.of("gmail.list-emails", Json.object().put("max_results", 1)));
+        assertThat(emulator.tokenRefreshes() - refreshesBefore).as("a fresh access token is used as it is").isZero();
+        // The stored access token now expires within the client's 60 s refresh margin, as it would for a process
+        // started 59 minutes after the last one: the next process's calls must refresh it, once between them.
+        DataStore<StoredCredential> store = StoredCredential.getDefaultDataStore(new FileDataStoreFactory(auth.storeDir().toFile()));
+        StoredCredential stored = store.get(SignIn.USER);
+        store.set(SignIn.USER, stored.setExpirationTimeMilliseconds(System.currentTimeMillis() + 30_000));
         ToolRegistry tools = tools(auth);
-        tools.call(ToolCall.of("gmail.list-emails", Json.object().put("max_results", 1)));
-        assertThat(emulator.tokenRefreshes()).isZero();
-        Thread.sleep(2_500); // the access token now has under 60 s left: the next calls must refresh it, once
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> calls = new ArrayList<>();
             for (int i = 0; i < 12; i++) {
@@ -119,7 +123,10 @@ class SignInTest {
                 f.get();
             }
         }
-        assertThat(emulator.tokenRefreshes()).isEqualTo(1);
+        assertThat(emulator.tokenRefreshes() - refreshesBefore).isEqualTo(1);
+        StoredCredential saved = StoredCredential.getDefaultDataStore(new FileDataStoreFactory(auth.storeDir().toFile())).get(SignIn.USER);
+        assertThat(saved.getExpirationTimeMilliseconds()).as("the refreshed token is saved for the next process")
+                .isGreaterThan(System.currentTimeMillis() + 60_000);
     }
 
     @Test

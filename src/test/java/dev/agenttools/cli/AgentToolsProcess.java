@@ -3,26 +3,61 @@ package dev.agenttools.cli;
 import dev.agenttools.emulator.Emulator;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Starts the real command line in its own JVM, pointed at an emulator, as an agent would run it. */
+/**
+ * Starts the real command line in its own JVM, pointed at an emulator, as an agent would run it. Every such JVM is
+ * isolated from the developer's own set-up: no inherited {@code AGENT_TOOLS_*} variable, a private home (Java's
+ * {@code user.home}, {@code $HOME}, the XDG folders) and {@code AGENT_TOOLS_CONFIG} naming an empty file, so a
+ * {@code ~/.config/agent-tools/config.properties} with, say, {@code AGENT_TOOLS_TRACKING=dynamodb} never reaches a test.
+ */
 final class AgentToolsProcess {
     /** The call store the test processes write to. */
     static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
             "agent-tools-test-calls-" + ProcessHandle.current().pid() + ".db");
+    /** The spawned JVMs' home: holds an empty config file and nothing else. */
+    static final Path HOME = privateHome();
 
     private AgentToolsProcess() {
     }
 
-    static ProcessBuilder builder(Emulator emulator, String... args) {
+    private static Path privateHome() {
+        try {
+            Path home = Files.createTempDirectory("agent-tools-test-home-");
+            Files.createFile(home.resolve("config.properties"));
+            return home;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make the test processes' home: " + e.getMessage(), e);
+        }
+    }
+
+    /** The command line of an isolated agent-tools JVM running {@code args}. */
+    static List<String> javaCommand(String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+                "-Duser.home=" + HOME, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
         command.addAll(List.of(args));
-        ProcessBuilder b = new ProcessBuilder(command);
-        Map<String, String> env = b.environment();
+        return command;
+    }
+
+    /** Takes the developer's settings out of a child's environment and gives it the private home. */
+    static Map<String, String> isolate(Map<String, String> env) {
+        env.keySet().removeIf(k -> k.startsWith("AGENT_TOOLS_") || k.startsWith("XDG_"));
+        env.put("HOME", HOME.toString());
+        env.put("XDG_CONFIG_HOME", HOME.resolve(".config").toString());
+        env.put("XDG_DATA_HOME", HOME.resolve(".local/share").toString());
+        env.put("AGENT_TOOLS_CONFIG", HOME.resolve("config.properties").toString());
+        return env;
+    }
+
+    static ProcessBuilder builder(Emulator emulator, String... args) {
+        ProcessBuilder b = new ProcessBuilder(javaCommand(args));
+        Map<String, String> env = isolate(b.environment());
         env.put("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString());
         env.put("AGENT_TOOLS_ACCESS_TOKEN", "process-token");
         env.put("AGENT_TOOLS_GMAIL_QUOTA", "60000000");

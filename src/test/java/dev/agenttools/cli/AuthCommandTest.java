@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -21,13 +23,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * "opens" as a browser would; then status, a tool call on the stored sign-in, logout.
  */
 class AuthCommandTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     @TempDir
     static Path home;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(2)).jitter(Duration.ZERO).build());
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(2)).jitter(Duration.ZERO).build());
     }
 
     @AfterAll

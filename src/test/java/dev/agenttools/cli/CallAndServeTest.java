@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
@@ -21,11 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code call} and {@code serve --stdio} as separate processes against the emulator, the way agents use them. */
 class CallAndServeTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO)
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO)
                 .quotaPerMinute(60_000_000).maxConcurrent(1_000).build());
     }
 
@@ -122,7 +126,7 @@ class CallAndServeTest {
 
     @Test
     void serveFinishesCallsInFlightOnSigterm() throws Exception {
-        try (Emulator slow = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(700)).jitter(Duration.ZERO).build())) {
+        try (Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(700)).jitter(Duration.ZERO).build())) {
             Process p = AgentToolsProcess.start(slow, "serve", "--stdio");
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             OutputStream in = p.getOutputStream();

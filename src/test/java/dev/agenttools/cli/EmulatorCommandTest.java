@@ -21,10 +21,10 @@ class EmulatorCommandTest {
 
     @Test
     void printsTheRootUrlOnStdoutThenServesUntilStopped() throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                Main.class.getName(), "emulator", "--port", "0", "--latency", "5ms", "--token", "cli-token")
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder builder = new ProcessBuilder(AgentToolsProcess.javaCommand("emulator", "--port", "0", "--latency", "5ms",
+                "--token", "cli-token")).redirectError(ProcessBuilder.Redirect.DISCARD);
+        AgentToolsProcess.isolate(builder.environment());
+        Process process = builder.start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();

@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
@@ -23,13 +25,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * installed by the build from src/test/node) starts {@code agent-tools mcp} and lists and calls its tools.
  */
 class McpInspectorTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     @TempDir
     static Path home;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
     }
 
     @AfterAll
@@ -43,11 +47,11 @@ class McpInspectorTest {
         assertThat(launcher).as("the MCP Inspector (the build runs 'npm ci' in %s)", dir).exists();
         List<String> command = new ArrayList<>(List.of("node", launcher.toString(), "--cli",
                 "-e", "AGENT_TOOLS_GMAIL_ROOT_URL=" + emulator.rootUri(), "-e", "AGENT_TOOLS_ACCESS_TOKEN=inspector-token",
-                "-e", "AGENT_TOOLS_TRACKING_DB=" + AgentToolsProcess.TRACKING_DB,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
-                Main.class.getName(), "mcp"));
+                "-e", "AGENT_TOOLS_TRACKING_DB=" + AgentToolsProcess.TRACKING_DB));
+        command.addAll(AgentToolsProcess.javaCommand("mcp"));
         command.addAll(List.of(method));
         ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        AgentToolsProcess.isolate(b.environment());
         b.environment().put("HOME", home.toString()); // the Inspector keeps a catalog under ~/.mcp-inspector
         Process p = b.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
@@ -22,17 +24,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code agent-tools mcp} driven by the MCP Java SDK's own client over stdio, against the emulator. */
 class McpServerTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static McpSyncClient client;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
-        ServerParameters server = ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
-                .args("-cp", System.getProperty("java.class.path"), Main.class.getName(), "mcp")
-                .env(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
-                        "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString()))
-                .build();
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
+        List<String> command = AgentToolsProcess.javaCommand("mcp");
+        Map<String, String> env = AgentToolsProcess.isolate(new java.util.HashMap<>());
+        env.putAll(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
+                "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString()));
+        ServerParameters server = ServerParameters.builder(command.getFirst())
+                .args(command.subList(1, command.size())).env(env).build();
         var mapper = new JacksonMcpJsonMapper(tools.jackson.databind.json.JsonMapper.builder().build());
         client = McpClient.sync(new StdioClientTransport(server, mapper)).requestTimeout(Duration.ofSeconds(30)).build();
         client.initialize();

@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
@@ -24,6 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * well-formed answer, no answer carries a stack trace, and the process is still serving at the end.
  */
 class ServeFuzzTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static final int LINES = 10_000;
     private static final List<String> SEEDS = List.of(
             "{\"id\": 1, \"command\": \"tools.list\", \"params\": {}}",
@@ -34,7 +38,7 @@ class ServeFuzzTest {
 
     @Test
     void everyLineIsAnsweredAndTheProcessSurvives() throws Exception {
-        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(10_000).build())) {
             Process p = AgentToolsProcess.start(emulator, "serve", "--stdio");
             Random random = new Random(20261130);

@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
@@ -20,11 +22,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Calls made through call and serve are recorded, and `stats` reads them back, from SQLite and from DynamoDB. */
 class TrackingEndToEndTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
     }
 
     @AfterAll

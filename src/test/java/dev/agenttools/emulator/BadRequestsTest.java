@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
@@ -15,13 +16,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every bad request gets a 4xx in Google's error format with a message that names what is wrong. */
 class BadRequestsTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static Emulator emulator;
     private static RawHttp http;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(JavaGmailClient.fastConfig().build());
+        emulator = emulators.start(JavaGmailClient.fastConfig().build());
         http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
     }
 

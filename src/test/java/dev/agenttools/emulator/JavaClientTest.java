@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
 import com.google.api.client.googleapis.json.GoogleJsonError;
@@ -30,12 +31,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The official Gmail Java client against the emulator, changed only in its root URL and token. */
 class JavaClientTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static Gmail gmail;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(JavaGmailClient.fastConfig().token("test-token").build());
+        emulator = emulators.start(JavaGmailClient.fastConfig().token("test-token").build());
         gmail = JavaGmailClient.connect(emulator, "test-token");
     }
 

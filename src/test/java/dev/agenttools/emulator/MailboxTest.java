@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Message;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The seeded mailbox's content and reproducibility, and the same API over the user's own mbox or .eml files. */
 class MailboxTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static final Instant ANCHOR = Instant.parse("2026-11-30T00:00:00Z");
 
     @Test
@@ -79,7 +82,7 @@ class MailboxTest {
 
                 Looks good.
                 """.replace("\n", "\r\n"), StandardCharsets.UTF_8);
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().mailbox(mbox.toString()).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().mailbox(mbox.toString()).build())) {
             Gmail gmail = JavaGmailClient.connect(emulator, "t");
             List<Message> listed = gmail.users().messages().list("me").execute().getMessages();
             assertThat(listed).hasSize(2);
@@ -102,7 +105,7 @@ class MailboxTest {
         Files.writeString(dir.resolve("2.eml"), "From: b@example.org\r\nTo: me@example.com\r\nSubject: Re: Hello\r\n"
                 + "Message-ID: <two@example.org>\r\nIn-Reply-To: <one@example.org>\r\nDate: Mon, 05 Jan 2026 11:00:00 +0000\r\n\r\nSecond.\r\n");
         Files.writeString(dir.resolve("notes.txt"), "not mail");
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().mailbox(dir.toString()).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().mailbox(dir.toString()).build())) {
             Gmail gmail = JavaGmailClient.connect(emulator, "t");
             List<Message> listed = gmail.users().messages().list("me").execute().getMessages();
             assertThat(listed).hasSize(2);
@@ -114,7 +117,7 @@ class MailboxTest {
 
     @Test
     void aMissingMailboxPathIsAClearError() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Emulator.start(JavaGmailClient.fastConfig().mailbox("/no/such/file.mbox").build()))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> emulators.start(JavaGmailClient.fastConfig().mailbox("/no/such/file.mbox").build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/no/such/file.mbox").hasMessageContaining("mbox");
     }
 }

@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -22,12 +23,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * busy machine cannot make them fail.
  */
 class ModelsTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void everyCallTakesAtLeastTheLatencyAndANewConnectionPaysTheHandshake() throws Exception {
         Duration latency = Duration.ofMillis(120);
-        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(latency).jitter(Duration.ZERO)
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(latency).jitter(Duration.ZERO)
                 .handshake(Duration.ofMillis(200)).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             long first = timed(() -> http.get("gmail/v1/users/me/profile"));
@@ -46,7 +49,7 @@ class ModelsTest {
 
     @Test
     void jitterSpreadsLatencyWithinItsBounds() throws Exception {
-        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(40))
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(40))
                 .jitter(Duration.ofMillis(30)).handshake(Duration.ZERO).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             List<Long> times = new ArrayList<>();
@@ -61,7 +64,7 @@ class ModelsTest {
     @Test
     void answersRateLimitedOnceTheQuotaBucketIsEmpty() throws Exception {
         // 15 units of burst: three messages.list calls (5 units each), then the bucket is empty
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().quotaPerMinute(60).burst(15).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().quotaPerMinute(60).burst(15).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             List<Integer> statuses = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
@@ -81,7 +84,7 @@ class ModelsTest {
 
     @Test
     void rejectsCallsOverTheConcurrencyLimit() throws Exception {
-        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(400))
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(400))
                 .jitter(Duration.ZERO).handshake(Duration.ZERO).maxConcurrent(3).build());
              var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
@@ -106,7 +109,7 @@ class ModelsTest {
 
     @Test
     void batchPartsAreChargedOneByOne() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().maxConcurrent(4).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().maxConcurrent(4).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             StringBuilder body = new StringBuilder();
             for (int i = 0; i < 10; i++) {
@@ -127,7 +130,7 @@ class ModelsTest {
 
     @Test
     void injectsFaultsAtTheConfiguredRateAndMix() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().failRate(0.3)
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().failRate(0.3)
                 .failStatuses(Map.of(503, 1, 500, 1)).seed(7).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             Map<Integer, Integer> byStatus = new HashMap<>();
@@ -143,7 +146,7 @@ class ModelsTest {
 
     @Test
     void slowCallsTakeLonger() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().slowRate(1.0).slowBy(Duration.ofMillis(300)).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().slowRate(1.0).slowBy(Duration.ofMillis(300)).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             assertThat(timed(() -> http.get("gmail/v1/users/me/profile"))).isBetween(300L, 3_300L);
         }
@@ -151,7 +154,7 @@ class ModelsTest {
 
     @Test
     void listedMessagesCanVanishBeforeTheyAreFetched() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().vanishRate(1.0).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().vanishRate(1.0).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             JsonNode listed = JSON.readTree(http.get("gmail/v1/users/me/messages?maxResults=3").body()).get("messages");
             for (JsonNode m : listed) {
@@ -163,7 +166,7 @@ class ModelsTest {
 
     @Test
     void countersAreServedOverHttpAndCanBeReset() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             http.get("gmail/v1/users/me/profile");
             JsonNode counters = JSON.readTree(http.get("emulator/v1/counters").body());

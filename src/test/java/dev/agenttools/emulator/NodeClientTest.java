@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * against the emulator. The script makes each call and reports what the client returned or threw.
  */
 class NodeClientTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static Emulator tlsEmulator;
     private static JsonNode results;
@@ -27,8 +30,8 @@ class NodeClientTest {
         Path dir = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         assertThat(dir.resolve("node_modules/@googleapis/gmail"))
                 .as("npm packages of the Node client test (the build runs 'npm ci' in %s)", dir).exists();
-        emulator = Emulator.start(JavaGmailClient.fastConfig().token("node-token").build());
-        tlsEmulator = Emulator.start(JavaGmailClient.fastConfig().token("node-token").tls(true).build());
+        emulator = emulators.start(JavaGmailClient.fastConfig().token("node-token").build());
+        tlsEmulator = emulators.start(JavaGmailClient.fastConfig().token("node-token").tls(true).build());
         ProcessBuilder builder = new ProcessBuilder("node", "gmail-client-check.mjs", emulator.rootUri().toString(),
                 "node-token", tlsEmulator.rootUri().toString())
                 .directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLContext;
@@ -25,10 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** HTTP/1.1, h2c and TLS with ALPN, and what official clients layer on requests (gzip bodies, method override). */
 class TransportTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
 
     @Test
     void multiplexesConcurrentCallsOverOneHttp2Connection() throws Exception {
-        try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ofMillis(100))
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(100))
                 .jitter(Duration.ZERO).build());
              var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_2);
@@ -51,7 +54,7 @@ class TransportTest {
     void servesHttpsWithHttp2ByAlpnAndASelfSignedCertificateClientsCanTrust(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
         Path cert = dir.resolve("emulator.pem");
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().tls(true).certFile(cert).build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().tls(true).certFile(cert).build())) {
             assertThat(emulator.rootUri().getScheme()).isEqualTo("https");
             assertThat(Files.readString(cert)).startsWith("-----BEGIN CERTIFICATE-----");
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(trusting(cert)).build();
@@ -66,7 +69,7 @@ class TransportTest {
 
     @Test
     void acceptsGzipRequestBodiesAndMethodOverride() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             String id = http.get("gmail/v1/users/me/messages?maxResults=1").body().replaceAll("(?s).*?\"id\" : \"([0-9a-f]+)\".*", "$1");
             HttpResponse<String> modified = http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages/" + id + "/modify"))
@@ -87,7 +90,7 @@ class TransportTest {
 
     @Test
     void compressesResponsesForClientsThatAcceptGzip() throws Exception {
-        try (Emulator emulator = Emulator.start(JavaGmailClient.fastConfig().build())) {
+        try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().build())) {
             HttpClient client = HttpClient.newHttpClient();
             HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages?maxResults=50"))
                     .header("Authorization", "Bearer t").header("Accept-Encoding", "gzip").build(),

@@ -1,5 +1,7 @@
 package dev.agenttools.gmail;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
@@ -16,12 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** get_email on every MIME shape of the seeded mailbox, over HTTP: the text an agent reads must be right. */
 class GetEmailTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static ToolRegistry tools;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(fastEmulator().build());
+        emulator = emulators.start(fastEmulator().build());
         tools = Tools.registry(fastSettings(emulator).withAccessToken("t"));
     }
 

@@ -1,5 +1,7 @@
 package dev.agenttools.gmail;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Tools;
@@ -23,12 +25,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The Gmail tools against the emulator over HTTP: the same answer from every strategy, paging, errors. */
 class GmailToolsTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static ToolRegistry tools;
 
     @BeforeAll
     static void start() {
-        emulator = Emulator.start(fastEmulator().token("tools-token").build());
+        emulator = emulators.start(fastEmulator().token("tools-token").build());
         tools = Tools.registry(fastSettings(emulator).withAccessToken("tools-token"));
     }
 
@@ -113,7 +117,7 @@ class GmailToolsTest {
 
     @Test
     void reportsMessagesThatVanishBetweenListAndGet() {
-        try (Emulator vanishing = Emulator.start(fastEmulator().vanishRate(0.3).seed(3).build())) {
+        try (Emulator vanishing = emulators.start(fastEmulator().vanishRate(0.3).seed(3).build())) {
             ToolRegistry r = Tools.registry(fastSettings(vanishing).withAccessToken("t"));
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
                 JsonNode data = r.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"" + strategy + "\"}"))).data();

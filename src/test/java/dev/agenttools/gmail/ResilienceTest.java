@@ -1,5 +1,7 @@
 package dev.agenttools.gmail;
 
+import dev.agenttools.emulator.Emulators;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorCounters;
@@ -23,6 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Retries, the deadline, quota pacing and connection reuse, against the emulator's fault and limit models. */
 class ResilienceTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
     /** Short backoffs so that hundreds of retries fit in a unit test; the policy is the same, only the scale differs. */
     private static final Retry QUICK = new Retry(Duration.ofMillis(5), Duration.ofMillis(100), 8);
 
@@ -32,7 +36,7 @@ class ResilienceTest {
 
     @Test
     void twoHundredListsOfTwentySucceedDespiteTenPercentInjected503s() throws Exception {
-        try (Emulator emulator = Emulator.start(fastEmulator().failRate(0.10).failStatuses(java.util.Map.of(503, 1)).seed(11).build());
+        try (Emulator emulator = emulators.start(fastEmulator().failRate(0.10).failStatuses(java.util.Map.of(503, 1)).seed(11).build());
              var pool = Executors.newFixedThreadPool(4)) {
             ToolRegistry tools = registry(fastSettings(emulator), QUICK);
             List<Future<JsonNode>> calls = new ArrayList<>();
@@ -51,7 +55,7 @@ class ResilienceTest {
 
     @Test
     void theDeadlineHoldsWhenGmailIsSlow() {
-        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofSeconds(3)).build())) {
+        try (Emulator emulator = emulators.start(fastEmulator().latency(Duration.ofSeconds(3)).build())) {
             ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
             long start = System.nanoTime();
             assertThatThrownBy(() -> tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":5,\"timeout_ms\":400}"))))
@@ -66,7 +70,7 @@ class ResilienceTest {
     @Test
     void quotaPacingKeepsRateLimitErrorsAtZero() {
         // Gmail-like limits scaled down: 3,000 units a minute (50 a second), bursts of 50 units, 8 calls in flight
-        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(20)).quotaPerMinute(3_000)
+        try (Emulator emulator = emulators.start(fastEmulator().latency(Duration.ofMillis(20)).quotaPerMinute(3_000)
                 .burst(50).maxConcurrent(8).build())) {
             ToolRegistry tools = registry(fastSettings(emulator).withPacing(3_000, 50, 8), Retry.DEFAULT);
             for (String strategy : new String[] {"concurrent", "batch"}) {
@@ -83,7 +87,7 @@ class ResilienceTest {
     @Test
     void batchRetriesThePartsRefusedForConcurrency() {
         // the client believes it may send 20 at once; the server allows 5: parts beyond are 429 and must be retried
-        try (Emulator emulator = Emulator.start(fastEmulator().maxConcurrent(5).build())) {
+        try (Emulator emulator = emulators.start(fastEmulator().maxConcurrent(5).build())) {
             ToolRegistry tools = registry(fastSettings(emulator).withPacing(60_000_000, 1_000_000, 20).withBatchSize(20), QUICK);
             JsonNode data = tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"batch\"}"))).data();
             assertThat(data.get("emails")).hasSize(20);
@@ -93,7 +97,7 @@ class ResilienceTest {
 
     @Test
     void aBurstOfGetsSharesOneHttp2Connection() {
-        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(30)).build())) {
+        try (Emulator emulator = emulators.start(fastEmulator().latency(Duration.ofMillis(30)).build())) {
             ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
             tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"concurrent\"}")));
             tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"concurrent\"}")));
