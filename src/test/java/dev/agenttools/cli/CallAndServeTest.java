@@ -135,7 +135,13 @@ class CallAndServeTest {
             assertThat(out.readLine()).contains("\"warm\"");
             in.write("{\"id\": \"slow\", \"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1}}\n".getBytes(StandardCharsets.UTF_8));
             in.flush();
-            Thread.sleep(300);
+            // Wait until the call has reached Gmail (the emulator holds it 700 ms), however slow the machine is
+            long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (slow.counters().httpRequests() == 0 && System.nanoTime() < giveUp) {
+                Thread.onSpinWait();
+                Thread.sleep(5);
+            }
+            assertThat(slow.counters().httpRequests()).as("the call reached the emulator").isPositive();
             // SIGTERM while the call is in flight (Process.destroy would also close our end of its pipes)
             new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor();
             String answer = out.readLine();

@@ -53,6 +53,30 @@ class MailboxTest {
     }
 
     @Test
+    void aMemoizedSeedServesTheSameMailboxAndEachEmulatorKeepsItsOwnChanges() throws Exception {
+        EmulatorConfig config = JavaGmailClient.fastConfig().seedMessages(300).build();
+        try (Emulator fresh = Emulator.start(config); Emulator first = emulators.start(config); Emulator second = emulators.start(config)) {
+            List<StoredMessage> expected = fresh.mailbox().messages(m -> true);
+            for (Emulator memoized : List.of(first, second)) {
+                List<StoredMessage> actual = memoized.mailbox().messages(m -> true);
+                assertThat(actual).hasSameSizeAs(expected);
+                for (int i = 0; i < expected.size(); i++) {
+                    assertThat(actual.get(i).id).isEqualTo(expected.get(i).id);
+                    assertThat(actual.get(i).threadId).isEqualTo(expected.get(i).threadId);
+                    assertThat(actual.get(i).labels()).isEqualTo(expected.get(i).labels());
+                    assertThat(actual.get(i).raw).isEqualTo(expected.get(i).raw);
+                    assertThat(actual.get(i).parsed).usingRecursiveComparison().isEqualTo(expected.get(i).parsed);
+                }
+            }
+            String id = Long.toHexString(expected.getFirst().id);
+            RawHttp http = new RawHttp(first, java.net.http.HttpClient.Version.HTTP_1_1);
+            assertThat(http.post("gmail/v1/users/me/messages/" + id + "/trash", "application/json", "").statusCode()).isEqualTo(200);
+            assertThat(first.mailbox().messages(m -> true).getFirst().labels()).contains("TRASH");
+            assertThat(second.mailbox().messages(m -> true).getFirst().labels()).doesNotContain("TRASH");
+        }
+    }
+
+    @Test
     void servesAnMboxFromGoogleTakeoutWithItsLabelsAndThreads(@TempDir Path dir) throws Exception {
         Path mbox = dir.resolve("All mail Including Spam and Trash.mbox");
         Files.writeString(mbox, """
