@@ -12,7 +12,12 @@ public record Deadline(long startNanos, long budgetNanos) {
     }
 
     public long remainingNanos() {
-        return budgetNanos - (System.nanoTime() - startNanos);
+        return remainingNanos(System.nanoTime());
+    }
+
+    /** What is left at {@code nowNanos} (a {@link System#nanoTime()} reading, or a test's virtual one). */
+    long remainingNanos(long nowNanos) {
+        return budgetNanos - (nowNanos - startNanos);
     }
 
     public Duration elapsed() {

@@ -30,6 +30,12 @@ public final class GoogleErrors {
         return null;
     }
 
+    /** A 403 that means "slow down", not "not allowed". A 403 without a reason (no JSON errors list) is not one. */
+    private static boolean rateLimited(Throwable e) {
+        String reason = reason(e);
+        return reason != null && RATE_REASONS.contains(reason); // Set.of(...).contains(null) throws
+    }
+
     /** True for what Google says to retry with backoff: 429, 403 rate-limit reasons, 5xx, and lost connections. */
     public static boolean retryable(Throwable e) {
         int status = status(e);
@@ -37,7 +43,7 @@ public final class GoogleErrors {
             return true;
         }
         if (status == 403) {
-            return RATE_REASONS.contains(reason(e));
+            return rateLimited(e);
         }
         return status == 0 && e instanceof IOException && !(e instanceof InterruptedIOException);
     }
@@ -64,7 +70,7 @@ public final class GoogleErrors {
         ToolException.Kind kind = switch (status) {
             case 400 -> ToolException.Kind.INVALID_ARGUMENT;
             case 401 -> ToolException.Kind.UNAUTHENTICATED;
-            case 403 -> RATE_REASONS.contains(reason(e)) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
+            case 403 -> rateLimited(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
             case 404 -> ToolException.Kind.NOT_FOUND;
             case 429 -> ToolException.Kind.RATE_LIMITED;
             case 0 -> e instanceof InterruptedIOException ? ToolException.Kind.DEADLINE : ToolException.Kind.UPSTREAM;

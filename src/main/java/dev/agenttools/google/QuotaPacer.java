@@ -18,10 +18,15 @@ public final class QuotaPacer {
     private final double unitsPerNano;
     private final Semaphore inFlight;
     private final int maxInFlight;
+    private final Ticker ticker;
     private double units;
     private long lastRefill;
 
     public QuotaPacer(int unitsPerMinute, int burst, int maxInFlight) {
+        this(unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM);
+    }
+
+    QuotaPacer(int unitsPerMinute, int burst, int maxInFlight, Ticker ticker) {
         if (unitsPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
             throw new IllegalArgumentException("quota pacing needs positive units per minute, burst and concurrency, got "
                     + unitsPerMinute + ", " + burst + ", " + maxInFlight);
@@ -29,7 +34,8 @@ public final class QuotaPacer {
         this.capacity = Math.max(1, burst * HEADROOM);
         this.unitsPerNano = unitsPerMinute / 60.0 / 1e9;
         this.units = capacity;
-        this.lastRefill = System.nanoTime();
+        this.ticker = ticker;
+        this.lastRefill = ticker.nanoTime();
         this.maxInFlight = maxInFlight;
         this.inFlight = new Semaphore(maxInFlight, true);
     }
@@ -48,7 +54,7 @@ public final class QuotaPacer {
      */
     public Permit acquire(int cost, int slots, Deadline deadline, String what) throws InterruptedException {
         int wanted = Math.min(slots, maxInFlight);
-        if (!inFlight.tryAcquire(wanted, Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS)) {
+        if (!inFlight.tryAcquire(wanted, Math.max(0, deadline.remainingNanos(ticker.nanoTime())), TimeUnit.NANOSECONDS)) {
             throw deadline.exceeded(what + " (waiting for a free request slot)");
         }
         try {
@@ -64,7 +70,7 @@ public final class QuotaPacer {
         while (true) {
             long waitNanos;
             synchronized (this) {
-                long now = System.nanoTime();
+                long now = ticker.nanoTime();
                 units = Math.min(capacity, units + (now - lastRefill) * unitsPerNano);
                 lastRefill = now;
                 if (units >= cost) {
@@ -73,10 +79,10 @@ public final class QuotaPacer {
                 }
                 waitNanos = (long) Math.ceil((cost - units) / unitsPerNano);
             }
-            if (waitNanos > deadline.remainingNanos()) {
+            if (waitNanos > deadline.remainingNanos(ticker.nanoTime())) {
                 throw deadline.exceeded(what + " (the Gmail quota allows no more calls in time)");
             }
-            TimeUnit.NANOSECONDS.sleep(waitNanos);
+            ticker.sleep(waitNanos);
         }
     }
 

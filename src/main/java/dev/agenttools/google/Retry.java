@@ -7,11 +7,13 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Exponential backoff with full jitter for what {@link GoogleErrors#retryable} says a retry can fix, honouring
+ * Exponential backoff with jitter for what {@link GoogleErrors#retryable} says a retry can fix, honouring
  * Retry-After, always within the call's deadline. Immutable; thread-safe.
  *
- * @param base first backoff ceiling; attempt n waits a random time in [0, min(cap, base * 2^n))
- * @param cap  largest backoff
+ * @param base        first backoff ceiling; the wait after failed attempt n is a random time in [c/2, c], where
+ *                    c = min(cap, base * 2^(n-1)), or Retry-After when that is longer
+ * @param cap         largest backoff
+ * @param maxAttempts attempts in all, the first one included
  */
 public record Retry(Duration base, Duration cap, int maxAttempts) {
     public static final Retry DEFAULT = new Retry(Duration.ofMillis(200), Duration.ofSeconds(8), 8);
@@ -27,6 +29,10 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
      * deadline; then throws the translated error.
      */
     public <T> T run(String operation, Deadline deadline, Call<T> call) throws InterruptedException {
+        return run(operation, deadline, call, Ticker.SYSTEM);
+    }
+
+    <T> T run(String operation, Deadline deadline, Call<T> call, Ticker ticker) throws InterruptedException {
         for (int attempt = 1; ; attempt++) {
             try {
                 return call.execute();
@@ -40,12 +46,12 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
                     throw GoogleErrors.translate(e, operation, attempt, deadline);
                 }
                 long wait = backoffNanos(attempt, e);
-                if (wait >= deadline.remainingNanos()) {
+                if (wait >= deadline.remainingNanos(ticker.nanoTime())) {
                     ToolException last = GoogleErrors.translate(e, operation, attempt, deadline);
                     throw new ToolException(ToolException.Kind.DEADLINE, "deadline of " + deadline.budget().toMillis()
                             + " ms leaves no time to retry; last error: " + last.getMessage(), e);
                 }
-                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
+                ticker.sleep(wait);
             }
         }
     }

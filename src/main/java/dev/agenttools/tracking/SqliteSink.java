@@ -111,28 +111,29 @@ public final class SqliteSink implements CallSink {
 
     /**
      * Statistics per tool and backend, computed by SQL: nearest-rank percentiles from window functions (SQLite has
-     * no percentile aggregate), plus an "all" row per tool.
+     * no percentile aggregate), plus an "all" row per tool. A failed call has no backend and is grouped by the
+     * strategy it asked for, but only calls the fallback answered count as fallbacks. Rows: per tool, "all" first,
+     * then by calls, most first, ties by backend name. {@link StatsCalculator} must give the same rows.
      */
     public synchronized List<StatsRow> stats(Instant since, String tool) throws SQLException {
         String filter = "ts_ms >= ?" + (tool == null ? "" : " AND tool_name = ?");
         String sql = """
                 WITH f AS (
-                  SELECT tool_name, COALESCE(backend, strategy) AS backend, status, duration_ms FROM calls WHERE %s
+                  SELECT tool_name, COALESCE(backend, strategy) AS backend, calls.backend IS 'fallback' AS fell_back,
+                         status, duration_ms FROM calls WHERE %s
                   UNION ALL
-                  SELECT tool_name, 'all', status, duration_ms FROM calls WHERE %s),
-                fb AS (SELECT tool_name, SUM(backend = 'fallback') AS fallbacks FROM f WHERE backend <> 'all' GROUP BY tool_name),
+                  SELECT tool_name, 'all', calls.backend IS 'fallback', status, duration_ms FROM calls WHERE %s),
                 r AS (SELECT f.*, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (PARTITION BY tool_name, backend) AS n
                       FROM f WINDOW w AS (PARTITION BY tool_name, backend ORDER BY duration_ms))
-                SELECT r.tool_name, r.backend, MAX(n) AS calls,
+                SELECT tool_name, backend, MAX(n) AS calls,
                        SUM(status = 'error') * 1.0 / MAX(n) AS error_rate,
-                       CASE WHEN r.backend = 'all' THEN MAX(fb.fallbacks) * 1.0 / MAX(n)
-                            WHEN r.backend = 'fallback' THEN 1.0 ELSE 0.0 END AS fallback_rate,
+                       SUM(fell_back) * 1.0 / MAX(n) AS fallback_rate,
                        MIN(CASE WHEN rn * 100 >= 50 * n THEN duration_ms END) AS p50,
                        MIN(CASE WHEN rn * 100 >= 90 * n THEN duration_ms END) AS p90,
                        MIN(CASE WHEN rn * 100 >= 99 * n THEN duration_ms END) AS p99
-                FROM r JOIN fb ON fb.tool_name = r.tool_name
-                GROUP BY r.tool_name, r.backend
-                ORDER BY r.tool_name, r.backend = 'all' DESC, calls DESC""".formatted(filter, filter);
+                FROM r
+                GROUP BY tool_name, backend
+                ORDER BY tool_name, backend = 'all' DESC, calls DESC, backend""".formatted(filter, filter);
         try (PreparedStatement q = connection.prepareStatement(sql)) {
             int i = 1;
             for (int part = 0; part < 2; part++) {

@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +9,7 @@ import java.util.TreeMap;
 
 /**
  * The same statistics as {@link SqliteSink#stats}, computed in Java from records read back (for stores without
- * SQL, such as DynamoDB): nearest-rank percentiles, an "all" row per tool.
+ * SQL, such as DynamoDB): nearest-rank percentiles, an "all" row per tool, rows in the same order.
  */
 final class StatsCalculator {
     private StatsCalculator() {
@@ -36,7 +37,7 @@ final class StatsCalculator {
                     tail.add(row);
                 }
             });
-            tail.sort((a, b) -> Long.compare(b.calls(), a.calls()));
+            tail.sort(Comparator.comparingLong(StatsRow::calls).reversed().thenComparing(StatsRow::backend));
             rows.addAll(tail);
         });
         return rows;

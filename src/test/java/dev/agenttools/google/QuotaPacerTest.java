@@ -1,0 +1,267 @@
+package dev.agenttools.google;
+
+import dev.agenttools.tool.ToolException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The token bucket and the cap on calls in flight. Quota waits run in virtual time ({@link VirtualTime}), so the
+ * assertions are on what was granted and what was waited for, never on how long a test took.
+ */
+class QuotaPacerTest {
+    private static final Duration HOUR = Duration.ofHours(1);
+    /** 600 units a minute: one unit every 100 ms. */
+    private static final int TEN_A_SECOND = 600;
+    private static final long ONE_UNIT_NANOS = Duration.ofMillis(100).toNanos();
+    /** Rounding of the refill arithmetic, in nanoseconds. */
+    private static final long ROUNDING = 1_000;
+    private final VirtualTime time = new VirtualTime();
+
+    @Test
+    void letsAFullBucketThroughAtOnceThenPacesToTheRate() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time);
+        int bucket = (int) (10 * QuotaPacer.HEADROOM);
+
+        for (int i = 0; i < bucket; i++) {
+            pacer.acquire(1, 1, time.deadline(HOUR), "call " + i).close();
+        }
+        assertThat(time.sleeps).isEmpty();
+        for (int i = 0; i < 5; i++) {
+            pacer.acquire(1, 1, time.deadline(HOUR), "paced call " + i).close();
+        }
+
+        assertThat(time.slept()).isCloseTo(5 * ONE_UNIT_NANOS, within(ROUNDING));
+    }
+
+    @Test
+    void chargesEachCallItsCost() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 50, 5, time); // a bucket of 45 units
+
+        for (int i = 0; i < 9; i++) {
+            pacer.acquire(5, 1, time.deadline(HOUR), "messages.get").close();
+        }
+        assertThat(time.sleeps).isEmpty();
+        pacer.acquire(5, 1, time.deadline(HOUR), "messages.get").close();
+
+        assertThat(time.slept()).isCloseTo(5 * ONE_UNIT_NANOS, within(ROUNDING));
+    }
+
+    @Test
+    void refillsWhileIdleButNeverBeyondTheBucket() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        pacer.acquire(9, 1, time.deadline(HOUR), "drain").close();
+
+        time.advance(Duration.ofMillis(300));
+        for (int i = 0; i < 3; i++) {
+            pacer.acquire(1, 1, time.deadline(HOUR), "refilled").close();
+        }
+        assertThat(time.sleeps).isEmpty();
+        time.advance(Duration.ofMinutes(10));
+        for (int i = 0; i < 9; i++) {
+            pacer.acquire(1, 1, time.deadline(HOUR), "after a long idle").close();
+        }
+        assertThat(time.sleeps).isEmpty();
+        pacer.acquire(1, 1, time.deadline(HOUR), "one more").close();
+
+        assertThat(time.slept()).isCloseTo(ONE_UNIT_NANOS, within(ROUNDING));
+    }
+
+    @Test
+    void aCallCostingMoreThanTheBucketWaitsForAFullBucketNotForever() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+
+        pacer.acquire(100, 1, time.deadline(HOUR), "batch of 100 units").close();
+        assertThat(time.sleeps).isEmpty();
+        pacer.acquire(100, 1, time.deadline(HOUR), "batch of 100 units").close();
+
+        assertThat(time.slept()).isCloseTo(9 * ONE_UNIT_NANOS, within(ROUNDING));
+    }
+
+    @Test
+    void concurrentAcquirersNeverGetMoreThanTheBucketPlusTheRefill() throws Exception {
+        int threads = 8;
+        int callsEach = 40;
+        int bucket = (int) (20 * QuotaPacer.HEADROOM);
+        double unitsPerNano = 6_000 / 60.0 / 1e9;
+        QuotaPacer pacer = new QuotaPacer(6_000, 20, 4, time);
+        long start = time.nanoTime();
+        List<Long> grantedAt = new CopyOnWriteArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> acquirers = new ArrayList<>();
+        try (var pool = Executors.newFixedThreadPool(threads)) {
+            for (int t = 0; t < threads; t++) {
+                acquirers.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < callsEach; i++) {
+                        try (QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "messages.list")) {
+                            grantedAt.add(time.nanoTime()); // read after the grant: never earlier than it
+                        }
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : acquirers) {
+                f.get(20, TimeUnit.SECONDS);
+            }
+        }
+
+        assertThat(grantedAt).hasSize(threads * callsEach);
+        List<Long> sorted = grantedAt.stream().sorted().toList();
+        for (int k = 1; k <= sorted.size(); k++) {
+            double allowed = bucket + (sorted.get(k - 1) - start) * unitsPerNano;
+            assertThat((double) k).as("grants by the %dth", k).isLessThanOrEqualTo(allowed + 1e-6);
+        }
+    }
+
+    @Test
+    void capsCallsInFlightAndHandsFreedSlotsOutInArrivalOrder() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 2, time);
+        QuotaPacer.Permit first = pacer.acquire(1, 1, time.deadline(HOUR), "first");
+        QuotaPacer.Permit second = pacer.acquire(1, 1, time.deadline(HOUR), "second");
+        List<String> order = new CopyOnWriteArrayList<>();
+        List<QuotaPacer.Permit> held = new CopyOnWriteArrayList<>();
+        Thread a = waiter(pacer, "a", order, held);
+        awaitParked(a);
+        Thread b = waiter(pacer, "b", order, held);
+        awaitParked(b);
+        assertThat(order).isEmpty();
+
+        first.close();
+        a.join(Duration.ofSeconds(20));
+        assertThat(order).containsExactly("a");
+        second.close();
+        b.join(Duration.ofSeconds(20));
+
+        assertThat(order).containsExactly("a", "b");
+        held.forEach(QuotaPacer.Permit::close);
+    }
+
+    @Test
+    void aCallTakingSeveralSlotsTakesAtMostAll() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 3, time);
+
+        QuotaPacer.Permit batch = pacer.acquire(1, 10, time.deadline(Duration.ofSeconds(5)), "batch of 10 parts");
+        ToolException full = catchThrowableOfType(ToolException.class,
+                () -> pacer.acquire(1, 1, time.deadline(Duration.ofMillis(20)), "messages.get"));
+        batch.close();
+
+        assertThat(full.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(full).hasMessageStartingWith("messages.get (waiting for a free request slot): deadline of 20 ms exceeded");
+        pacer.acquire(0, 3, time.deadline(Duration.ZERO), "all slots are free again").close();
+    }
+
+    @Test
+    void refusesAtOnceWhenTheQuotaCannotRefillBeforeTheDeadline() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(60, 1, 1, time); // one unit a second, a bucket of one
+        pacer.acquire(1, 1, time.deadline(HOUR), "first").close();
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> pacer.acquire(1, 1, time.deadline(Duration.ofMillis(500)), "messages.list"));
+
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(e).hasMessageStartingWith("messages.list (the Gmail quota allows no more calls in time): deadline of 500 ms");
+        assertThat(time.sleeps).isEmpty();
+        // the slot went back, and a deadline the refill fits in is met by waiting
+        pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list").close();
+        assertThat(time.slept()).isCloseTo(Duration.ofSeconds(1).toNanos(), within(ROUNDING));
+    }
+
+    @Test
+    void anInterruptWhileWaitingForASlotEndsTheWait() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 1, time);
+        QuotaPacer.Permit only = pacer.acquire(1, 1, time.deadline(HOUR), "holder");
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                pacer.acquire(1, 1, time.deadline(HOUR), "waiter").close();
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        awaitParked(waiter);
+
+        waiter.interrupt();
+
+        assertThat(waiter.join(Duration.ofSeconds(20))).as("the wait ended").isTrue();
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        only.close();
+        pacer.acquire(0, 1, time.deadline(Duration.ZERO), "the slot is free").close();
+    }
+
+    @Test
+    void anInterruptWhileWaitingForQuotaEndsTheWaitAndGivesTheSlotBack() throws Exception {
+        CountDownLatch sleeping = new CountDownLatch(1);
+        Ticker sleepsForReal = new Ticker() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void sleep(long nanos) throws InterruptedException {
+                sleeping.countDown();
+                Ticker.SYSTEM.sleep(nanos);
+            }
+        };
+        QuotaPacer pacer = new QuotaPacer(1, 1, 2, sleepsForReal); // one unit a minute
+        pacer.acquire(1, 1, Deadline.in(HOUR), "first").close();
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                pacer.acquire(1, 1, Deadline.in(HOUR), "waiter").close();
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        assertThat(sleeping.await(20, TimeUnit.SECONDS)).as("waiting for quota").isTrue();
+
+        waiter.interrupt();
+
+        assertThat(waiter.join(Duration.ofSeconds(20))).as("the wait ended").isTrue();
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        pacer.acquire(0, 2, Deadline.in(Duration.ZERO), "both slots are free").close();
+    }
+
+    @Test
+    void refusesSettingsThatCannotPace() {
+        assertThatThrownBy(() -> new QuotaPacer(0, 10, 2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("quota pacing needs positive units per minute, burst and concurrency, got 0, 10, 2");
+        assertThatThrownBy(() -> new QuotaPacer(600, -1, 2)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new QuotaPacer(600, 10, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private Thread waiter(QuotaPacer pacer, String name, List<String> order, List<QuotaPacer.Permit> held) {
+        return Thread.ofVirtual().name(name).start(() -> {
+            try {
+                held.add(pacer.acquire(1, 1, time.deadline(HOUR), name));
+                order.add(name);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    /** Waits until {@code t} is parked (blocked on the pacer), so that the order of arrivals is known. */
+    private static void awaitParked(Thread t) throws InterruptedException {
+        long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("%s parked", t.getName()).isLessThan(giveUp);
+            Thread.sleep(1);
+        }
+    }
+}

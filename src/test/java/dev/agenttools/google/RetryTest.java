@@ -1,0 +1,313 @@
+package dev.agenttools.google;
+
+import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpResponseException;
+import dev.agenttools.tool.ToolException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** Which failures are retried, how long the backoff waits, and that it never waits past the deadline; in virtual time. */
+class RetryTest {
+    private static final String OPERATION = "gmail messages.get 42";
+    private static final Duration HOUR = Duration.ofHours(1);
+    private final VirtualTime time = new VirtualTime();
+
+    /** Throws the given failures in turn, then answers "done"; counts its attempts. */
+    private static final class FailsThenAnswers implements Retry.Call<String> {
+        private final Deque<Exception> failures;
+        int attempts;
+
+        FailsThenAnswers(Exception... failures) {
+            this.failures = new ArrayDeque<>(List.of(failures));
+        }
+
+        @Override
+        public String execute() throws Exception {
+            attempts++;
+            Exception next = failures.poll();
+            if (next != null) {
+                throw next;
+            }
+            return "done";
+        }
+    }
+
+    /** Throws the same failure every time; counts its attempts. */
+    private static final class AlwaysFails implements Retry.Call<String> {
+        private final Exception failure;
+        int attempts;
+
+        AlwaysFails(Exception failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public String execute() throws Exception {
+            attempts++;
+            throw failure;
+        }
+    }
+
+    private static HttpResponseException http(int status) {
+        return new HttpResponseException.Builder(status, "Status " + status, new HttpHeaders()).build();
+    }
+
+    private static HttpResponseException retryAfter(String value) {
+        return new HttpResponseException.Builder(503, "Service Unavailable", new HttpHeaders().setRetryAfter(value)).build();
+    }
+
+    private static GoogleJsonResponseException forbidden(String reason) {
+        GoogleJsonError.ErrorInfo info = new GoogleJsonError.ErrorInfo();
+        info.setReason(reason);
+        GoogleJsonError details = new GoogleJsonError();
+        details.setCode(403);
+        details.setMessage("Forbidden because " + reason);
+        details.setErrors(List.of(info));
+        return new GoogleJsonResponseException(new HttpResponseException.Builder(403, "Forbidden", new HttpHeaders()), details);
+    }
+
+    /** A 403 in Google's newer error format: a message and a status, but no errors list and so no reason. */
+    private static GoogleJsonResponseException forbiddenWithoutReason() {
+        GoogleJsonError details = new GoogleJsonError();
+        details.setCode(403);
+        details.setMessage("The caller does not have permission");
+        details.set("status", "PERMISSION_DENIED");
+        return new GoogleJsonResponseException(new HttpResponseException.Builder(403, "Forbidden", new HttpHeaders()), details);
+    }
+
+    static Stream<Exception> retryable() {
+        return Stream.of(http(429), http(500), http(502), http(503), http(504), forbidden("rateLimitExceeded"),
+                forbidden("userRateLimitExceeded"), new IOException("Connection reset"),
+                new HttpTimeoutException("request timed out"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("retryable")
+    void retriesWhatARetryCanFix(Exception failure) throws Exception {
+        FailsThenAnswers call = new FailsThenAnswers(failure);
+
+        String answer = new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3).run(OPERATION, time.deadline(HOUR), call, time);
+
+        assertThat(answer).isEqualTo("done");
+        assertThat(call.attempts).isEqualTo(2);
+        assertThat(time.sleeps).hasSize(1);
+    }
+
+    static Stream<Arguments> permanent() {
+        return Stream.of(Arguments.of(http(400), ToolException.Kind.INVALID_ARGUMENT),
+                Arguments.of(http(401), ToolException.Kind.UNAUTHENTICATED),
+                Arguments.of(forbidden("insufficientPermissions"), ToolException.Kind.UNAUTHENTICATED),
+                Arguments.of(http(403), ToolException.Kind.UNAUTHENTICATED),
+                Arguments.of(forbiddenWithoutReason(), ToolException.Kind.UNAUTHENTICATED),
+                Arguments.of(http(404), ToolException.Kind.NOT_FOUND),
+                Arguments.of(http(409), ToolException.Kind.INTERNAL),
+                Arguments.of(new InterruptedIOException("timed out"), ToolException.Kind.DEADLINE),
+                Arguments.of(new IllegalStateException("a bug"), ToolException.Kind.UPSTREAM));
+    }
+
+    @ParameterizedTest
+    @MethodSource("permanent")
+    void failsAtOnceOnWhatARetryCannotFix(Exception failure, ToolException.Kind kind) {
+        AlwaysFails call = new AlwaysFails(failure);
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(1);
+        assertThat(time.sleeps).isEmpty();
+        assertThat(e.kind()).isEqualTo(kind);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed").hasMessageContaining("(attempt 1, ").hasCause(failure);
+    }
+
+    @Test
+    void givesUpAfterTheLastAttemptAndSaysWhichItWas() {
+        AlwaysFails call = new AlwaysFails(http(503));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 4).run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(4);
+        assertThat(time.sleeps).hasSize(3);
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed with HTTP 503: Status 503 (attempt 4, ");
+    }
+
+    @Test
+    void reportsARateLimitThatOutlastsTheAttemptsAsRateLimited() {
+        AlwaysFails call = new AlwaysFails(forbidden("userRateLimitExceeded"));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3).run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(3);
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed with HTTP 403: Forbidden because userRateLimitExceeded (attempt 3, ");
+    }
+
+    @Test
+    void aSingleAttemptMeansNoRetry() {
+        AlwaysFails call = new AlwaysFails(http(503));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 1).run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(1);
+        assertThat(time.sleeps).isEmpty();
+        assertThat(e).hasMessageContaining("(attempt 1, ");
+    }
+
+    @Test
+    void backsOffExponentiallyWithJitterUpToTheCap() {
+        Retry retry = new Retry(Duration.ofMillis(100), Duration.ofSeconds(1), 8);
+        AlwaysFails call = new AlwaysFails(http(500));
+
+        catchThrowableOfType(ToolException.class, () -> retry.run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(time.sleeps).hasSize(7);
+        for (int attempt = 1; attempt <= 7; attempt++) {
+            long ceiling = Math.min(Duration.ofSeconds(1).toNanos(), Duration.ofMillis(100).toNanos() << (attempt - 1));
+            assertThat(time.sleeps.get(attempt - 1)).as("wait after attempt %d", attempt).isBetween(ceiling / 2, ceiling);
+        }
+        List<Long> samples = LongStream.range(0, 200).mapToObj(i -> retry.backoffNanos(3, http(500))).toList();
+        assertThat(samples).allSatisfy(w -> assertThat(w).isBetween(200_000_000L, 400_000_000L));
+        assertThat(samples.stream().distinct().count()).as("jittered").isGreaterThan(1);
+    }
+
+    @Test
+    void waitsAsLongAsRetryAfterAsksWhenThatIsLongerThanTheBackoff() throws Exception {
+        FailsThenAnswers call = new FailsThenAnswers(retryAfter("3"), retryAfter("Wed, 21 Oct 2015 07:28:00 GMT"));
+
+        String answer = new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3).run(OPERATION, time.deadline(HOUR), call, time);
+
+        assertThat(answer).isEqualTo("done");
+        assertThat(time.sleeps.getFirst()).isEqualTo(Duration.ofSeconds(3).toNanos());
+        // an HTTP date is not parsed: the backoff of attempt 2 stands in
+        assertThat(time.sleeps.get(1)).isBetween(Duration.ofMillis(100).toNanos(), Duration.ofMillis(200).toNanos());
+    }
+
+    @Test
+    void failsAtOnceWhenRetryAfterAsksForMoreThanTheTimeLeft() {
+        AlwaysFails call = new AlwaysFails(retryAfter("30"));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(Duration.ofSeconds(10)), call, time));
+
+        assertThat(call.attempts).isEqualTo(1);
+        assertThat(time.sleeps).isEmpty();
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(e).hasMessageStartingWith("deadline of 10000 ms leaves no time to retry; last error: " + OPERATION
+                + " failed with HTTP 503: Service Unavailable (attempt 1, ");
+    }
+
+    @Test
+    void countsTheTimeAlreadySleptAgainstTheDeadline() {
+        AlwaysFails call = new AlwaysFails(retryAfter("1"));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(Duration.ofMillis(1_500)), call, time));
+
+        // 1 s fits in 1.5 s; the second 1 s would not fit in the 0.5 s left
+        assertThat(time.sleeps).containsExactly(Duration.ofSeconds(1).toNanos());
+        assertThat(call.attempts).isEqualTo(2);
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(e).hasMessageContaining("(attempt 2, ");
+    }
+
+    @Test
+    void neverSleepsPastTheDeadlineHoweverManyAttemptsAreLeft() {
+        Duration budget = Duration.ofSeconds(5);
+        AlwaysFails call = new AlwaysFails(http(503));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> new Retry(Duration.ofMillis(100), Duration.ofSeconds(1), 1_000).run(OPERATION, time.deadline(budget), call, time));
+
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(time.slept()).isLessThan(budget.toNanos());
+        assertThat(call.attempts).isEqualTo(time.sleeps.size() + 1).isLessThan(1_000);
+    }
+
+    @Test
+    void anInterruptDuringTheBackoffEndsTheRunWithoutAnotherAttempt() throws Exception {
+        CountDownLatch sleeping = new CountDownLatch(1);
+        Ticker sleepsForReal = new Ticker() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void sleep(long nanos) throws InterruptedException {
+                sleeping.countDown();
+                Ticker.SYSTEM.sleep(nanos);
+            }
+        };
+        AlwaysFails call = new AlwaysFails(retryAfter("60"));
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread caller = Thread.ofVirtual().start(() -> {
+            try {
+                Retry.DEFAULT.run(OPERATION, Deadline.in(HOUR), call, sleepsForReal);
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        assertThat(sleeping.await(20, TimeUnit.SECONDS)).isTrue();
+
+        caller.interrupt();
+
+        assertThat(caller.join(Duration.ofSeconds(20))).as("the run ended").isTrue();
+        assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        assertThat(call.attempts).isEqualTo(1);
+    }
+
+    @Test
+    void aFailureSeenWhileInterruptedEndsTheRunAsCancelled() {
+        // what JdkHttpTransport does when its thread is interrupted: sets the flag and throws InterruptedIOException
+        Retry.Call<String> cancelled = () -> {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("GET https://gmail.googleapis.com/... cancelled");
+        };
+
+        InterruptedException e = catchThrowableOfType(InterruptedException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), cancelled, time));
+        boolean stillInterrupted = Thread.interrupted();
+
+        assertThat(e).hasMessage(OPERATION + " cancelled");
+        assertThat(stillInterrupted).isTrue();
+        assertThat(time.sleeps).isEmpty();
+    }
+
+    @Test
+    void passesItsOwnErrorsAndInterruptsThroughUnchanged() {
+        ToolException paced = new ToolException(ToolException.Kind.DEADLINE, "waiting for a free request slot");
+        InterruptedException interrupted = new InterruptedException("stop");
+        AlwaysFails pacer = new AlwaysFails(paced);
+        AlwaysFails stopped = new AlwaysFails(interrupted);
+
+        assertThat(catchThrowableOfType(ToolException.class, () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), pacer, time)))
+                .isSameAs(paced);
+        assertThat(catchThrowableOfType(InterruptedException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), stopped, time))).isSameAs(interrupted);
+        assertThat(pacer.attempts + stopped.attempts).isEqualTo(2);
+        assertThat(time.sleeps).isEmpty();
+    }
+}

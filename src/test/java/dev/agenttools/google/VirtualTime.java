@@ -1,0 +1,43 @@
+package dev.agenttools.google;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A clock that moves only when someone sleeps on it (by the time asked) or the test advances it, and remembers
+ * every sleep: pacing and backoff tests run in virtual time, never wait, and assert on what was asked for.
+ * A sleep with the interrupt flag set throws, as a real one does. Thread-safe; concurrent sleeps add up.
+ */
+final class VirtualTime implements Ticker {
+    private final AtomicLong now = new AtomicLong(System.nanoTime());
+    final List<Long> sleeps = new CopyOnWriteArrayList<>();
+
+    @Override
+    public long nanoTime() {
+        return now.get();
+    }
+
+    @Override
+    public void sleep(long nanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before sleeping " + nanos + " ns");
+        }
+        sleeps.add(nanos);
+        now.addAndGet(nanos);
+    }
+
+    void advance(Duration d) {
+        now.addAndGet(d.toNanos());
+    }
+
+    /** A deadline of {@code budget} starting now, on this clock. */
+    Deadline deadline(Duration budget) {
+        return new Deadline(nanoTime(), budget.toNanos());
+    }
+
+    long slept() {
+        return sleeps.stream().mapToLong(Long::longValue).sum();
+    }
+}
