@@ -138,7 +138,6 @@ class CallAndServeTest {
             // Wait until the call has reached Gmail (the emulator holds it 700 ms), however slow the machine is
             long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (slow.counters().httpRequests() == 0 && System.nanoTime() < giveUp) {
-                Thread.onSpinWait();
                 Thread.sleep(5);
             }
             assertThat(slow.counters().httpRequests()).as("the call reached the emulator").isPositive();

@@ -60,6 +60,21 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
         return emulator;
     }
 
+    /** An SSL context that trusts an emulator's self-signed certificate (the PEM that {@code --tls} writes). */
+    public static javax.net.ssl.SSLContext trusting(java.nio.file.Path pem) throws Exception {
+        java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+        trust.load(null, null);
+        try (var in = java.nio.file.Files.newInputStream(pem)) {
+            trust.setCertificateEntry("emulator",
+                    java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        var tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        return context;
+    }
+
     /** The per-JVM memo: each seed's generated messages and their parses. Thread-safe. */
     static final class SeededMail {
         private record Key(long seed, int messages, Instant anchor, String user) {

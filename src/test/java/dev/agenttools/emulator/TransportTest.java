@@ -3,8 +3,6 @@ package dev.agenttools.emulator;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -13,8 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +53,7 @@ class TransportTest {
         try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().tls(true).certFile(cert).build())) {
             assertThat(emulator.rootUri().getScheme()).isEqualTo("https");
             assertThat(Files.readString(cert)).startsWith("-----BEGIN CERTIFICATE-----");
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(trusting(cert)).build();
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(Emulators.trusting(cert)).build();
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/profile"))
                     .header("Authorization", "Bearer t").build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
@@ -109,16 +105,4 @@ class TransportTest {
         return out.toByteArray();
     }
 
-    private static SSLContext trusting(Path pem) throws Exception {
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(pem)) {
-            trust.setCertificateEntry("emulator", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, tmf.getTrustManagers(), null);
-        return context;
-    }
 }

@@ -15,6 +15,7 @@ import com.google.api.services.gmail.model.Message;
 import com.google.api.services.gmail.model.ModifyMessageRequest;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
@@ -34,23 +35,17 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,7 +122,7 @@ class JdkHttpTransportTest {
         Path cert = dir.resolve("emulator.pem");
         try (Emulator emulator = Emulator.start(fastEmulator().tls(true).certFile(cert).build())) {
             JdkHttpTransport transport = new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-                    .sslContext(trusting(emulator.certificate())).build());
+                    .sslContext(Emulators.trusting(emulator.certificate())).build());
             Gmail gmail = new Gmail.Builder(transport, GsonFactory.getDefaultInstance(),
                     r -> r.getHeaders().setAuthorization("Bearer t")).setRootUrl(emulator.rootUri().toString())
                     .setApplicationName("transport-test").build();
@@ -300,18 +295,6 @@ class JdkHttpTransportTest {
                 .quotaPerMinute(6_000_000).maxConcurrent(1_000).seedMessages(20);
     }
 
-    private static SSLContext trusting(Path pem) throws Exception {
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        try (InputStream in = Files.newInputStream(pem)) {
-            trust.setCertificateEntry("emulator", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, tmf.getTrustManagers(), null);
-        return context;
-    }
 
     /** What one request brought to the server. */
     private record Seen(String method, String version, HttpFields headers, String authority, byte[] body, int remotePort) {

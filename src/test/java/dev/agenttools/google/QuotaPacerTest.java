@@ -206,18 +206,7 @@ class QuotaPacerTest {
     @Test
     void anInterruptWhileWaitingForQuotaEndsTheWaitAndGivesTheSlotBack() throws Exception {
         CountDownLatch sleeping = new CountDownLatch(1);
-        Ticker sleepsForReal = new Ticker() {
-            @Override
-            public long nanoTime() {
-                return System.nanoTime();
-            }
-
-            @Override
-            public void sleep(long nanos) throws InterruptedException {
-                sleeping.countDown();
-                Ticker.SYSTEM.sleep(nanos);
-            }
-        };
+        Ticker sleepsForReal = VirtualTime.systemSignalling(sleeping);
         QuotaPacer pacer = new QuotaPacer(1, 1, 2, sleepsForReal); // one unit a minute
         pacer.acquire(1, 1, Deadline.in(HOUR), "first").close();
         AtomicReference<Throwable> outcome = new AtomicReference<>();

@@ -249,18 +249,7 @@ class RetryTest {
     @Test
     void anInterruptDuringTheBackoffEndsTheRunWithoutAnotherAttempt() throws Exception {
         CountDownLatch sleeping = new CountDownLatch(1);
-        Ticker sleepsForReal = new Ticker() {
-            @Override
-            public long nanoTime() {
-                return System.nanoTime();
-            }
-
-            @Override
-            public void sleep(long nanos) throws InterruptedException {
-                sleeping.countDown();
-                Ticker.SYSTEM.sleep(nanos);
-            }
-        };
+        Ticker sleepsForReal = VirtualTime.systemSignalling(sleeping);
         AlwaysFails call = new AlwaysFails(retryAfter("60"));
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread caller = Thread.ofVirtual().start(() -> {

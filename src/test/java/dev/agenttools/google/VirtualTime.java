@@ -40,4 +40,20 @@ final class VirtualTime implements Ticker {
     long slept() {
         return sleeps.stream().mapToLong(Long::longValue).sum();
     }
+
+    /** The real clock, counting {@code sleeping} down as each sleep starts: for tests that interrupt a real wait. */
+    static Ticker systemSignalling(java.util.concurrent.CountDownLatch sleeping) {
+        return new Ticker() {
+            @Override
+            public long nanoTime() {
+                return Ticker.SYSTEM.nanoTime();
+            }
+
+            @Override
+            public void sleep(long nanos) throws InterruptedException {
+                sleeping.countDown();
+                Ticker.SYSTEM.sleep(nanos);
+            }
+        };
+    }
 }
