@@ -2,7 +2,6 @@ package dev.agenttools.emulator;
 
 import jakarta.mail.MessagingException;
 import jakarta.mail.internet.InternetHeaders;
-import jakarta.mail.internet.MailDateFormat;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -10,7 +9,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -143,13 +141,8 @@ final class MailboxSource {
             InternetHeaders headers = new InternetHeaders(new ByteArrayInputStream(raw));
             long date = fallbackDate;
             String dateHeader = headers.getHeader("Date", null);
-            if (dateHeader != null) {
-                try {
-                    date = new MailDateFormat().parse(dateHeader).getTime();
-                } catch (ParseException e) {
-                    // keep the fallback: Gmail also files undated mail by arrival
-                }
-            }
+            // an undated or impossibly dated message is filed by arrival, as Gmail files it
+            date = DateHeader.millis(dateHeader).orElse(fallbackDate);
             String labelsHeader = headers.getHeader("X-Gmail-Labels", null);
             String thread = headers.getHeader("X-GM-THRID", null);
             return new MailInput(raw, labels(labelsHeader), date, thread == null ? null : "takeout:" + thread.strip());

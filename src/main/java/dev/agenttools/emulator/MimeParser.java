@@ -6,18 +6,23 @@ import jakarta.mail.MessagingException;
 import jakarta.mail.Multipart;
 import jakarta.mail.Part;
 import jakarta.mail.Session;
+import jakarta.mail.internet.ContentDisposition;
 import jakarta.mail.internet.ContentType;
 import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
+import jakarta.mail.util.ByteArrayDataSource;
 import org.jsoup.Jsoup;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UnsupportedEncodingException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Date;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -52,16 +57,15 @@ final class MimeParser {
 
     static ParsedMessage parse(byte[] raw) {
         try {
-            MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(raw));
-            MessagePart root = part(message, "");
+            MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(headersEnded(raw)));
+            MessagePart root = part(message, "", false);
             List<String> names = new ArrayList<>();
             root.forEach(p -> {
-                if (p.attachment() && !p.filename().isEmpty()) {
+                if (!p.filename().isEmpty()) {
                     names.add(p.filename());
                 }
             });
             String text = bodyText(root);
-            Date sent = safeSentDate(message);
             String subject = header(root, "Subject");
             String from = header(root, "From");
             String to = header(root, "To");
@@ -69,19 +73,60 @@ final class MimeParser {
             return new ParsedMessage(root, subject, from, to, cc,
                     header(root, "Bcc"), header(root, "Delivered-To"), header(root, "List-Id"),
                     header(root, "Message-ID"), header(root, "In-Reply-To"), header(root, "References"),
-                    text, snippet(text), names, sent == null ? -1 : sent.getTime(),
+                    text, snippet(text), names, DateHeader.millis(header(root, "Date")).orElse(-1),
                     ParsedMessage.searchText(subject, from, to, cc, text, names));
         } catch (MessagingException | IOException e) {
             throw new IllegalArgumentException("unreadable message: " + e.getMessage(), e);
         }
     }
 
-    private static Date safeSentDate(MimeMessage message) {
-        try {
-            return message.getSentDate();
-        } catch (MessagingException e) {
-            return null;
+    /**
+     * The message with its header section ended where the first line that is no header starts (no colon, not a
+     * continuation). RFC 5322 wants a blank line there; mail without one is common, and Angus Mail would read the
+     * body's first line as a header. Python's email package reads it as this does.
+     */
+    static byte[] headersEnded(byte[] raw) {
+        int pos = 0;
+        while (pos < raw.length) {
+            int end = pos;
+            while (end < raw.length && raw[end] != '\n') {
+                end++;
+            }
+            int contentEnd = end > pos && raw[end - 1] == '\r' ? end - 1 : end;
+            if (contentEnd == pos) {
+                return raw; // the blank line: headers ended properly
+            }
+            if (!isHeaderLine(raw, pos, contentEnd)) {
+                byte[] newline = end > pos && end < raw.length && raw[end - 1] == '\r' ? new byte[] {'\r', '\n'} : new byte[] {'\n'};
+                byte[] out = new byte[raw.length + newline.length];
+                System.arraycopy(raw, 0, out, 0, pos);
+                System.arraycopy(newline, 0, out, pos, newline.length);
+                System.arraycopy(raw, pos, out, pos + newline.length, raw.length - pos);
+                return out;
+            }
+            pos = end + 1;
         }
+        return raw;
+    }
+
+    /** A header line, a continuation, or an mbox "From " line: field-name chars (RFC 5322 ftext) then ':'. */
+    private static boolean isHeaderLine(byte[] raw, int from, int to) {
+        if (raw[from] == ' ' || raw[from] == '\t') {
+            return true;
+        }
+        if (to - from >= 5 && new String(raw, from, 5, StandardCharsets.ISO_8859_1).equals("From ")) {
+            return true;
+        }
+        for (int i = from; i < to; i++) {
+            byte b = raw[i];
+            if (b == ':') {
+                return i > from;
+            }
+            if (b < 33 || b > 126) {
+                return false;
+            }
+        }
+        return false;
     }
 
     static String header(MessagePart part, String name) {
@@ -93,61 +138,94 @@ final class MimeParser {
         return "";
     }
 
-    private static MessagePart part(Part part, String partId) throws MessagingException, IOException {
+    private static MessagePart part(Part part, String partId, boolean inDigest) throws MessagingException, IOException {
         List<MessagePart.Header> headers = headers(part);
-        String mimeType = baseType(part);
-        String filename = fileName(part);
+        String rawType = rawHeader(part, "Content-Type");
+        // RFC 2046 5.1.5: in a digest, a part without a Content-Type is a message, not text
+        ContentType type = rawType == null && inDigest ? MESSAGE_RFC822 : MimeHeaders.contentType(rawType);
+        String mimeType = type == null ? "text/plain" : type.getBaseType().toLowerCase(Locale.ROOT);
+        ContentDisposition disposition = MimeHeaders.disposition(rawHeader(part, "Content-Disposition"));
+        String filename = fileName(type, disposition);
         if (mimeType.startsWith("multipart/")) {
             List<MessagePart> children = new ArrayList<>();
-            Object content = safeContent(part);
-            if (content instanceof Multipart multipart) {
+            Multipart multipart = multipart(part, type);
+            if (multipart != null) {
+                boolean digest = mimeType.equals("multipart/digest");
                 for (int i = 0; i < multipart.getCount(); i++) {
                     BodyPart child = multipart.getBodyPart(i);
-                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i));
+                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i, digest));
                 }
             }
             return new MessagePart(partId, mimeType, filename, headers, new byte[0], false, children);
         }
-        boolean inlineText = mimeType.startsWith("text/") && filename.isEmpty()
-                && !Part.ATTACHMENT.equalsIgnoreCase(disposition(part));
-        byte[] data = inlineText ? textAsUtf8(part) : readAll(part);
+        if (mimeType.equals("message/rfc822")) {
+            // Gmail shows a forwarded message as its own part tree under the message/rfc822 part, and serves the
+            // message itself (the .eml) through attachments.get.
+            byte[] inner = readAll(part);
+            MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(headersEnded(inner)));
+            MessagePart root = part(message, partId.isEmpty() ? "0" : partId + ".0", false);
+            return new MessagePart(partId, mimeType, filename, headers, inner, true, List.of(root));
+        }
+        boolean inlineText = mimeType.startsWith("text/")
+                && (disposition == null || !Part.ATTACHMENT.equalsIgnoreCase(disposition.getDisposition()));
+        byte[] data = inlineText ? textAsUtf8(readAll(part), type) : readAll(part);
         return new MessagePart(partId, mimeType, filename, headers, data, !inlineText, List.of());
     }
 
-    private static Object safeContent(Part part) throws IOException {
+    private static final ContentType MESSAGE_RFC822 = new ContentType("message", "rfc822", null);
+
+    private static String rawHeader(Part part, String name) throws MessagingException {
+        String[] values = part.getHeader(name);
+        return values == null || values.length == 0 ? null : values[0];
+    }
+
+    /**
+     * The parts of a multipart, with the boundary as our lenient Content-Type read it (Angus Mail alone refuses
+     * Outlook's unquoted {@code boundary=----=_NextPart...}); null when it has no boundary at all.
+     */
+    private static Multipart multipart(Part part, ContentType type) throws MessagingException {
+        if (type == null || type.getParameter("boundary") == null) {
+            return null;
+        }
         try {
-            return part.getContent();
-        } catch (MessagingException e) {
+            MimeMultipart multipart = new MimeMultipart(new ByteArrayDataSource(readAll(part), type.toString()));
+            multipart.getCount(); // parses now, inside this try
+            return multipart;
+        } catch (MessagingException | RuntimeException e) {
             return null;
         }
     }
 
-    private static String disposition(Part part) {
+    /**
+     * Gmail's {@code full} format hands text parts out as UTF-8 whatever their declared charset. The declared
+     * charset decodes the text; undeclared (or declared US-ASCII) 8-bit text is read as UTF-8 when it is valid
+     * UTF-8, else, like an unknown charset, as ISO-8859-1 so that no byte is lost.
+     */
+    private static byte[] textAsUtf8(byte[] bytes, ContentType type) {
+        String name = type == null ? null : type.getParameter("charset");
+        Charset declared = null;
         try {
-            return part.getDisposition();
-        } catch (MessagingException e) {
-            return null;
+            declared = name == null || name.isBlank() ? null : Charset.forName(MimeUtility.javaCharset(name.strip()));
+        } catch (IllegalArgumentException unknown) {
+            // an unknown or misspelled charset: guessed below
+        }
+        if (declared != null && !declared.equals(StandardCharsets.US_ASCII)) {
+            return new String(bytes, declared).getBytes(StandardCharsets.UTF_8);
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            return bytes;
+        } catch (CharacterCodingException notUtf8) {
+            return new String(bytes, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.UTF_8);
         }
     }
 
-    /** Gmail's {@code full} format hands text parts out as UTF-8 whatever their declared charset. */
-    private static byte[] textAsUtf8(Part part) throws MessagingException {
-        try {
-            Object content = part.getContent();
-            if (content instanceof String s) {
-                return s.getBytes(StandardCharsets.UTF_8);
-            }
-        } catch (IOException | MessagingException e) {
-            // unknown charset or broken encoding: fall through to the bytes, read as UTF-8 with replacement
-        }
-        return new String(readAll(part), StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
-    }
-
+    /** The content with its transfer encoding undone; its raw bytes when that encoding is broken, as Gmail shows it. */
     private static byte[] readAll(Part part) throws MessagingException {
         try (var in = part.getInputStream()) {
             return in.readAllBytes();
         } catch (IOException | MessagingException e) {
-            // A broken transfer encoding: Gmail still shows the part, so serve its undecoded bytes.
             try (var in = rawStream(part)) {
                 return in == null ? new byte[0] : in.readAllBytes();
             } catch (IOException io) {
@@ -167,47 +245,40 @@ final class MimeParser {
     private static List<MessagePart.Header> headers(Part part) throws MessagingException {
         List<MessagePart.Header> out = new ArrayList<>();
         for (Header h : Collections.list(part.getAllHeaders())) {
-            String value = MimeUtility.unfold(h.getValue() == null ? "" : h.getValue()).strip();
+            String value = MimeHeaders.utf8(MimeUtility.unfold(h.getValue() == null ? "" : h.getValue()).strip());
             String name = h.getName();
             if (!name.regionMatches(true, 0, "Content-", 0, 8)) {
-                value = decodeWords(value);
+                value = MimeHeaders.decodeWords(value);
             }
             out.add(new MessagePart.Header(name, value));
         }
         return out;
     }
 
-    private static String decodeWords(String value) {
-        if (!value.contains("=?")) {
-            return value;
+    /** The file name from Content-Disposition, else Content-Type's name (RFC 2231 and encoded words decoded). */
+    private static String fileName(ContentType type, ContentDisposition disposition) {
+        String name = disposition == null ? null : disposition.getParameter("filename");
+        if (name == null && type != null) {
+            name = type.getParameter("name");
         }
-        try {
-            return MimeUtility.decodeText(value);
-        } catch (UnsupportedEncodingException e) {
-            return value;
-        }
+        return name == null ? "" : MimeHeaders.decodeWords(name).strip();
     }
 
-    private static String baseType(Part part) {
-        try {
-            String ct = part.getContentType();
-            return ct == null ? "text/plain" : new ContentType(ct).getBaseType().toLowerCase(Locale.ROOT);
-        } catch (MessagingException e) {
-            return "text/plain"; // RFC 2045: a broken Content-Type means text/plain
-        }
-    }
-
-    private static String fileName(Part part) {
-        try {
-            String name = part.getFileName();
-            return name == null ? "" : decodeWords(name);
-        } catch (MessagingException e) {
-            return "";
-        }
-    }
-
-    /** Readable text of the message: the first inline text/plain part, else the first HTML part as text. */
+    /**
+     * Readable text of the message, for search and the snippet: the first inline text/plain part, else the first
+     * HTML part as text; then the same of every forwarded message (message/rfc822 part), which Gmail searches too.
+     */
     static String bodyText(MessagePart root) {
+        StringBuilder text = new StringBuilder(ownText(root));
+        root.forEach(p -> {
+            if (p.mimeType().equals("message/rfc822") && !p.parts().isEmpty()) {
+                text.append("\n\n").append(ownText(p.parts().getFirst()));
+            }
+        });
+        return text.toString();
+    }
+
+    private static String ownText(MessagePart root) {
         MessagePart plain = firstInline(root, "text/plain");
         if (plain != null) {
             return new String(plain.data(), StandardCharsets.UTF_8);
@@ -219,9 +290,13 @@ final class MimeParser {
         return "";
     }
 
+    /** The first inline part of the type, not looking inside forwarded messages. */
     private static MessagePart firstInline(MessagePart part, String type) {
         if (!part.attachment() && part.mimeType().equals(type)) {
             return part;
+        }
+        if (part.mimeType().equals("message/rfc822")) {
+            return null;
         }
         for (MessagePart child : part.parts()) {
             MessagePart found = firstInline(child, type);

@@ -4,7 +4,6 @@ import com.google.api.services.gmail.model.Message;
 import com.google.api.services.gmail.model.MessagePart;
 import com.google.api.services.gmail.model.MessagePartHeader;
 import jakarta.mail.internet.ContentType;
-import jakarta.mail.internet.MailDateFormat;
 import jakarta.mail.internet.MimeUtility;
 import org.jsoup.parser.Parser;
 
@@ -19,7 +18,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Date;
 import java.util.List;
 
 /**
@@ -28,6 +26,9 @@ import java.util.List;
  */
 final class MessageDecoder {
     static final String NO_SUBJECT = "(no subject)";
+    /** Heads each forwarded message appended to a body, as Gmail's own forward does. */
+    static final String FORWARDED = "---------- Forwarded message ----------";
+    private static final List<String> FORWARDED_HEADERS = List.of("From", "Date", "Subject", "To", "Cc");
     private static final DateTimeFormatter RFC_3339 = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
 
     private MessageDecoder() {
@@ -35,25 +36,79 @@ final class MessageDecoder {
 
     static EmailSummary summary(Message m) {
         MessagePart payload = m.getPayload();
+        HeaderOrArrival date = date(payload, m);
         return new EmailSummary(m.getId(), m.getThreadId(), subject(payload), header(payload, "From"), header(payload, "To"),
-                date(payload, m), rawDate(payload), snippet(m), labels(m), labels(m).contains("UNREAD"), hasAttachments(payload));
+                date.text(), date.source(), rawDate(payload), snippet(m), labels(m), labels(m).contains("UNREAD"), hasAttachments(payload));
     }
 
     static EmailDetail detail(Message m, int maxBodyChars, boolean includeHtml) {
         MessagePart payload = m.getPayload();
-        MessagePart plain = firstInline(payload, "text/plain");
         MessagePart html = firstInline(payload, "text/html");
         String htmlText = html == null ? null : text(html);
-        String body = plain != null ? text(plain) : htmlText != null ? HtmlText.toText(htmlText) : "";
+        String body = withForwarded(payload, ownBody(payload));
         boolean truncated = body.length() > maxBodyChars;
         if (truncated) {
             body = body.substring(0, maxBodyChars);
         }
         List<EmailDetail.Attachment> attachments = new ArrayList<>();
         collectAttachments(payload, attachments);
+        HeaderOrArrival date = date(payload, m);
         return new EmailDetail(m.getId(), m.getThreadId(), subject(payload), header(payload, "From"), header(payload, "To"),
-                header(payload, "Cc"), date(payload, m), rawDate(payload), snippet(m), labels(m), labels(m).contains("UNREAD"),
+                header(payload, "Cc"), date.text(), date.source(), rawDate(payload), snippet(m), labels(m), labels(m).contains("UNREAD"),
                 !attachments.isEmpty(), body, includeHtml ? htmlText : null, attachments, truncated);
+    }
+
+    /** A part tree's readable text: its first inline text/plain, else its first HTML as text; never a forwarded one's. */
+    private static String ownBody(MessagePart root) {
+        MessagePart plain = firstInline(root, "text/plain");
+        if (plain != null) {
+            return text(plain);
+        }
+        MessagePart html = firstInline(root, "text/html");
+        return html == null ? "" : HtmlText.toText(text(html));
+    }
+
+    /**
+     * The body with every forwarded message (message/rfc822 part, Gmail shows its tree below it) appended under a
+     * separator with its headers, so an agent reads what was forwarded, not only the note above it.
+     */
+    private static String withForwarded(MessagePart payload, String body) {
+        List<MessagePart> forwarded = new ArrayList<>();
+        collectForwarded(payload, forwarded);
+        if (forwarded.isEmpty()) {
+            return body;
+        }
+        StringBuilder out = new StringBuilder(body.strip());
+        for (MessagePart inner : forwarded) {
+            if (!out.isEmpty()) {
+                out.append("\n\n");
+            }
+            out.append(FORWARDED);
+            for (String name : FORWARDED_HEADERS) {
+                String value = header(inner, name);
+                if (value != null && !value.isBlank()) {
+                    out.append('\n').append(name).append(": ").append(value.strip().replaceAll("\\s+", " "));
+                }
+            }
+            out.append("\n\n").append(ownBody(inner).strip());
+        }
+        return out.toString();
+    }
+
+    /** The root part of each forwarded message, in tree order; forwards inside forwards stay inside theirs. */
+    private static void collectForwarded(MessagePart part, List<MessagePart> out) {
+        if (part.getParts() == null) {
+            return;
+        }
+        for (MessagePart child : part.getParts()) {
+            if ("message/rfc822".equalsIgnoreCase(child.getMimeType())) {
+                if (child.getParts() != null && !child.getParts().isEmpty()) {
+                    out.add(child.getParts().getFirst());
+                }
+            } else {
+                collectForwarded(child, out);
+            }
+        }
     }
 
     private static List<String> labels(Message m) {
@@ -94,30 +149,18 @@ final class MessageDecoder {
         return header(payload, "Date");
     }
 
-    /** The Date header in RFC 3339 with its own offset; the arrival time in UTC when there is no readable header. */
-    private static String date(MessagePart payload, Message m) {
-        String raw = rawDate(payload);
-        if (raw != null) {
-            try {
-                MailDateFormat format = new MailDateFormat();
-                Date parsed = format.parse(raw.strip());
-                ZoneOffset offset = offsetOf(raw);
-                return OffsetDateTime.ofInstant(parsed.toInstant(), offset).format(RFC_3339);
-            } catch (java.text.ParseException | RuntimeException e) {
-                // fall back to the arrival time
-            }
-        }
-        long internal = m.getInternalDate() == null ? 0 : m.getInternalDate();
-        return OffsetDateTime.ofInstant(Instant.ofEpochMilli(internal), ZoneOffset.UTC).format(RFC_3339);
+    /** A date in RFC 3339 and where it came from (null: the Date header; "arrival": Gmail's internalDate). */
+    private record HeaderOrArrival(String text, String source) {
     }
 
-    private static ZoneOffset offsetOf(String raw) {
-        java.util.regex.Matcher zone = java.util.regex.Pattern.compile("([+-])(\\d{2})(\\d{2})\\b").matcher(raw);
-        if (zone.find()) {
-            int sign = zone.group(1).equals("-") ? -1 : 1;
-            return ZoneOffset.ofHoursMinutes(sign * Integer.parseInt(zone.group(2)), sign * Integer.parseInt(zone.group(3)));
-        }
-        return ZoneOffset.UTC;
+    /** The Date header in RFC 3339 with its own offset; the arrival time in UTC when it is missing or impossible. */
+    private static HeaderOrArrival date(MessagePart payload, Message m) {
+        return HeaderDate.parse(rawDate(payload)).map(d -> new HeaderOrArrival(d.format(RFC_3339), null))
+                .orElseGet(() -> {
+                    long internal = m.getInternalDate() == null ? 0 : m.getInternalDate();
+                    return new HeaderOrArrival(OffsetDateTime.ofInstant(Instant.ofEpochMilli(internal), ZoneOffset.UTC)
+                            .format(RFC_3339), "arrival");
+                });
     }
 
     private static boolean hasAttachments(MessagePart part) {
@@ -148,12 +191,12 @@ final class MessageDecoder {
         if (part == null) {
             return null;
         }
-        boolean isAttachment = part.getFilename() != null && !part.getFilename().isEmpty();
-        if (!isAttachment && type.equalsIgnoreCase(part.getMimeType()) && part.getBody() != null
-                && part.getBody().getData() != null) {
+        // Gmail serves a part inline (body.data) unless it is an attachment; an inline text part with a file name
+        // is still the text the sender meant to be read.
+        if (type.equalsIgnoreCase(part.getMimeType()) && part.getBody() != null && part.getBody().getData() != null) {
             return part;
         }
-        if (part.getParts() != null) {
+        if (part.getParts() != null && !"message/rfc822".equalsIgnoreCase(part.getMimeType())) {
             for (MessagePart p : part.getParts()) {
                 MessagePart found = firstInline(p, type);
                 if (found != null) {
