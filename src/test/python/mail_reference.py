@@ -114,11 +114,22 @@ def decoded_raw(msg, name):
     """A header as sent, encoded words decoded (no re-formatting, unlike str() of a parsed header)."""
     for key, raw in msg.raw_items():
         if key.lower() == name.lower():
+            if any("\udc80" <= c <= "\udcff" for c in raw):  # raw 8-bit bytes: UTF-8, as policy default reads them
+                raw = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             try:
                 return collapse(str(email.header.make_header(email.header.decode_header(raw))))
             except (LookupError, UnicodeError, ValueError):
                 return collapse(raw)
     return None
+
+
+def header_text(msg, name):
+    """str() of the parsed header under policy default; the decoded raw value where Python's parser raises."""
+    try:
+        value = msg.get(name)
+        return "" if value is None else str(value)
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return decoded_raw(msg, name) or ""
 
 
 def forward_header_block(inner):
@@ -212,11 +223,10 @@ def check(path, out):
     rows.append(("fetched", got is not None, True, out.get("get_error")))
     if got is None:
         return rows
-    subject = collapse(str(msg.get("subject") or "")) or "(no subject)"
+    subject = collapse(header_text(msg, "subject")) or "(no subject)"
     rows.append(("subject", subject == collapse(got.get("subject")), subject, got.get("subject")))
     for name in ("from", "to", "cc"):
-        raw = msg.get(name)
-        raw = None if raw is None else str(raw)
+        raw = decoded_raw(msg, name)
         rows.append((name, same_addresses(raw, got.get(name)), raw, got.get(name)))
     want_date = expected_date(msg)
     if want_date is None:
@@ -278,7 +288,7 @@ def main(corpus, tool_output, differences, report):
     summary = (f"messages {len(files)}, identical {identical}, documented differences {explained_messages}, "
                f"undocumented differences {len(files) - identical - explained_messages}, failures {failures}")
     text = "\n".join([summary] + lines) + "\n"
-    with open(report, "w", encoding="utf-8") as f:
+    with open(report, "w", encoding="utf-8", errors="backslashreplace") as f:
         f.write(text)
     print(text, end="")
     return 1 if unexplained or stale or failures else 0
@@ -289,8 +299,8 @@ def queries(corpus, out):
     for name in sorted(n for n in os.listdir(corpus) if n.endswith(".eml")):
         with open(os.path.join(corpus, name), "rb") as f:
             msg = email.message_from_binary_file(f, policy=email.policy.default)
-        words = re.findall(r"\w{3,}", collapse(str(msg.get("subject") or "")))
-        message_id = collapse(str(msg.get("message-id") or "")).strip("<>")
+        words = re.findall(r"\w{3,}", collapse(header_text(msg, "subject")))
+        message_id = collapse(header_text(msg, "message-id")).strip("<>")
         if words:
             result[name] = "subject:" + max(words, key=lambda w: (not w.isascii(), len(w)))
         elif message_id and " " not in message_id:

@@ -209,7 +209,9 @@ final class MimeParser {
         } catch (IllegalArgumentException unknown) {
             // an unknown or misspelled charset: guessed below
         }
-        if (declared != null && !declared.equals(StandardCharsets.US_ASCII)) {
+        // (Angus Mail maps "us-ascii" to ISO-8859-1, so ASCII is recognised by its name.)
+        boolean ascii = name != null && name.strip().matches("(?i)(us-?)?ascii|ansi_x3\\.4-1968|us");
+        if (declared != null && !ascii && !declared.equals(StandardCharsets.US_ASCII)) {
             return new String(bytes, declared).getBytes(StandardCharsets.UTF_8);
         }
         try {

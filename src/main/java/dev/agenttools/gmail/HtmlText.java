@@ -51,7 +51,12 @@ final class HtmlText {
                 }
             } else if (node instanceof TextNode t && skipping == 0) {
                 String text = t.text();
-                if (!text.isBlank()) {
+                if (text.isBlank()) {
+                    // whitespace between inline elements (<span>a</span> <span>b</span>) still separates words
+                    if (!text.isEmpty() && !out.isEmpty() && !Character.isWhitespace(out.charAt(out.length() - 1))) {
+                        out.append(' ');
+                    }
+                } else {
                     if (!out.isEmpty() && !Character.isWhitespace(out.charAt(out.length() - 1)) && Character.isWhitespace(text.charAt(0))) {
                         out.append(' ');
                     }

@@ -34,14 +34,15 @@ import static dev.agenttools.gmail.GmailToolsTest.fastSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Real-world mail nobody here wrote (CPython's email test messages, fetched from Debian by the build) plus our own
+ * Real-world mail nobody here wrote (CPython's email test messages and the Go library enmime's test mail, fetched
+ * from Debian by the build) plus our own
  * hand-made cases for every decoding defect found so far, served by the emulator over HTTP and read through the
  * tools: every message must be listed, found and fetched, and its subject, addresses, date, body and attachment
  * names must equal what Python's {@code email} package decodes, or differ in a way documented and reviewed in
  * {@code src/test/resources/realworld/differences.json}. The comparison itself is {@code src/test/python/mail_reference.py}.
  */
 class RealWorldMailTest {
-    private static final Path CORPUS = Path.of("target", "mail-corpus", "cpython");
+    private static final Path CORPORA = Path.of("target", "mail-corpus");
     private static final Path HAND_MADE = Path.of("src", "test", "resources", "realworld");
     private static final Path WORK = Path.of("target", "realworld");
     private static final String MARKER = "X-Corpus-File";
@@ -51,12 +52,16 @@ class RealWorldMailTest {
 
     @Test
     void everyMessageIsListedSearchedAndFetchedAsPythonDecodesIt() throws Exception {
-        assertThat(CORPUS).as("the corpus the build fetches (scripts/fetch-mail-corpus)").isDirectoryContaining("glob:**.eml");
+        for (String corpus : List.of("cpython", "enmime")) {
+            assertThat(CORPORA.resolve(corpus)).as("a corpus the build fetches (scripts/fetch-mail-corpus)")
+                    .isDirectoryContaining("glob:**.eml");
+        }
         Path originals = WORK.resolve("originals");
         Path served = WORK.resolve("mailbox");
         reset(originals);
         reset(served);
-        copyCorpus(CORPUS, "cpython-", originals, served);
+        copyCorpus(CORPORA.resolve("cpython"), "cpython-", originals, served);
+        copyCorpus(CORPORA.resolve("enmime"), "enmime-", originals, served);
         copyCorpus(HAND_MADE, "ours-", originals, served);
 
         Path queriesFile = WORK.resolve("queries.json");
@@ -185,11 +190,15 @@ class RealWorldMailTest {
                 String name = prefix + f.getFileName();
                 byte[] raw = Files.readAllBytes(f);
                 Files.write(originals.resolve(name), raw);
-                String newline = new String(raw, StandardCharsets.ISO_8859_1).contains("\r\n") ? "\r\n" : "\n";
+                String text = new String(raw, StandardCharsets.ISO_8859_1);
+                String newline = text.contains("\r\n") ? "\r\n" : "\n";
                 byte[] marker = (MARKER + ": " + name + newline).getBytes(StandardCharsets.US_ASCII);
+                // first, unless the file starts with a stray continuation line, which would then continue the marker
+                int at = raw.length > 0 && (raw[0] == ' ' || raw[0] == '\t') ? text.indexOf('\n') + 1 : 0;
                 byte[] copy = new byte[marker.length + raw.length];
-                System.arraycopy(marker, 0, copy, 0, marker.length);
-                System.arraycopy(raw, 0, copy, marker.length, raw.length);
+                System.arraycopy(raw, 0, copy, 0, at);
+                System.arraycopy(marker, 0, copy, at, marker.length);
+                System.arraycopy(raw, at, copy, at + marker.length, raw.length - at);
                 Files.write(served.resolve(name), copy);
             }
         }
