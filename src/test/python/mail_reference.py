@@ -3,8 +3,9 @@
     python3 mail_reference.py queries CORPUS_DIR QUERIES.json
     python3 mail_reference.py compare CORPUS_DIR TOOL_OUTPUT.json DIFFERENCES.json REPORT.txt
 
-`queries` writes, per file, a Gmail search that must find the message, built from what Python decodes (a word of
-the subject, else the Message-ID), so a search test cannot pass on the tools' own mis-decoding.
+`queries` writes, per file, Gmail searches that must find the message, built from what Python decodes (a word of
+the subject, else the Message-ID; and has:attachment with filename: and its first attachment's name), so a search
+test cannot pass on the tools' own mis-decoding.
 
 CORPUS_DIR holds the .eml files the emulator served; TOOL_OUTPUT.json is what the tools answered for each file
 (written by RealWorldMailTest: per file name, the list/search results and get_email's data or error);
@@ -39,7 +40,7 @@ import sys
 from datetime import timezone
 
 FORWARD_SEPARATOR = "---------- Forwarded message ----------"
-FIELDS = ("listed", "searched", "fetched", "subject", "from", "to", "cc", "date", "body", "attachments")
+FIELDS = ("listed", "searched", "attachment_searched", "fetched", "subject", "from", "to", "cc", "date", "body", "attachments")
 
 
 def collapse(text):
@@ -219,6 +220,9 @@ def check(path, out):
     rows = []
     rows.append(("listed", out.get("listed") is True, True, out.get("list_error") or out.get("listed")))
     rows.append(("searched", out.get("searched") is True, True, out.get("search_error") or out.get("searched")))
+    if "attachment_searched" in out:
+        rows.append(("attachment_searched", out.get("attachment_searched") is True, True,
+                     out.get("attachment_search_error") or out.get("attachment_searched")))
     got = out.get("get")
     rows.append(("fetched", got is not None, True, out.get("get_error")))
     if got is None:
@@ -284,7 +288,7 @@ def main(corpus, tool_output, differences, report):
     for name, field in stale:
         lines.append(f"STALE {name} {field}: documented difference no longer occurs; remove it")
     failures = sum(1 for n in files if any(not r[1] for r in check(os.path.join(corpus, n), outputs.get(n, {}))
-                                            if r[0] in ("listed", "searched", "fetched")))
+                                            if r[0] in ("listed", "searched", "attachment_searched", "fetched")))
     summary = (f"messages {len(files)}, identical {identical}, documented differences {explained_messages}, "
                f"undocumented differences {len(files) - identical - explained_messages}, failures {failures}")
     text = "\n".join([summary] + lines) + "\n"
@@ -302,11 +306,16 @@ def queries(corpus, out):
         words = re.findall(r"\w{3,}", collapse(header_text(msg, "subject")))
         message_id = collapse(header_text(msg, "message-id")).strip("<>")
         if words:
-            result[name] = "subject:" + max(words, key=lambda w: (not w.isascii(), len(w)))
+            query = "subject:" + max(words, key=lambda w: (not w.isascii(), len(w)))
         elif message_id and " " not in message_id:
-            result[name] = "rfc822msgid:" + message_id
+            query = "rfc822msgid:" + message_id
         else:
-            result[name] = "in:inbox"
+            query = "in:inbox"
+        entry = {"query": query}
+        names = [n for n in attachment_names(msg) if '"' not in n]
+        if names:
+            entry["attachment_query"] = f'has:attachment filename:"{names[0]}"'
+        result[name] = entry
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f, ensure_ascii=False, indent=1)
     return 0

@@ -78,13 +78,11 @@ class RealWorldMailTest {
         recordListing(tools, fileById, out);
         for (Map.Entry<String, String> e : fileById.entrySet()) {
             ObjectNode entry = (ObjectNode) out.get(e.getValue());
-            String query = queries.path(e.getValue()).asText("in:inbox");
-            entry.put("search_query", query);
-            try {
-                JsonNode found = call(tools, GmailTools.SEARCH, Json.object().put("query", query).put("max_results", 500));
-                entry.put("searched", ids(found).contains(e.getKey()) && !hasError(found, e.getKey()));
-            } catch (ToolException failure) {
-                entry.put("search_error", failure.getMessage());
+            JsonNode query = queries.path(e.getValue());
+            search(tools, e.getKey(), query.path("query").asText("in:inbox"), entry, "searched", "search_error");
+            if (query.has("attachment_query")) {
+                search(tools, e.getKey(), query.path("attachment_query").asText(), entry, "attachment_searched",
+                        "attachment_search_error");
             }
             try {
                 entry.set("get", call(tools, GmailTools.GET, Json.object().put("message_id", e.getKey())
@@ -131,6 +129,17 @@ class RealWorldMailTest {
                     ((ObjectNode) out.get(name)).put("listed", true);
                 }
             }
+        }
+    }
+
+    /** Records whether the search finds the message (and names it in no error). */
+    private static void search(ToolRegistry tools, String id, String query, ObjectNode entry, String field, String errorField) {
+        entry.put(field + "_query", query);
+        try {
+            JsonNode found = call(tools, GmailTools.SEARCH, Json.object().put("query", query).put("max_results", 500));
+            entry.put(field, ids(found).contains(id) && !hasError(found, id));
+        } catch (ToolException failure) {
+            entry.put(errorField, failure.getMessage());
         }
     }
 
