@@ -28,7 +28,28 @@ import java.util.Properties;
  */
 final class MimeParser {
     private static final int SNIPPET_CHARS = 200;
+    /**
+     * Multipart nesting the tree follows; a multipart deeper than this is served whole as one opaque part. Real mail
+     * nests a handful of levels; the cap keeps a hostile message (thousands of levels) from overflowing the stack.
+     */
+    static final int MAX_DEPTH = 100;
     private static final Session SESSION = Session.getInstance(lenientProperties());
+
+    static {
+        // Angus Mail finds its StreamProvider (and the activation framework its handlers) through ServiceLoader on
+        // first use. Met first deep inside a recursive parse, that loading can overflow the stack and leave a class
+        // that failed to initialise; meet it here, once, on a shallow stack.
+        parse("""
+                Content-Type: multipart/mixed; boundary=b\r
+                \r
+                --b\r
+                Content-Type: text/plain; charset=UTF-8\r
+                Content-Transfer-Encoding: base64\r
+                \r
+                d2FybS11cA==\r
+                --b--\r
+                """.getBytes(StandardCharsets.US_ASCII));
+    }
 
     private MimeParser() {
     }
@@ -53,7 +74,7 @@ final class MimeParser {
     static ParsedMessage parse(byte[] raw) {
         try {
             MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(raw));
-            MessagePart root = part(message, "");
+            MessagePart root = part(message, "", 0);
             List<String> names = new ArrayList<>();
             root.forEach(p -> {
                 if (p.attachment() && !p.filename().isEmpty()) {
@@ -73,6 +94,9 @@ final class MimeParser {
                     ParsedMessage.searchText(subject, from, to, cc, text, names));
         } catch (MessagingException | IOException e) {
             throw new IllegalArgumentException("unreadable message: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // Angus Mail's decoders throw unchecked exceptions on some broken input (a short uuencode "begin" line)
+            throw new IllegalArgumentException("unreadable message: " + e, e);
         }
     }
 
@@ -93,17 +117,22 @@ final class MimeParser {
         return "";
     }
 
-    private static MessagePart part(Part part, String partId) throws MessagingException, IOException {
+    /** The part and those below it; {@code depth} is how many multiparts enclose it (0 for the message). */
+    private static MessagePart part(Part part, String partId, int depth) throws MessagingException, IOException {
         List<MessagePart.Header> headers = headers(part);
         String mimeType = baseType(part);
         String filename = fileName(part);
+        if (mimeType.startsWith("multipart/") && depth >= MAX_DEPTH) {
+            // too deep to be real mail: keep its headers, serve the rest undivided through attachments.get
+            return new MessagePart(partId, mimeType, filename, headers, readAll(part), true, List.of());
+        }
         if (mimeType.startsWith("multipart/")) {
             List<MessagePart> children = new ArrayList<>();
             Object content = safeContent(part);
             if (content instanceof Multipart multipart) {
                 for (int i = 0; i < multipart.getCount(); i++) {
                     BodyPart child = multipart.getBodyPart(i);
-                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i));
+                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i, depth + 1));
                 }
             }
             return new MessagePart(partId, mimeType, filename, headers, new byte[0], false, children);
