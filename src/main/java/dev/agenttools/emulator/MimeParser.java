@@ -36,9 +36,10 @@ final class MimeParser {
     private static final Session SESSION = Session.getInstance(lenientProperties());
 
     static {
-        // Angus Mail finds its StreamProvider (and the activation framework its handlers) through ServiceLoader on
-        // first use. Met first deep inside a recursive parse, that loading can overflow the stack and leave a class
-        // that failed to initialise; meet it here, once, on a shallow stack.
+        // Angus Mail looks its StreamProvider up through ServiceLoader for every header block, and the activation
+        // framework finds its content handlers lazily; the first time also loads and initialises their classes, the
+        // deepest work on the stack. Do that first time here, on a shallow stack (a class whose initialiser overflowed
+        // would stay broken for every later message); MAX_DEPTH bounds the stack of every later lookup.
         parse("""
                 Content-Type: multipart/mixed; boundary=b\r
                 \r
