@@ -8,9 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.ServiceConfigurationError;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -25,6 +28,10 @@ final class Mailbox {
     /** How many of the newest loaded messages keep their "messageAdded" history; older history has expired. */
     static final int RETAINED_LOAD_HISTORY = 100;
     private static final long FIRST_HISTORY_ID = 100_000;
+    /** 2^40 ms, 2004-11-03T19:53:47.776Z: ids of mail that arrived earlier all take this time. */
+    static final long MIN_ID_TIME = 1L << 40;
+    /** 2^43 - 2^12 ms, 2248-09-26T15:10:18.112Z: ids of mail that arrived later all take this time. */
+    static final long MAX_ID_TIME = (1L << 43) - (1L << 12);
 
     final String email;
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
@@ -43,33 +50,37 @@ final class Mailbox {
 
     /** Builds a mailbox from messages in any order; ids, threads and history follow arrival time. */
     static Mailbox load(String email, List<MailInput> inputs) {
-        return load(email, inputs, MimeParser::parse);
+        return load(email, inputs, MimeParser::parse, System.err::println);
     }
 
     /**
-     * As {@link #load(String, List)}, with the MIME parse given: the tests parse a seeded mailbox once per JVM and
-     * give every emulator its own mailbox over those parses (parsed messages are immutable; labels live here).
+     * As {@link #load(String, List)}, with the MIME parse and the warning sink given: the tests parse a seeded mailbox
+     * once per JVM and give every emulator its own mailbox over those parses (parsed messages are immutable; labels
+     * live here). A message that cannot be parsed is left out, with one line to {@code warnings} naming its origin.
      */
-    static Mailbox load(String email, List<MailInput> inputs, java.util.function.Function<byte[], ParsedMessage> parser) {
+    static Mailbox load(String email, List<MailInput> inputs, Function<byte[], ParsedMessage> parser,
+                        Consumer<String> warnings) {
         Mailbox box = new Mailbox(email, new LabelCatalog());
         List<MailInput> byArrival = new ArrayList<>(inputs);
         byArrival.sort(Comparator.comparingLong(MailInput::internalDate));
         Map<String, Long> threadByKey = new HashMap<>();
         Map<String, Long> threadByMessageId = new HashMap<>();
         int sequence = 0;
+        long id = 0;
         int retainFrom = Math.max(0, byArrival.size() - RETAINED_LOAD_HISTORY);
         for (int i = 0; i < byArrival.size(); i++) {
             MailInput in = byArrival.get(i);
             ParsedMessage parsed;
             try {
                 parsed = parser.apply(in.raw());
-            } catch (IllegalArgumentException e) {
-                System.err.println("emulator: skipped an unreadable message (" + e.getMessage() + ")");
+            } catch (RuntimeException | StackOverflowError | ServiceConfigurationError e) {
+                // Failures one message's bytes can cause; nothing JVM-wide (OutOfMemoryError, a broken class
+                // path's LinkageError) is caught here, as skipping would only hide it behind every later message.
+                warnings.accept("emulator: skipped " + in.origin() + ": " + reason(e));
                 continue;
             }
             sequence++;
-            // Gmail ids are 16 hex digits that grow with time: the arrival time in ms, shifted, plus a counter.
-            long id = (in.internalDate() << 20) | (sequence & 0xFFFFF);
+            id = nextId(in.internalDate(), sequence, id);
             long threadId = box.threadFor(in, parsed, id, threadByKey, threadByMessageId);
             Set<String> labelIds = box.resolveLabels(in.labelIds());
             // History ids increase but are not contiguous, as in Gmail.
@@ -77,10 +88,10 @@ final class Mailbox {
             StoredMessage message = new StoredMessage(id, threadId, in.internalDate(), in.raw(), parsed, labelIds,
                     box.lastHistoryId);
             box.insert(message);
-            if (i == retainFrom) {
-                box.oldestValidHistoryId = box.lastHistoryId - 1;
-            }
             if (i >= retainFrom) {
+                if (box.oldestValidHistoryId == 0) {
+                    box.oldestValidHistoryId = box.lastHistoryId - 1;
+                }
                 box.history.add(new HistoryRecord(box.lastHistoryId, "messageAdded", id, threadId, List.of(),
                         List.copyOf(labelIds)));
             }
@@ -89,6 +100,31 @@ final class Mailbox {
             box.oldestValidHistoryId = box.lastHistoryId;
         }
         return box;
+    }
+
+    /**
+     * The id of the next message in arrival order. Gmail's ids are 16 hex digits that grow with time; here the
+     * arrival time in ms, shifted left 20 bits, with a counter in the low 20 bits. The time is clamped into
+     * [{@link #MIN_ID_TIME}, {@link #MAX_ID_TIME}], so every id lies in [2^60, 2^63): 16 digits, positive as a signed
+     * long, whatever the message's date (1901, 3609, or a clock at zero). Each id is also above the one before, so
+     * ids are unique and in arrival order even where clamping or more than 2^20 messages would make two equal;
+     * the top clamp leaves room for 2^32 ids above it, more than a list can hold.
+     */
+    static long nextId(long internalDate, int sequence, long previousId) {
+        long time = Math.clamp(internalDate, MIN_ID_TIME, MAX_ID_TIME);
+        return Math.max((time << 20) | (sequence & 0xFFFFF), previousId + 1);
+    }
+
+    /** One line for the skip warning: what went wrong, with any line breaks flattened. */
+    private static String reason(Throwable e) {
+        if (e instanceof StackOverflowError) {
+            return "nested too deeply to parse (stack overflow)";
+        }
+        String message = e.getMessage() == null ? "" : e.getMessage().strip().replaceAll("\\s*\\R\\s*", " ");
+        if (e instanceof IllegalArgumentException && !message.isEmpty()) {
+            return message; // MimeParser's own wording ("unreadable message: ...")
+        }
+        return message.isEmpty() ? e.getClass().getName() : e.getClass().getName() + ": " + message;
     }
 
     private long threadFor(MailInput in, ParsedMessage parsed, long id, Map<String, Long> byKey,

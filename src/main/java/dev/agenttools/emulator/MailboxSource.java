@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -38,34 +39,62 @@ final class MailboxSource {
     }
 
     static Mailbox load(EmulatorConfig config) {
+        return load(config, System.err::println);
+    }
+
+    /**
+     * As {@link #load(EmulatorConfig)}, with the lines naming skipped messages sent to {@code warnings}.
+     *
+     * @throws IllegalArgumentException when the path is neither 'seed', a file nor a folder, holds no mail, or holds
+     *                                  only mail that cannot be read
+     */
+    static Mailbox load(EmulatorConfig config, Consumer<String> warnings) {
         String source = config.mailbox();
         if (source.equals("seed")) {
             return Mailbox.load(config.userEmail(), SeedMailbox.generate(config.seed(), config.seedMessages(),
-                    config.anchor(), config.userEmail()));
+                    config.anchor(), config.userEmail()), MimeParser::parse, warnings);
         }
         Path path = Path.of(source);
+        List<MailInput> inputs;
         if (Files.isDirectory(path)) {
-            return Mailbox.load(config.userEmail(), emlFolder(path));
+            inputs = emlFolder(path, warnings);
+        } else if (Files.isRegularFile(path)) {
+            inputs = mbox(path);
+        } else {
+            throw new IllegalArgumentException("mailbox must be 'seed', an mbox file or a folder of .eml files; "
+                    + path.toAbsolutePath() + " does not exist");
         }
-        if (Files.isRegularFile(path)) {
-            return Mailbox.load(config.userEmail(), mbox(path));
+        Mailbox box = Mailbox.load(config.userEmail(), inputs, MimeParser::parse, warnings);
+        if (box.size() == 0) {
+            // serving an empty mailbox would look like a bug in the client rather than in the mail
+            throw new IllegalArgumentException("mailbox " + path.toAbsolutePath()
+                    + ": none of its messages could be read (each skipped one is named above)");
         }
-        throw new IllegalArgumentException("mailbox must be 'seed', an mbox file or a folder of .eml files; "
-                + path.toAbsolutePath() + " does not exist");
+        return box;
     }
 
-    static List<MailInput> emlFolder(Path folder) {
-        List<MailInput> inputs = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(folder)) {
-            for (Path file : files.filter(f -> f.toString().toLowerCase(Locale.ROOT).endsWith(".eml")).sorted().toList()) {
-                byte[] raw = Files.readAllBytes(file);
-                inputs.add(input(raw, Files.getLastModifiedTime(file).toMillis()));
-            }
+    /** The folder's .eml files, any depth, in path order; a file that cannot be read is named and skipped. */
+    static List<MailInput> emlFolder(Path folder, Consumer<String> warnings) {
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(folder)) {
+            files = walk.filter(f -> f.toString().toLowerCase(Locale.ROOT).endsWith(".eml")).sorted().toList();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read .eml files in " + folder + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot list the .eml files in " + folder.toAbsolutePath() + ": " + e, e);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("cannot list the .eml files in " + folder.toAbsolutePath() + ": "
+                    + e.getCause(), e.getCause());
         }
-        if (inputs.isEmpty()) {
+        if (files.isEmpty()) {
             throw new IllegalArgumentException("mailbox folder " + folder.toAbsolutePath() + " holds no .eml files");
+        }
+        List<MailInput> inputs = new ArrayList<>();
+        for (Path file : files) {
+            String origin = folder.relativize(file).toString();
+            try {
+                inputs.add(input(Files.readAllBytes(file), Files.getLastModifiedTime(file).toMillis(), origin));
+            } catch (IOException e) {
+                warnings.accept("emulator: skipped " + origin + ": cannot read the file: " + e);
+            }
         }
         return inputs;
     }
@@ -84,6 +113,7 @@ final class MailboxSource {
         long fallbackDate = file.toFile().lastModified();
         List<MailInput> inputs = new ArrayList<>();
         ByteArrayOutputStream current = null;
+        String origin = null;
         int pos = 0;
         boolean previousBlank = true;
         while (pos < all.length) {
@@ -95,9 +125,10 @@ final class MailboxSource {
             boolean separator = previousBlank && startsWith(all, pos, "From ");
             if (separator) {
                 if (current != null && current.size() > 0) {
-                    inputs.add(input(current.toByteArray(), fallbackDate));
+                    inputs.add(input(current.toByteArray(), fallbackDate, origin));
                 }
                 current = new ByteArrayOutputStream();
+                origin = file + " message " + (inputs.size() + 1) + " at byte " + pos;
             } else if (current != null) {
                 int from = pos;
                 if (all[pos] == '>') {
@@ -116,7 +147,7 @@ final class MailboxSource {
             pos = next;
         }
         if (current != null && current.size() > 0) {
-            inputs.add(input(current.toByteArray(), fallbackDate));
+            inputs.add(input(current.toByteArray(), fallbackDate, origin));
         }
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("mbox " + file.toAbsolutePath() + " holds no messages (no 'From ' lines)");
@@ -136,19 +167,20 @@ final class MailboxSource {
         return true;
     }
 
-    private static MailInput input(byte[] raw, long fallbackDate) {
+    /** The message with what its headers say of labels, thread and date; where they are unreadable, the defaults. */
+    private static MailInput input(byte[] raw, long fallbackDate, String origin) {
+        InternetHeaders headers;
         try {
-            InternetHeaders headers = new InternetHeaders(new ByteArrayInputStream(raw));
-            long date = fallbackDate;
-            String dateHeader = headers.getHeader("Date", null);
-            // an undated or impossibly dated message is filed by arrival, as Gmail files it
-            date = DateHeader.millis(dateHeader).orElse(fallbackDate);
-            String labelsHeader = headers.getHeader("X-Gmail-Labels", null);
-            String thread = headers.getHeader("X-GM-THRID", null);
-            return new MailInput(raw, labels(labelsHeader), date, thread == null ? null : "takeout:" + thread.strip());
-        } catch (MessagingException e) {
-            return new MailInput(raw, Set.of(LabelCatalog.INBOX), fallbackDate, null);
+            headers = new InternetHeaders(new ByteArrayInputStream(raw));
+        } catch (MessagingException | RuntimeException e) {
+            // the full parse decides whether the message loads at all, and names it if not
+            return new MailInput(raw, Set.of(LabelCatalog.INBOX), fallbackDate, null, origin);
         }
+        // an undated or impossibly dated message is filed by arrival, as Gmail files it
+        long date = DateHeader.millis(headers.getHeader("Date", null)).orElse(fallbackDate);
+        String labelsHeader = headers.getHeader("X-Gmail-Labels", null);
+        String thread = headers.getHeader("X-GM-THRID", null);
+        return new MailInput(raw, labels(labelsHeader), date, thread == null ? null : "takeout:" + thread.strip(), origin);
     }
 
     /** Takeout's X-Gmail-Labels ({@code Inbox,Unread,"Work, 2024",Category Updates}) as label ids and user label names. */

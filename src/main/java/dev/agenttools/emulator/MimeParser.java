@@ -33,7 +33,30 @@ import java.util.Properties;
  */
 final class MimeParser {
     private static final int SNIPPET_CHARS = 200;
+    /**
+     * Multipart nesting the tree follows; a multipart deeper than this is served whole as one opaque part. Real mail
+     * nests a handful of levels; the cap keeps a hostile message (thousands of levels) from overflowing the stack.
+     */
+    static final int MAX_DEPTH = 100;
     private static final Session SESSION = Session.getInstance(lenientProperties());
+    private static final ContentType MESSAGE_RFC822 = new ContentType("message", "rfc822", null);
+
+    static {
+        // Angus Mail looks its StreamProvider up through ServiceLoader for every header block, and the activation
+        // framework finds its content handlers lazily; the first time also loads and initialises their classes, the
+        // deepest work on the stack. Do that first time here, on a shallow stack (a class whose initialiser overflowed
+        // would stay broken for every later message); MAX_DEPTH bounds the stack of every later lookup.
+        parse("""
+                Content-Type: multipart/mixed; boundary=b\r
+                \r
+                --b\r
+                Content-Type: text/plain; charset=UTF-8\r
+                Content-Transfer-Encoding: base64\r
+                \r
+                d2FybS11cA==\r
+                --b--\r
+                """.getBytes(StandardCharsets.US_ASCII));
+    }
 
     private MimeParser() {
     }
@@ -58,7 +81,7 @@ final class MimeParser {
     static ParsedMessage parse(byte[] raw) {
         try {
             MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(headersEnded(raw)));
-            MessagePart root = part(message, "", false);
+            MessagePart root = part(message, "", 0, false);
             List<String> names = new ArrayList<>();
             root.forEach(p -> {
                 if (!p.filename().isEmpty()) {
@@ -77,6 +100,9 @@ final class MimeParser {
                     ParsedMessage.searchText(subject, from, to, cc, text, names));
         } catch (MessagingException | IOException e) {
             throw new IllegalArgumentException("unreadable message: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // Angus Mail's decoders throw unchecked exceptions on some broken input (a short uuencode "begin" line)
+            throw new IllegalArgumentException("unreadable message: " + e, e);
         }
     }
 
@@ -138,7 +164,12 @@ final class MimeParser {
         return "";
     }
 
-    private static MessagePart part(Part part, String partId, boolean inDigest) throws MessagingException, IOException {
+    /**
+     * The part and those below it; {@code depth} is how many multiparts and forwarded messages enclose it (0 for
+     * the message), {@code inDigest} whether its parent is a multipart/digest.
+     */
+    private static MessagePart part(Part part, String partId, int depth, boolean inDigest)
+            throws MessagingException, IOException {
         List<MessagePart.Header> headers = headers(part);
         String rawType = rawHeader(part, "Content-Type");
         // RFC 2046 5.1.5: in a digest, a part without a Content-Type is a message, not text
@@ -146,6 +177,10 @@ final class MimeParser {
         String mimeType = type == null ? "text/plain" : type.getBaseType().toLowerCase(Locale.ROOT);
         ContentDisposition disposition = MimeHeaders.disposition(rawHeader(part, "Content-Disposition"));
         String filename = fileName(type, disposition);
+        if ((mimeType.startsWith("multipart/") || mimeType.equals("message/rfc822")) && depth >= MAX_DEPTH) {
+            // too deep to be real mail: keep its headers, serve the rest undivided through attachments.get
+            return new MessagePart(partId, mimeType, filename, headers, readAll(part), true, List.of());
+        }
         if (mimeType.startsWith("multipart/")) {
             List<MessagePart> children = new ArrayList<>();
             Multipart multipart = multipart(part, type);
@@ -153,7 +188,7 @@ final class MimeParser {
                 boolean digest = mimeType.equals("multipart/digest");
                 for (int i = 0; i < multipart.getCount(); i++) {
                     BodyPart child = multipart.getBodyPart(i);
-                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i, digest));
+                    children.add(part(child, partId.isEmpty() ? Integer.toString(i) : partId + "." + i, depth + 1, digest));
                 }
             }
             return new MessagePart(partId, mimeType, filename, headers, new byte[0], false, children);
@@ -163,7 +198,7 @@ final class MimeParser {
             // message itself (the .eml) through attachments.get.
             byte[] inner = readAll(part);
             MimeMessage message = new MimeMessage(SESSION, new ByteArrayInputStream(headersEnded(inner)));
-            MessagePart root = part(message, partId.isEmpty() ? "0" : partId + ".0", false);
+            MessagePart root = part(message, partId.isEmpty() ? "0" : partId + ".0", depth + 1, false);
             return new MessagePart(partId, mimeType, filename, headers, inner, true, List.of(root));
         }
         boolean inlineText = mimeType.startsWith("text/")
@@ -171,8 +206,6 @@ final class MimeParser {
         byte[] data = inlineText ? textAsUtf8(readAll(part), type) : readAll(part);
         return new MessagePart(partId, mimeType, filename, headers, data, !inlineText, List.of());
     }
-
-    private static final ContentType MESSAGE_RFC822 = new ContentType("message", "rfc822", null);
 
     private static String rawHeader(Part part, String name) throws MessagingException {
         String[] values = part.getHeader(name);

@@ -350,7 +350,7 @@ final class SeedMailbox {
         m.writeTo(bytes);
         // received mail reaches Google a few seconds after its Date header
         long internal = at.toEpochMilli() + (labels.contains(LabelCatalog.SENT) ? 0 : 1000L * (1 + random.nextInt(30)));
-        out.add(new MailInput(bytes.toByteArray(), labels, internal, threadKey));
+        out.add(new MailInput(bytes.toByteArray(), labels, internal, threadKey, "seed message " + (out.size() + 1)));
     }
 
     private static InternetAddress address(SeedText.Person p) throws UnsupportedEncodingException {

@@ -53,8 +53,9 @@ final class StoredMessage {
         return hex(threadId);
     }
 
+    /** Gmail's form of an id: 16 lower-case hex digits (the mailbox gives out ids in [2^60, 2^63), see {@link Mailbox}). */
     static String hex(long id) {
-        return HexFormat.of().toHexDigits(id).replaceFirst("^0+(?=.)", "");
+        return HexFormat.of().toHexDigits(id);
     }
 
     /**

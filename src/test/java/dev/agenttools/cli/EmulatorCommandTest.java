@@ -1,8 +1,11 @@
 package dev.agenttools.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -11,7 +14,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +46,41 @@ class EmulatorCommandTest {
     }
 
     @Test
+    void startsOnRealMailAndNamesTheOneMessageItSkips(@TempDir Path dir) throws Exception {
+        Path mail = Files.createDirectory(dir.resolve("mail"));
+        // the oldest message, so a fresh JVM meets Angus Mail's lazy provider loading 3,000 parts deep: that once
+        // kept the emulator from starting at all
+        Files.writeString(mail.resolve("deep.eml"), nested(3_000, "Date: Mon, 01 Jan 1990 09:00:00 +0000"));
+        Files.writeString(mail.resolve("fine.eml"), "From: a@example.org\r\nSubject: Fine\r\n"
+                + "Date: Mon, 05 Jan 2026 10:00:00 +0000\r\n\r\nFine.\r\n");
+        try (InputStream unreadable = getClass().getResourceAsStream("/dev/agenttools/emulator/mailbox/unreadable.eml")) {
+            Files.write(mail.resolve("unreadable.eml"), unreadable.readAllBytes());
+        }
+        Path err = dir.resolve("stderr.txt");
+        ProcessBuilder builder = new ProcessBuilder(AgentToolsProcess.javaCommand("emulator", "--port", "0", "--latency", "0ms",
+                "--mailbox", mail.toString())).redirectError(err.toFile());
+        AgentToolsProcess.isolate(builder.environment());
+        Process process = builder.start();
+        try {
+            String line = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertThat(line).as("stderr: %s", Files.readString(err)).startsWith("emulator listening on ");
+            URI root = URI.create(line.substring("emulator listening on ".length()));
+            HttpClient http = HttpClient.newHttpClient();
+            List<String> ids = new ObjectMapper().readTree(get(http, root, "gmail/v1/users/me/messages").body())
+                    .path("messages").findValuesAsText("id");
+            assertThat(ids).hasSize(2).allMatch(id -> id.matches("[1-7][0-9a-f]{15}"));
+            for (String id : ids) {
+                assertThat(get(http, root, "gmail/v1/users/me/messages/" + id).statusCode()).isEqualTo(200);
+            }
+            assertThat(Files.readAllLines(err)).filteredOn(l -> l.startsWith("emulator: skipped")).singleElement().asString()
+                    .startsWith("emulator: skipped unreadable.eml: unreadable message: ");
+        } finally {
+            process.destroy();
+            assertThat(process.waitFor(20, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
+        }
+    }
+
+    @Test
     void rejectsOutOfRangeSettingsNamingTheFlag() {
         assertThat(run("emulator", "--fail-rate", "2")).startsWith("2:").contains("fail-rate must be 0..1, got 2.0");
         assertThat(run("emulator", "--max-concurrent", "0")).startsWith("2:").contains("max-concurrent must be at least 1");
@@ -48,6 +88,24 @@ class EmulatorCommandTest {
         assertThat(run("emulator", "--latency", "150")).startsWith("2:").contains("has no unit");
         assertThat(run("emulator", "--fail-status", "404=1")).startsWith("2:").contains("must be 5xx");
         assertThat(run("emulator", "--mailbox", "/no/such.mbox", "--port", "0")).startsWith("1:").contains("/no/such.mbox");
+    }
+
+    /** A message whose multiparts nest {@code levels} deep, a text part at the bottom. */
+    private static String nested(int levels, String dateHeader) {
+        StringBuilder mail = new StringBuilder("From: deep@example.org\r\nSubject: Deep\r\n" + dateHeader + "\r\n");
+        for (int i = 0; i < levels; i++) {
+            mail.append("Content-Type: multipart/mixed; boundary=\"b").append(i).append("\"\r\n\r\n--b").append(i).append("\r\n");
+        }
+        mail.append("Content-Type: text/plain\r\n\r\nBottom.\r\n");
+        for (int i = levels - 1; i >= 0; i--) {
+            mail.append("--b").append(i).append("--\r\n");
+        }
+        return mail.toString();
+    }
+
+    private static HttpResponse<String> get(HttpClient http, URI root, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(root.resolve(path)).header("Authorization", "Bearer t").build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static String run(String... args) {

@@ -98,7 +98,7 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
             return Mailbox.load(config.userEmail(), parsed.inputs(), raw -> {
                 ParsedMessage p = parsed.parses().get(raw);
                 return p != null ? p : MimeParser.parse(raw);
-            });
+            }, System.err::println);
         }
     }
 }
