@@ -158,7 +158,8 @@ public final class GmailTools {
             Deadline deadline = Deadline.in(timeout(p, service.settings()));
             var gmail = service.client(p.string("access_token", null));
             return FanOut.one(deadline, "gmail get", () -> {
-                EmailDetail detail = MessageDecoder.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), maxBody, html);
+                // a failed get fails the call; a message the decoder trips on is answered with what it could read
+                EmailDetail detail = Salvage.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), id, maxBody, html);
                 return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
             });
         }
