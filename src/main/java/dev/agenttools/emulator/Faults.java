@@ -6,8 +6,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fault model: injected 5xx answers, slow answers, messages deleted between list and get. Seeded, so a
- * run with the same seed and the same sequence of calls injects the same faults. Thread-safe.
+ * The fault model: injected 5xx answers, slow answers, messages deleted between list and get, and (set by tests
+ * only) messages that are listed but cannot be fetched. Seeded, so a run with the same seed and the same sequence
+ * of calls injects the same faults. Thread-safe.
  */
 final class Faults {
     private final SplittableRandom random;
