@@ -43,13 +43,14 @@ public final class Emulator implements AutoCloseable {
     private final ConcurrencyLimit concurrency;
     private final Path certificate;
     private final OAuthServer oauth;
+    private final Faults faults;
 
     private Emulator(EmulatorConfig config, Mailbox mailbox) throws Exception {
         this.config = config;
         this.mailbox = mailbox;
         this.counters = new Counters();
         this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
-        Faults faults = new Faults(config);
+        this.faults = new Faults(config);
         GmailApi api = new GmailApi(mailbox, faults, counters, Clock.systemUTC());
         this.oauth = new OAuthServer(config.tokenLifetime());
         CallGate gate = new CallGate(api, config, concurrency,
@@ -160,6 +161,11 @@ public final class Emulator implements AutoCloseable {
 
     Mailbox mailbox() {
         return mailbox;
+    }
+
+    /** Test seam: every messages.get of message {@code hexId} fails with {@code status} (400, 401, 403, 429 or 5xx). */
+    void failGets(String hexId, int status) {
+        faults.failGets(hexId, status);
     }
 
     @Override

@@ -3,10 +3,12 @@ package dev.agenttools.emulator;
 import java.time.Duration;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fault model: injected 5xx answers, slow answers, messages deleted between list and get. Seeded, so a
- * run with the same seed and the same sequence of calls injects the same faults. Thread-safe.
+ * The fault model: injected 5xx answers, slow answers, messages deleted between list and get, and (set by tests
+ * only) messages that are listed but cannot be fetched. Seeded, so a run with the same seed and the same sequence
+ * of calls injects the same faults. Thread-safe.
  */
 final class Faults {
     private final SplittableRandom random;
@@ -16,6 +18,8 @@ final class Faults {
     private final double slowRate;
     private final Duration slowBy;
     private final double vanishRate;
+    /** Messages whose every messages.get fails, by hex id: set by tests only, never from a flag. */
+    private final Map<String, Integer> failingGets = new ConcurrentHashMap<>();
 
     Faults(EmulatorConfig config) {
         this.random = new SplittableRandom(config.seed() ^ 0x5EED_FA17L);
@@ -50,5 +54,34 @@ final class Faults {
     /** Whether a message just listed is deleted before the client can fetch it. */
     synchronized boolean vanishes() {
         return vanishRate > 0 && random.nextDouble() < vanishRate;
+    }
+
+    /** From now on, every messages.get of message {@code hexId} fails with {@code status}; it is still listed. */
+    void failGets(String hexId, int status) {
+        errorFor(status); // refuse a status we cannot answer now, not at the get
+        failingGets.put(hexId, status);
+    }
+
+    /** Throws the error set for a get of {@code hexId}, if any. */
+    void checkGet(String hexId) {
+        Integer status = failingGets.get(hexId);
+        if (status != null) {
+            throw errorFor(status);
+        }
+    }
+
+    private static ApiError errorFor(int status) {
+        return switch (status) {
+            case 400 -> ApiError.invalidId();
+            case 401 -> ApiError.invalidCredentials();
+            case 403 -> ApiError.insufficientScopes();
+            case 429 -> ApiError.quotaExhausted();
+            default -> {
+                if (status < 500 || status > 599) {
+                    throw new IllegalArgumentException("a failing get answers 400, 401, 403, 429 or 5xx, not " + status);
+                }
+                yield ApiError.injected(status);
+            }
+        };
     }
 }

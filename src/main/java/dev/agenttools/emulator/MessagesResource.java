@@ -93,6 +93,7 @@ final class MessagesResource {
     }
 
     ApiResponse get(ApiRequest r, Matcher m) {
+        faults.checkGet(m.group(2));
         MessageJson.Format format = MessageJson.Format.parse(r.param("format"), true);
         StoredMessage message = find(m.group(2));
         return ApiResponse.ok(MessageJson.render(message, format, r.params("metadataHeaders")));

@@ -1,7 +1,6 @@
 package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.Gmail;
-import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.Deadline;
 import dev.agenttools.google.FanOut;
 
@@ -24,8 +23,8 @@ final class ConcurrentFetch implements FetchStrategy {
     }
 
     @Override
-    public List<Message> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) {
+    public List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) {
         return FanOut.map(ids, service.pacer().maxInFlight(), deadline, "gmail messages.get x" + ids.size(),
-                id -> service.getOrNull(gmail, id, view, deadline));
+                id -> service.fetchListed(gmail, id, view, deadline));
     }
 }

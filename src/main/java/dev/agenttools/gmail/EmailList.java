@@ -7,6 +7,12 @@ import java.util.List;
  *
  * @param nextPageToken pass as {@code page_token} for the next page; null on the last page
  * @param skipped       messages that were listed but deleted before they could be fetched
+ * @param errors        one per email in {@code emails} that could not be fetched or decoded whole, in the order of
+ *                      {@code emails}; null (left out) when there are none
  */
-public record EmailList(List<EmailSummary> emails, String nextPageToken, int skipped) {
+public record EmailList(List<EmailSummary> emails, String nextPageToken, int skipped, List<MessageError> errors) {
+    public EmailList {
+        emails = List.copyOf(emails);
+        errors = errors == null || errors.isEmpty() ? null : List.copyOf(errors);
+    }
 }

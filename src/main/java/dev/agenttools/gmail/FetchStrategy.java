@@ -1,16 +1,17 @@
 package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.Gmail;
-import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.Deadline;
 
 import java.util.List;
 import java.util.Locale;
 
 /**
- * How the messages of a list are fetched after messages.list has named them. Every strategy returns the
- * messages in the order of {@code ids}, with null where a message no longer exists, and fails the whole call
- * (cancelling what is in flight) on any other error that retries cannot fix.
+ * How the messages of a list are fetched after messages.list has named them. Every strategy answers one
+ * {@link Fetched} per id, in the order of {@code ids}: found, vanished (404), or failed on its own (a 400, a 5xx
+ * that retries did not fix), judged by {@link Fetched#ofFailure} alone so that every strategy gives the same
+ * answer. What fails the whole call (sign-in, quota, the deadline, cancellation) is thrown, cancelling what is in
+ * flight.
  */
 interface FetchStrategy {
     /** The names callers choose from; {@code auto} picks per call. */
@@ -18,7 +19,7 @@ interface FetchStrategy {
 
     String name();
 
-    List<Message> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) throws InterruptedException;
+    List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) throws InterruptedException;
 
     static FetchStrategy named(String name, GmailService service, int count) {
         return switch (name.toLowerCase(Locale.ROOT)) {

@@ -208,7 +208,8 @@ public final class GmailService {
         return retry.run(what, deadline, () -> {
             try (QuotaPacer.Permit p = pacer.acquire(LIST_UNITS, 1, deadline, what)) {
                 Gmail.Users.Messages.List request = gmail.users().messages().list("me").setMaxResults((long) max)
-                        .setFields("messages(id),nextPageToken");
+                        // the thread id too: an email that cannot be fetched is still answered with both ids
+                        .setFields("messages(id,threadId),nextPageToken");
                 if (labelId != null) {
                     request.setLabelIds(List.of(labelId));
                 }
@@ -223,15 +224,15 @@ public final class GmailService {
         });
     }
 
-    /** Fetches one message; null when Gmail says it does not exist (deleted since it was listed). */
-    Message getOrNull(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
+    /**
+     * Fetches one listed message: found, vanished (deleted since it was listed) or failed on its own; throws what
+     * fails the whole call (see {@link Fetched#ofFailure}).
+     */
+    Fetched fetchListed(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
         try {
-            return get(gmail, id, view, deadline);
+            return new Fetched.Found(get(gmail, id, view, deadline));
         } catch (ToolException e) {
-            if (e.kind() == ToolException.Kind.NOT_FOUND) {
-                return null;
-            }
-            throw e;
+            return Fetched.ofFailure(id, e, retry.maxAttempts());
         }
     }
 

@@ -85,7 +85,9 @@ public final class GmailTools {
             listProperties(p);
             return new ToolSpec(LIST, "List the newest emails with a Gmail label (INBOX by default): id, thread_id, subject, "
                     + "from, to, date, snippet, labels, unread and has_attachments for each, newest first. "
-                    + "Use get_email (gmail.get-email) with an id for the whole body.",
+                    + "Use get_email (gmail.get-email) with an id for the whole body. An email that cannot be fetched or "
+                    + "decoded does not fail the list: it keeps its place with its id and thread_id, and errors "
+                    + "[{id, code, message}] says why.",
                     schema("Params of gmail.list-emails", List.of(), p));
         }
 
@@ -110,7 +112,7 @@ public final class GmailTools {
                             + "newer_than:7d is:unread \"exact phrase\" -word, OR, parentheses.");
             listProperties(p);
             return new ToolSpec(SEARCH, "Search Gmail with Gmail's search syntax and list the matching emails, newest first, "
-                    + "with the same fields as gmail.list-emails.", schema("Params of gmail.search-emails", List.of("query"), p));
+                    + "with the same fields as gmail.list-emails (errors included).", schema("Params of gmail.search-emails", List.of("query"), p));
         }
 
         @Override
@@ -140,7 +142,8 @@ public final class GmailTools {
             p.putObject("strategy").put("type", "string").put("default", "auto")
                     .put("description", "Accepted for symmetry with the list tools; one email is always one call.");
             return new ToolSpec(GET, "Get one email by id: subject, from, to, cc, date, labels, the body as readable text "
-                    + "(HTML turned into text with links kept) and its attachments' names, types and sizes.",
+                    + "(HTML turned into text with links kept) and its attachments' names, types and sizes. When part of "
+                    + "the email cannot be decoded, the answer has what could be and errors [{id, code, message}] says why.",
                     schema("Params of gmail.get-email", List.of("message_id"), p));
         }
 
@@ -158,7 +161,8 @@ public final class GmailTools {
             Deadline deadline = Deadline.in(timeout(p, service.settings()));
             var gmail = service.client(p.string("access_token", null));
             return FanOut.one(deadline, "gmail get", () -> {
-                EmailDetail detail = MessageDecoder.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), maxBody, html);
+                // a failed get fails the call; a message the decoder trips on is answered with what it could read
+                EmailDetail detail = Salvage.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), id, maxBody, html);
                 return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
             });
         }

@@ -12,7 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The list-then-fetch flow shared by list_emails and search_emails. Thread-safe. */
+/**
+ * The list-then-fetch flow shared by list_emails and search_emails. One email that cannot be fetched or decoded
+ * does not fail the list: it keeps its place with what could be read, and the answer's {@code errors} names it.
+ * Thread-safe.
+ */
 final class MailLister {
     private final GmailService service;
 
@@ -31,20 +35,31 @@ final class MailLister {
         return FanOut.one(deadline, "gmail list", () -> {
             String labelId = r.label() == null ? null : service.labelId(gmail, r.accessToken(), r.label(), deadline);
             ListMessagesResponse listed = service.list(gmail, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
-            List<String> ids = listed.getMessages() == null ? List.of()
-                    : listed.getMessages().stream().map(Message::getId).toList();
+            List<Message> refs = listed.getMessages() == null ? List.of() : listed.getMessages();
+            List<String> ids = refs.stream().map(Message::getId).toList();
             FetchStrategy strategy = FetchStrategy.named(r.strategy(), service, ids.size());
-            List<Message> messages = strategy.fetch(gmail, ids, GmailService.View.SUMMARY, deadline);
-            List<EmailSummary> emails = new ArrayList<>(messages.size());
+            List<Fetched> fetched = strategy.fetch(gmail, ids, GmailService.View.SUMMARY, deadline);
+            List<EmailSummary> emails = new ArrayList<>(fetched.size());
+            List<MessageError> errors = new ArrayList<>();
             int skipped = 0;
-            for (Message m : messages) {
-                if (m == null) {
-                    skipped++;
-                } else {
-                    emails.add(MessageDecoder.summary(m));
+            for (int i = 0; i < fetched.size(); i++) {
+                Message ref = refs.get(i);
+                switch (fetched.get(i)) {
+                    case Fetched.Vanished _ -> skipped++;
+                    case Fetched.Failed f -> {
+                        emails.add(Salvage.unfetched(ref.getId(), ref.getThreadId()));
+                        errors.add(f.error());
+                    }
+                    case Fetched.Found found -> {
+                        Salvage.Read<EmailSummary> read = Salvage.summary(found.message(), ref.getId(), ref.getThreadId());
+                        emails.add(read.email());
+                        if (read.error() != null) {
+                            errors.add(read.error());
+                        }
+                    }
                 }
             }
-            EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped);
+            EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped, errors);
             return new ToolResult(Json.tree(list), strategy.name(), emails.size(), Duration.ZERO);
         });
     }

@@ -1,7 +1,6 @@
 package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.Gmail;
-import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.Deadline;
 
 import java.util.ArrayList;
@@ -21,11 +20,11 @@ final class SequentialFetch implements FetchStrategy {
     }
 
     @Override
-    public List<Message> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline)
+    public List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline)
             throws InterruptedException {
-        List<Message> out = new ArrayList<>(ids.size());
+        List<Fetched> out = new ArrayList<>(ids.size());
         for (String id : ids) {
-            out.add(service.getOrNull(gmail, id, view, deadline));
+            out.add(service.fetchListed(gmail, id, view, deadline));
         }
         return out;
     }

@@ -88,7 +88,11 @@ public final class GoogleErrors {
         return new ToolException(kind, context + hint, e);
     }
 
-    private static String message(Throwable e) {
+    /**
+     * Google's own words for a failure ({@code Invalid id value}), or the exception's class and message when Google
+     * said nothing: no operation, attempt or elapsed time, so the same failure always reads the same.
+     */
+    public static String message(Throwable e) {
         if (e instanceof GoogleJsonResponseException g) {
             GoogleJsonError details = g.getDetails();
             if (details != null && details.getMessage() != null) {

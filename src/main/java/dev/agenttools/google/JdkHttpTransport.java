@@ -4,6 +4,7 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.http.LowLevelHttpRequest;
 import com.google.api.client.http.LowLevelHttpResponse;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,6 +27,11 @@ import java.util.Set;
  *
  * <p>Written here because no maintained library adapts java.net.http to the Google client: Google's own
  * transports speak HTTP/1.1 only (google-http-java-client#1117, #1880 open since 2023). Thread-safe.
+ *
+ * <p>Bodies are read whole inside {@link HttpClient#send}, so a cancelled call (its thread interrupted) stops there
+ * with an {@link InterruptedIOException}, and the Google client only ever reads bytes already in memory. A streamed
+ * body read on an interrupted thread fails with {@code IOException: InterruptedException}, and the client's error
+ * path ({@code GoogleJsonResponseException.from}) answers that with {@code printStackTrace()} on stderr.
  */
 public final class JdkHttpTransport extends HttpTransport {
     /** Headers the JDK client sets itself and refuses from callers. */
@@ -99,7 +105,7 @@ public final class JdkHttpTransport extends HttpTransport {
             }
             b.method(method, body);
             try {
-                return new Response(client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream()));
+                return new Response(client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException(method + " " + url + " cancelled");
@@ -108,10 +114,10 @@ public final class JdkHttpTransport extends HttpTransport {
     }
 
     private static final class Response extends LowLevelHttpResponse {
-        private final HttpResponse<InputStream> response;
+        private final HttpResponse<byte[]> response;
         private final List<String[]> headers = new ArrayList<>();
 
-        Response(HttpResponse<InputStream> response) {
+        Response(HttpResponse<byte[]> response) {
             this.response = response;
             HttpHeaders all = response.headers();
             for (Map.Entry<String, List<String>> e : all.map().entrySet()) {
@@ -123,7 +129,7 @@ public final class JdkHttpTransport extends HttpTransport {
 
         @Override
         public InputStream getContent() {
-            return response.body();
+            return new ByteArrayInputStream(response.body());
         }
 
         @Override
@@ -172,8 +178,8 @@ public final class JdkHttpTransport extends HttpTransport {
         }
 
         @Override
-        public void disconnect() throws IOException {
-            response.body().close();
+        public void disconnect() {
+            // the body is in memory and the connection is the shared client's: nothing to release
         }
     }
 }

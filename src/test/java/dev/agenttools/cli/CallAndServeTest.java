@@ -88,6 +88,54 @@ class CallAndServeTest {
     }
 
     @Test
+    void callWritesNoStackTraceWhenAListFailsWithGetsInFlight() throws Exception {
+        // every call takes 300 to 500 ms: when one get is refused or the deadline passes, the other gets are in
+        // flight and are cancelled (their threads interrupted), which once printed the Google client's stack traces
+        try (Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(400)).jitter(Duration.ofMillis(100))
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).build())) {
+            String victim = dev.agenttools.Tools.registry(dev.agenttools.gmail.GmailSettings.forRoot(slow.rootUri().toString())
+                    .withAccessToken("t")).call(dev.agenttools.tool.ToolCall.of("gmail.list-emails",
+                            (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree("{\"max_results\": 40}")))
+                    .data().get("emails").get(20).get("id").asText();
+            Emulators.failGets(slow, victim, 401);
+
+            for (String strategy : new String[] {"concurrent", "batch"}) {
+                Traced refused = callTraced(slow, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 40, "
+                        + "\"strategy\": \"" + strategy + "\"}}");
+                assertThat(refused.exit()).as(strategy).isEqualTo(4);
+                assertNoStackTrace(refused.stderr());
+            }
+            Traced late = callTraced(slow, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 40, \"timeout_ms\": 700}}");
+            assertThat(late.exit()).isEqualTo(7);
+            assertNoStackTrace(late.stderr());
+        }
+    }
+
+    private record Traced(int exit, String stdout, String stderr) {
+    }
+
+    /** Runs {@code call} with its stderr kept (the other tests discard it). */
+    private static Traced callTraced(Emulator emulator, String request) throws Exception {
+        java.nio.file.Path err = java.nio.file.Files.createTempFile("agent-tools-call-", ".stderr");
+        try {
+            Process p = AgentToolsProcess.builder(emulator, "call").redirectError(err.toFile()).start();
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(request.getBytes(StandardCharsets.UTF_8));
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            return new Traced(p.exitValue(), out, java.nio.file.Files.readString(err));
+        } finally {
+            java.nio.file.Files.deleteIfExists(err);
+        }
+    }
+
+    private static void assertNoStackTrace(String stderr) {
+        assertThat(stderr).doesNotContain("\tat ").doesNotContain("Caused by:")
+                .doesNotContainPattern("(?m)^[\\w.$]+(Exception|Error)\\b");
+    }
+
+    @Test
     void callNeverEchoesTheAccessToken() throws Exception {
         Result r = call("{\"command\": \"gmail.list-emails\", \"params\": {\"access_token\": 12345678}}");
         assertThat(r.raw()).doesNotContain("12345678");

@@ -60,6 +60,14 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
         return emulator;
     }
 
+    /**
+     * Makes one message unfetchable: it is still listed, but every messages.get of it (alone or in a batch) fails with
+     * {@code status}: 400 "Invalid id value", 401, 403, 429 or a 5xx.
+     */
+    public static void failGets(Emulator emulator, String messageId, int status) {
+        emulator.failGets(messageId, status);
+    }
+
     /** An SSL context that trusts an emulator's self-signed certificate (the PEM that {@code --tls} writes). */
     public static javax.net.ssl.SSLContext trusting(java.nio.file.Path pem) throws Exception {
         java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());

@@ -278,6 +278,26 @@ class JdkHttpTransportTest {
         assertThat(requests.buildGetRequest(server.url("/echo")).execute().getStatusCode()).isEqualTo(200);
     }
 
+    @ParameterizedTest
+    @EnumSource(value = HttpClient.Version.class, names = {"HTTP_1_1", "HTTP_2"})
+    void anErrorAnswerIsReadWholeWhenTheCallIsCancelledAsItArrives(HttpClient.Version version) throws Exception {
+        // A streamed body read after the interrupt failed with IOException(InterruptedException), and the Google
+        // client's error path printed that stack trace on stderr; the body must already be in memory.
+        HttpRequest request = new JdkHttpTransport(HttpClient.newBuilder().version(version).build())
+                .createRequestFactory().buildGetRequest(server.url("/unavailable"));
+        request.setResponseInterceptor(response -> Thread.currentThread().interrupt()); // cancelled as the answer came
+
+        HttpResponseException unavailable;
+        try {
+            unavailable = catchThrowableOfType(HttpResponseException.class, request::execute);
+        } finally {
+            assertThat(Thread.interrupted()).as("the interrupt flag is kept").isTrue();
+        }
+
+        assertThat(unavailable.getStatusCode()).isEqualTo(503);
+        assertThat(unavailable.getContent()).isEqualTo("come back later");
+    }
+
     @Test
     void aCallTheServerDoesNotAnswerInTheReadTimeoutFailsWithHttpTimeoutException() throws Exception {
         HttpRequest blocked = JdkHttpTransport.http2(Duration.ofSeconds(5)).createRequestFactory()

@@ -1,0 +1,54 @@
+package dev.agenttools.gmail;
+
+import com.google.api.services.gmail.model.Message;
+import dev.agenttools.google.GoogleErrors;
+import dev.agenttools.tool.ToolException;
+
+import java.util.Set;
+
+/**
+ * What fetching one listed message came to. Every fetch strategy answers with these, so that the same failure
+ * gives the same answer whichever strategy met it.
+ */
+sealed interface Fetched {
+    /**
+     * Failures Gmail reports about one message: they leave the rest of the list standing. Everything else fails
+     * the whole call: sign-in and permission (the next get would fail the same way), quota spent after retries
+     * (it is the user's, not the message's), the deadline and cancellation.
+     */
+    Set<ToolException.Kind> PER_MESSAGE = Set.of(ToolException.Kind.INVALID_ARGUMENT, ToolException.Kind.UPSTREAM,
+            ToolException.Kind.INTERNAL);
+
+    /** The message, to decode. */
+    record Found(Message message) implements Fetched {
+    }
+
+    /** 404: deleted between the list and the get (counted in {@code skipped}). */
+    record Vanished() implements Fetched {
+    }
+
+    /** This message alone could not be fetched. */
+    record Failed(MessageError error) implements Fetched {
+    }
+
+    /**
+     * What a failed get of listed message {@code id} means for the list; throws {@code failure} when it fails the
+     * whole call. A failure without an HTTP answer (Gmail unreachable after retries) is thrown too: it says nothing
+     * about this message, and a batch could not pin it on one part anyway.
+     *
+     * @param maxAttempts the attempts a retryable failure has had (the retry policy's limit)
+     */
+    static Fetched ofFailure(String id, ToolException failure, int maxAttempts) {
+        if (failure.kind() == ToolException.Kind.NOT_FOUND) {
+            return new Vanished();
+        }
+        Throwable answer = failure.getCause();
+        int status = GoogleErrors.status(answer);
+        if (status == 0 || !PER_MESSAGE.contains(failure.kind())) {
+            throw failure;
+        }
+        String tries = GoogleErrors.retryable(answer) ? " on all " + maxAttempts + " attempts" : "";
+        return new Failed(new MessageError(id, failure.kind().code(),
+                "Gmail answered HTTP " + status + tries + " when asked for this message: " + GoogleErrors.message(answer)));
+    }
+}
