@@ -13,6 +13,7 @@ import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
 import jakarta.mail.util.ByteArrayDataSource;
 import org.jsoup.Jsoup;
+import org.mozilla.universalchardet.UniversalDetector;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -231,8 +232,8 @@ final class MimeParser {
 
     /**
      * Gmail's {@code full} format hands text parts out as UTF-8 whatever their declared charset. The declared
-     * charset decodes the text; undeclared (or declared US-ASCII) 8-bit text is read as UTF-8 when it is valid
-     * UTF-8, else, like an unknown charset, as ISO-8859-1 so that no byte is lost.
+     * charset decodes the text; undeclared (or declared US-ASCII, or unknown) 8-bit text is read as UTF-8 when it is
+     * valid UTF-8, else in the charset a detector finds (Big5, windows-1252...), else as ISO-8859-1.
      */
     private static byte[] textAsUtf8(byte[] bytes, ContentType type) {
         String name = type == null ? null : type.getParameter("charset");
@@ -252,7 +253,20 @@ final class MimeParser {
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
             return bytes;
         } catch (CharacterCodingException notUtf8) {
-            return new String(bytes, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.UTF_8);
+            return new String(bytes, guessedCharset(bytes)).getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The charset Mozilla's detector finds in undeclared 8-bit text; ISO-8859-1 (every byte kept) when it finds none. */
+    private static Charset guessedCharset(byte[] bytes) {
+        UniversalDetector detector = new UniversalDetector();
+        detector.handleData(bytes, 0, bytes.length);
+        detector.dataEnd();
+        String name = detector.getDetectedCharset();
+        try {
+            return name == null ? StandardCharsets.ISO_8859_1 : Charset.forName(name);
+        } catch (IllegalArgumentException unsupported) {
+            return StandardCharsets.ISO_8859_1;
         }
     }
 
