@@ -63,32 +63,31 @@ final class MimeHeaders {
 
     /** The Content-Type, or null when it is missing or beyond repair (RFC 2045 then means text/plain). */
     static ContentType contentType(String raw) {
-        if (raw == null || raw.isBlank()) {
-            return null;
-        }
-        String value = utf8(MimeUtility.unfold(raw)).strip();
-        try {
-            return new ContentType(value);
-        } catch (ParseException e) {
-            try {
-                return new ContentType(requote(value));
-            } catch (ParseException | RuntimeException stillBroken) {
-                return null;
-            }
-        }
+        return parsed(raw, ContentType::new);
     }
 
     /** The Content-Disposition, or null when it is missing or beyond repair. */
     static ContentDisposition disposition(String raw) {
+        return parsed(raw, ContentDisposition::new);
+    }
+
+    /** One of Angus Mail's header parsers. */
+    @FunctionalInterface
+    private interface HeaderParser<T> {
+        T parse(String value) throws ParseException;
+    }
+
+    /** The header as Angus Mail parses it, else as it parses the header with its parameters quoted, else null. */
+    private static <T> T parsed(String raw, HeaderParser<T> parser) {
         if (raw == null || raw.isBlank()) {
             return null;
         }
         String value = utf8(MimeUtility.unfold(raw)).strip();
         try {
-            return new ContentDisposition(value);
-        } catch (ParseException e) {
+            return parser.parse(value);
+        } catch (ParseException | RuntimeException e) {
             try {
-                return new ContentDisposition(requote(value));
+                return parser.parse(requote(value));
             } catch (ParseException | RuntimeException stillBroken) {
                 return null;
             }
