@@ -1,9 +1,13 @@
 package dev.agenttools.tool;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -19,12 +23,16 @@ import java.util.Iterator;
 public final class ToolProtocol {
     /** Lists every command with the JSON Schema of its params. */
     public static final String TOOLS_LIST = "tools.list";
-    private static final ObjectMapper STRICT = new ObjectMapper();
-
-    static {
-        // Deeply nested garbage must be an error answer, not a stack overflow.
-        STRICT.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build());
-    }
+    /**
+     * One object per request, read strictly: {@code {...}{...}} on one line is an error, not the first request with
+     * the second dropped, and a key given twice is an error, not "the last one wins".
+     */
+    private static final ObjectMapper STRICT = JsonMapper.builder(JsonFactory.builder()
+                    // Deeply nested garbage must be an error answer, not a stack overflow.
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build()).build())
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
     private final ToolRegistry registry;
 
@@ -48,6 +56,10 @@ public final class ToolProtocol {
             JsonNode tree;
             try {
                 tree = STRICT.readTree(request);
+            } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+                // the one mismatch a tree read has: more after the object (FAIL_ON_TRAILING_TOKENS)
+                throw ToolException.invalidArgument("the request has more after its JSON object; send exactly one "
+                        + "object per request (one per line for serve)");
             } catch (JsonProcessingException e) {
                 throw ToolException.invalidArgument("the request is not valid JSON: " + e.getOriginalMessage()
                         + "; send one object such as {\"command\": \"tools.list\", \"params\": {}}");

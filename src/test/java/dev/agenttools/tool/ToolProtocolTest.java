@@ -92,6 +92,27 @@ class ToolProtocolTest {
     }
 
     @Test
+    void rejectsTrailingContentAndDuplicateKeysInsteadOfDroppingOrOverwriting() throws Exception {
+        EchoTool tool = new EchoTool(null, 0);
+        ToolProtocol p = protocol(tool);
+        List<String[]> cases = List.of(
+                new String[] {"{\"id\": 1, \"command\": \"test.echo\"}{\"id\": 2, \"command\": \"test.echo\"}", "more after its JSON object"},
+                new String[] {"{\"id\": 1, \"command\": \"test.echo\"} {\"id\": 2}", "more after its JSON object"},
+                new String[] {"{\"id\": 1, \"command\": \"test.echo\"} 7", "more after its JSON object"},
+                new String[] {"{\"id\": 1, \"command\": \"test.echo\"} trailing", "not valid JSON"},
+                new String[] {"{\"id\": 1, \"command\": \"tools.list\", \"command\": \"test.echo\"}", "Duplicate field 'command'"},
+                new String[] {"{\"id\": 1, \"command\": \"test.echo\", \"params\": {\"x\": 1, \"x\": 2}}", "Duplicate field 'x'"});
+        for (String[] c : cases) {
+            JsonNode a = answer(p, c[0]);
+            assertThat(a.get("status").asText()).as(c[0]).isEqualTo("error");
+            assertThat(a.get("error").get("code").asText()).as(c[0]).isEqualTo("invalid_argument");
+            assertThat(a.get("error").get("message").asText()).as(c[0]).contains(c[1]);
+        }
+        assertThat(tool.calls.get()).as("no request ran").isZero();
+        assertThat(answer(p, "{\"command\": \"test.echo\"}  \r\n").get("status").asText()).as("trailing whitespace is fine").isEqualTo("ok");
+    }
+
+    @Test
     void fallsBackToSequentialWhenTheFastPathFails() throws Exception {
         EchoTool tool = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
         JsonNode a = answer(protocol(tool), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"batch\"}}");
