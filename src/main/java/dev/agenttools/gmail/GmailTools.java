@@ -2,6 +2,7 @@ package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.Deadline;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.tool.Json;
@@ -38,6 +39,17 @@ public final class GmailTools {
 
     private static Duration timeout(Params p, GmailSettings settings) {
         return Duration.ofMillis(p.integer("timeout_ms", MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, (int) settings.timeout().toMillis()));
+    }
+
+    /** The call's token, checked before it goes near a request; the error never shows it. */
+    private static String accessToken(Params p) {
+        String token = p.string("access_token", null);
+        String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
+        if (flaw != null) {
+            throw ToolException.invalidArgument("access_token is not an OAuth access token: it " + flaw
+                    + " (the value is not shown)");
+        }
+        return token;
     }
 
     private static ObjectNode schema(String description, List<String> required, ObjectNode properties) {
@@ -96,7 +108,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), p.string("access_token", null)));
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), accessToken(p)));
         }
     }
 
@@ -120,7 +132,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(null, p.requiredString("query"),
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), p.string("access_token", null)));
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), accessToken(p)));
         }
     }
 
@@ -159,7 +171,7 @@ public final class GmailTools {
             boolean html = p.bool("include_html", false);
             p.choice("strategy", FetchStrategy.NAMES, "auto");
             Deadline deadline = Deadline.in(timeout(p, service.settings()));
-            var gmail = service.client(p.string("access_token", null));
+            var gmail = service.client(accessToken(p));
             return FanOut.one(deadline, "gmail get", () -> {
                 // a failed get fails the call; a message the decoder trips on is answered with what it could read
                 EmailDetail detail = Salvage.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), id, maxBody, html);

@@ -90,7 +90,14 @@ public final class JdkHttpTransport extends HttpTransport {
             if (readTimeout != null) {
                 b.timeout(readTimeout);
             }
-            headers.forEach(h -> b.header(h[0], h[1]));
+            for (String[] h : headers) {
+                try {
+                    b.header(h[0], h[1]);
+                } catch (IllegalArgumentException e) {
+                    // the JDK's message quotes the value, and the value may be "Bearer <token>"
+                    throw new IllegalArgumentException("invalid value for HTTP header " + h[0] + " (not shown)");
+                }
+            }
             HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.noBody();
             if (getStreamingContent() != null) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -163,6 +163,39 @@ class GmailToolsTest {
         assertInvalid(GmailTools.LIST, "{\"access_token\":123}", "access_token must be a string, got a number");
     }
 
+    @Test
+    void rejectsAnAccessTokenThatCannotBeAHeaderWithoutShowingItOrCallingGmail() {
+        try (Emulator quiet = emulators.start(fastEmulator().build())) {
+            ToolRegistry registry = Tools.registry(fastSettings(quiet));
+            for (String token : new String[] {"ya29.SECRET\n", "ya29.SECRET\r\nX-Evil: 1", "ya29.SECRET\u79d8\u5bc6",
+                    "ya29.SECRET\u00e9", "ya29. SECRET", "\"ya29.SECRET\""}) {
+                for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {
+                    ObjectNode params = obj(tool.equals(GmailTools.GET) ? "{\"message_id\":\"abc\"}" : "{\"strategy\":\"batch\"}");
+                    params.put("access_token", token);
+                    assertThatThrownBy(() -> registry.call(ToolCall.of(tool, params)))
+                            .as(token).isInstanceOfSatisfying(ToolException.class, e -> {
+                                assertThat(e.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+                                assertThat(e.getMessage()).startsWith("access_token is not an OAuth access token")
+                                        .doesNotContain("SECRET");
+                            });
+                }
+            }
+            assertThat(quiet.counters().httpRequests()).as("nothing reached Gmail, no fallback ran").isZero();
+        }
+    }
+
+    @Test
+    void refusesAConfiguredAccessTokenThatCannotBeAHeaderWithoutShowingIt() {
+        assertThatThrownBy(() -> GmailSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n")))
+                .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage())
+                        .startsWith("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token: it has a line break at character 12 of 12")
+                        .doesNotContain("SECRET"));
+        assertThatThrownBy(() -> fastSettings(emulator).withAccessToken("ya29.SECRET\u79d8"))
+                .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage()).doesNotContain("SECRET"));
+        assertThat(GmailSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.a0-_~+/Zz09==")).accessToken())
+                .isEqualTo("ya29.a0-_~+/Zz09==");
+    }
+
     private static void assertInvalid(String tool, String params, String message) {
         assertThatThrownBy(() -> call(tool, params)).isInstanceOfSatisfying(ToolException.class, e -> {
             assertThat(e.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);

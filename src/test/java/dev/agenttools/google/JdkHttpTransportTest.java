@@ -82,6 +82,15 @@ class JdkHttpTransportTest {
     }
 
     @Test
+    void neverQuotesAHeaderValueItCannotSend() throws Exception {
+        LowLevelHttpRequest request = JdkHttpTransport.http2(Duration.ofSeconds(1)).buildRequest("GET", "http://127.0.0.1:9/");
+        request.addHeader("Authorization", "Bearer ya29.SECRET\n");
+        IllegalArgumentException e = catchThrowableOfType(IllegalArgumentException.class, request::execute);
+        assertThat(e).hasMessageContaining("Authorization").hasMessageNotContaining("SECRET");
+        assertThat(e.getCause()).isNull();
+    }
+
+    @Test
     void speaksHttp11ToAServerWhenTheClientIsSetToHttp11() throws Exception {
         JdkHttpTransport transport = new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
 
