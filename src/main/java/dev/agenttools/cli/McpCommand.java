@@ -20,7 +20,15 @@ final class McpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        try (ToolSession session = ToolSession.open(spec.commandLine().getErr())) {
+        ToolSession opened;
+        try {
+            opened = ToolSession.open(spec.commandLine().getErr());
+        } catch (IllegalArgumentException e) {
+            // before any MCP traffic: a bad setting is a start-up failure, not an error on every tool call
+            spec.commandLine().getErr().println("agent-tools mcp: configuration: " + e.getMessage());
+            return 2;
+        }
+        try (ToolSession session = opened) {
             McpStdioServer.serve(session.registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out));
         }
         return 0;

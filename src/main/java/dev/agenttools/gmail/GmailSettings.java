@@ -1,5 +1,7 @@
 package dev.agenttools.gmail;
 
+import dev.agenttools.google.AccessToken;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -23,23 +25,30 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
     public static final int DEFAULT_QUOTA_PER_MINUTE = 15_000;
     public static final int DEFAULT_MAX_IN_FLIGHT = 20;
     public static final int DEFAULT_BATCH_SIZE = 50;
+    /** Gmail's limit of parts per batch request. */
+    public static final int MAX_BATCH_SIZE = 100;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_BODY_CHARS = 20_000;
 
     public GmailSettings {
-        if (rootUrl == null || !rootUrl.matches("https?://.+")) {
-            throw new IllegalArgumentException("Gmail root URL must be an http(s) URL, got " + rootUrl);
+        String urlFlaw = rootUrlFlaw(rootUrl);
+        if (urlFlaw != null) {
+            throw new IllegalArgumentException("the Gmail root URL " + urlFlaw);
         }
         rootUrl = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
         if (quotaPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
             throw new IllegalArgumentException("quota, burst and max in flight must be positive, got "
                     + quotaPerMinute + ", " + burst + ", " + maxInFlight);
         }
-        if (batchSize < 1 || batchSize > 100) {
-            throw new IllegalArgumentException("batch size must be 1..100 (Gmail's limit), got " + batchSize);
+        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("batch size must be 1.." + MAX_BATCH_SIZE + " (Gmail's limit), got " + batchSize);
         }
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        String flaw = accessToken == null || accessToken.isBlank() ? null : AccessToken.flaw(accessToken);
+        if (flaw != null) {
+            throw new IllegalArgumentException("the access token is not an OAuth access token: it " + flaw + " (the value is not shown)");
         }
     }
 
@@ -58,25 +67,71 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
      * {@code AGENT_TOOLS_GMAIL_BATCH_SIZE}, {@code AGENT_TOOLS_CA_CERT} and {@code AGENT_TOOLS_ACCESS_TOKEN}.
      */
     public static GmailSettings fromEnvironment(Map<String, String> env) {
-        GmailSettings d = forRoot(env.getOrDefault("AGENT_TOOLS_GMAIL_ROOT_URL", GOOGLE_ROOT_URL));
-        int quota = intOf(env, "AGENT_TOOLS_GMAIL_QUOTA", d.quotaPerMinute());
+        String root = env.getOrDefault("AGENT_TOOLS_GMAIL_ROOT_URL", GOOGLE_ROOT_URL);
+        String urlFlaw = rootUrlFlaw(root);
+        if (urlFlaw != null) {
+            throw new IllegalArgumentException("AGENT_TOOLS_GMAIL_ROOT_URL " + urlFlaw + "; unset it for Google's Gmail");
+        }
+        GmailSettings d = forRoot(root);
+        String token = env.get("AGENT_TOOLS_ACCESS_TOKEN");
+        String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
+        if (flaw != null) {
+            throw new IllegalArgumentException("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token: it " + flaw
+                    + " (the value is not shown); set it to a token alone, without quotes or a line break, or unset it to use the stored sign-in");
+        }
+        int quota = intOf(env, "AGENT_TOOLS_GMAIL_QUOTA", d.quotaPerMinute(), 1, Integer.MAX_VALUE);
         return new GmailSettings(d.rootUrl(), quota, Math.max(1, quota / 60),
-                intOf(env, "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", d.maxInFlight()),
-                intOf(env, "AGENT_TOOLS_GMAIL_BATCH_SIZE", d.batchSize()), d.timeout(), d.maxBodyChars(),
+                intOf(env, "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", d.maxInFlight(), 1, Integer.MAX_VALUE),
+                intOf(env, "AGENT_TOOLS_GMAIL_BATCH_SIZE", d.batchSize(), 1, MAX_BATCH_SIZE), d.timeout(), d.maxBodyChars(),
                 env.containsKey("AGENT_TOOLS_CA_CERT") ? Path.of(env.get("AGENT_TOOLS_CA_CERT")) : null,
-                env.get("AGENT_TOOLS_ACCESS_TOKEN"));
+                token);
     }
 
-    private static int intOf(Map<String, String> env, String name, int fallback) {
+    private static int intOf(Map<String, String> env, String name, int fallback, int min, int max) {
         String v = env.get(name);
         if (v == null || v.isBlank()) {
             return fallback;
         }
+        String allowed = max == Integer.MAX_VALUE ? "a whole number from " + min + " up" : "a whole number " + min + ".." + max;
+        int n;
         try {
-            return Integer.parseInt(v.strip());
+            n = Integer.parseInt(v.strip());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number, got \"" + v + "\"");
+            throw new IllegalArgumentException(name + " must be " + allowed + ", got \"" + v + "\"");
         }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(name + " must be " + allowed + ", got " + n);
+        }
+        return n;
+    }
+
+    /**
+     * What is wrong with a root URL, phrased to follow its name ({@code "must be ..."}), or null when the Google
+     * client and the JDK's HTTP client can both use it: absolute http(s), a host, no query or fragment.
+     */
+    static String rootUrlFlaw(String url) {
+        String allowed = "must be an http(s) URL such as " + GOOGLE_ROOT_URL + " or http://127.0.0.1:8080/ (an emulator), got ";
+        if (url == null) {
+            return allowed + "nothing";
+        }
+        String shown = "\"" + (url.length() > 200 ? url.substring(0, 200) + "..." : url) + "\"";
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(url);
+        } catch (java.net.URISyntaxException e) {
+            return allowed + shown + " (" + e.getReason() + " at index " + e.getIndex() + ")";
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            return allowed + shown;
+        }
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            return allowed + shown + " (no host name or address)";
+        }
+        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            return allowed + shown + " (no user, query or fragment)";
+        }
+        return null;
     }
 
     public GmailSettings withPacing(int quota, int burstUnits, int inFlight) {

@@ -141,6 +141,42 @@ class CallAndServeTest {
         assertThat(r.raw()).doesNotContain("12345678");
     }
 
+    /** Runs {@code args} with one setting changed and {@code stdin} as input; stdout and stderr together. */
+    private static Result runWith(String variable, String value, String stdin, String... args) throws Exception {
+        ProcessBuilder b = AgentToolsProcess.builder(emulator, args).redirectErrorStream(true);
+        b.environment().put(variable, value);
+        Process p = b.start();
+        try (OutputStream in = p.getOutputStream()) {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(p.exitValue(), null, out);
+    }
+
+    @Test
+    void callServeAndMcpRefuseAMalformedRootUrlAtStartUpNamingTheVariable() throws Exception {
+        String list = "{\"id\": 1, \"command\": \"gmail.list-emails\", \"params\": {\"strategy\": \"batch\"}}\n";
+        for (String[] args : new String[][] {{"call"}, {"serve", "--stdio"}, {"mcp"}}) {
+            Result r = runWith("AGENT_TOOLS_GMAIL_ROOT_URL", "http://[::1/", list, args);
+            assertThat(r.exit()).as(args[0]).isEqualTo(2);
+            assertThat(r.raw()).as(args[0]).contains("AGENT_TOOLS_GMAIL_ROOT_URL must be an http(s) URL")
+                    .contains("http://[::1/").doesNotContain("upstream").doesNotContain("falling back");
+            assertNoStackTrace(r.raw());
+        }
+    }
+
+    @Test
+    void callAndServeRefuseAConfiguredTokenThatCannotBeAHeaderWithoutShowingIt() throws Exception {
+        String list = "{\"id\": 1, \"command\": \"gmail.list-emails\", \"params\": {\"strategy\": \"batch\"}}\n";
+        for (String[] args : new String[][] {{"call"}, {"serve", "--stdio"}}) {
+            Result r = runWith("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n", list, args);
+            assertThat(r.exit()).as(args[0]).isEqualTo(2);
+            assertThat(r.raw()).as(args[0]).contains("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token")
+                    .doesNotContain("SECRET").doesNotContain("falling back");
+        }
+    }
+
     @Test
     void serveAnswersConcurrentRequestsByIdAndExitsAtEndOfInput() throws Exception {
         Process p = AgentToolsProcess.start(emulator, "serve", "--stdio");
