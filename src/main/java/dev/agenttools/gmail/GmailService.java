@@ -193,13 +193,14 @@ public final class GmailService {
      */
     public String emailAddress(Duration timeout) {
         Deadline deadline = Deadline.in(timeout);
-        Gmail gmail = client(null);
-        return dev.agenttools.google.FanOut.one(deadline, "gmail users.getProfile", () -> retry.run("gmail users.getProfile",
-                deadline, () -> {
-                    try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, "gmail users.getProfile")) {
-                        return gmail.users().getProfile("me").execute().getEmailAddress();
-                    }
-                }));
+        return dev.agenttools.google.FanOut.one(deadline, "gmail users.getProfile", () -> {
+            Gmail gmail = client(null); // set-up inside the deadline, as for the tools
+            return retry.run("gmail users.getProfile", deadline, () -> {
+                try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, "gmail users.getProfile")) {
+                    return gmail.users().getProfile("me").execute().getEmailAddress();
+                }
+            });
+        });
     }
 
     ListMessagesResponse list(Gmail gmail, String labelId, String query, int max, String pageToken, Deadline deadline)

@@ -37,8 +37,10 @@ public final class GmailTools {
                 .tool(new GetEmail(service));
     }
 
-    private static Duration timeout(Params p, GmailSettings settings) {
-        return Duration.ofMillis(p.integer("timeout_ms", MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, (int) settings.timeout().toMillis()));
+    /** The call's deadline, counted from when the call started (not from here). */
+    private static Deadline deadline(ToolCall call, Params p, GmailSettings settings) {
+        return Deadline.since(call.startNanos(),
+                Duration.ofMillis(p.integer("timeout_ms", MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, (int) settings.timeout().toMillis())));
     }
 
     /** The call's token, checked before it goes near a request; the error never shows it. */
@@ -108,7 +110,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), accessToken(p)));
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), deadline(call, p, settings), accessToken(p)));
         }
     }
 
@@ -132,7 +134,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(null, p.requiredString("query"),
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), timeout(p, settings), accessToken(p)));
+                    p.choice("strategy", FetchStrategy.NAMES, "auto"), deadline(call, p, settings), accessToken(p)));
         }
     }
 
@@ -170,9 +172,11 @@ public final class GmailTools {
             int maxBody = p.integer("max_body_chars", 1, MAX_BODY_LIMIT, service.settings().maxBodyChars());
             boolean html = p.bool("include_html", false);
             p.choice("strategy", FetchStrategy.NAMES, "auto");
-            Deadline deadline = Deadline.in(timeout(p, service.settings()));
-            var gmail = service.client(accessToken(p));
+            Deadline deadline = deadline(call, p, service.settings());
+            String token = accessToken(p);
             return FanOut.one(deadline, "gmail get", () -> {
+                // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
+                var gmail = service.client(token);
                 // a failed get fails the call; a message the decoder trips on is answered with what it could read
                 EmailDetail detail = Salvage.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), id, maxBody, html);
                 return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);

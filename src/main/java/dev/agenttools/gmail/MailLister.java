@@ -24,15 +24,16 @@ final class MailLister {
         this.service = service;
     }
 
-    /** What to list: a label, or a query, and the page. */
-    record Request(String label, String query, int maxResults, String pageToken, String strategy, Duration timeout,
+    /** What to list: a label, or a query, and the page, by when. */
+    record Request(String label, String query, int maxResults, String pageToken, String strategy, Deadline deadline,
                    String accessToken) {
     }
 
     ToolResult list(Request r) {
-        Deadline deadline = Deadline.in(r.timeout());
-        Gmail gmail = service.client(r.accessToken());
+        Deadline deadline = r.deadline();
         return FanOut.one(deadline, "gmail list", () -> {
+            // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
+            Gmail gmail = service.client(r.accessToken());
             String labelId = r.label() == null ? null : service.labelId(gmail, r.accessToken(), r.label(), deadline);
             ListMessagesResponse listed = service.list(gmail, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
             List<Message> refs = listed.getMessages() == null ? List.of() : listed.getMessages();

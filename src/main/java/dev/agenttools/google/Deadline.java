@@ -11,6 +11,11 @@ public record Deadline(long startNanos, long budgetNanos) {
         return new Deadline(System.nanoTime(), budget.toNanos());
     }
 
+    /** A budget counted from {@code startNanos} (a {@link System#nanoTime()} reading: when the call started). */
+    public static Deadline since(long startNanos, Duration budget) {
+        return new Deadline(startNanos, budget.toNanos());
+    }
+
     public long remainingNanos() {
         return remainingNanos(System.nanoTime());
     }

@@ -11,8 +11,15 @@ import java.util.Objects;
  * @param params    the params object as the caller sent it (validated by the tool)
  * @param agentName who is calling, for tracking; "unknown" when not given
  * @param requestId the caller's id for this call, or a generated one
+ * @param startNanos when the call started ({@link System#nanoTime()}): its deadline ({@code timeout_ms}) counts from
+ *                   here, so the tool's own set-up (clients, TLS, credentials) is inside it, not before it
  */
-public record ToolCall(String tool, ObjectNode params, String agentName, String requestId) {
+public record ToolCall(String tool, ObjectNode params, String agentName, String requestId, long startNanos) {
+    /** A call starting now. */
+    public ToolCall(String tool, ObjectNode params, String agentName, String requestId) {
+        this(tool, params, agentName, requestId, System.nanoTime());
+    }
+
     public ToolCall {
         Objects.requireNonNull(tool, "tool");
         Objects.requireNonNull(params, "params");

@@ -209,6 +209,30 @@ class CallAndServeTest {
     }
 
     @Test
+    void serveAnswersTheFirstCallsDeadlineWellBeforeASlowHandshakeCompletes() throws Exception {
+        try (Emulator slowStart = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO)
+                .handshake(Duration.ofSeconds(1)).build())) {
+            Process p = AgentToolsProcess.start(slowStart, "serve", "--stdio");
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            OutputStream in = p.getOutputStream();
+            in.write("{\"id\": \"warm\", \"command\": \"tools.list\"}\n".getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            assertThat(out.readLine()).contains("\"warm\""); // the JVM is up; the Gmail client is not made yet
+            long start = System.nanoTime();
+            in.write("{\"id\": \"first\", \"command\": \"gmail.list-emails\", \"params\": {\"timeout_ms\": 100}}\n"
+                    .getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            JsonNode answer = Json.MAPPER.readTree(out.readLine());
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(answer.path("error").path("code").asText()).isEqualTo("deadline");
+            // client set-up and the 1 s handshake are both inside the 100 ms; generous slack for a busy machine
+            assertThat(took).isLessThan(Duration.ofMillis(900));
+            in.close();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
     void serveFinishesCallsInFlightOnSigterm() throws Exception {
         try (Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(700)).jitter(Duration.ZERO).build())) {
             Process p = AgentToolsProcess.start(slow, "serve", "--stdio");

@@ -68,6 +68,61 @@ class ResilienceTest {
     }
 
     @Test
+    void theDeadlineCountsFromWhenTheCallStarted() {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
+            long aSecondAgo = System.nanoTime() - Duration.ofSeconds(1).toNanos();
+            for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {
+                String params = tool.equals(GmailTools.GET) ? "{\"message_id\":\"abc\",\"timeout_ms\":100}" : "{\"timeout_ms\":100}";
+                assertThatThrownBy(() -> tools.call(new ToolCall(tool, obj(params), null, null, aSecondAgo)))
+                        .as(tool).isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE));
+            }
+        }
+    }
+
+    /**
+     * Client set-up (transport, TLS context, stored sign-in) runs inside the call's deadline: here it stalls for good,
+     * reading a CA certificate from a pipe nobody writes (a hung network mount, say), and the call still answers
+     * {@code deadline} in its own time.
+     */
+    @Test
+    void aStalledClientSetUpAnswersDeadlineInTheCallsTime(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path pipe = dir.resolve("stalled-ca.pem");
+        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor() == 0,
+                "needs mkfifo");
+        try (Emulator emulator = emulators.start(fastEmulator().build());
+             var caller = Executors.newVirtualThreadPerTaskExecutor()) {
+            ToolRegistry tools = registry(fastSettings(emulator).withTrustedCertificate(pipe), Retry.DEFAULT);
+            try {
+                for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {
+                    String params = tool.equals(GmailTools.GET) ? "{\"message_id\":\"abc\",\"timeout_ms\":100}" : "{\"timeout_ms\":100}";
+                    Future<Throwable> answer = caller.submit(() -> {
+                        try {
+                            tools.call(ToolCall.of(tool, obj(params)));
+                            return null;
+                        } catch (ToolException e) {
+                            return e;
+                        }
+                    });
+                    // generous slack: the set-up never finishes, so without the deadline this waits for ever
+                    Throwable e = answer.get(2_500, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    assertThat(e).as(tool).isInstanceOfSatisfying(ToolException.class,
+                            t -> assertThat(t.kind()).isEqualTo(ToolException.Kind.DEADLINE));
+                }
+            } finally {
+                // let the stalled set-up go: a writer that opens the pipe and closes it at once (EOF)
+                Thread.ofPlatform().daemon().start(() -> {
+                    try (var w = java.nio.file.Files.newOutputStream(pipe)) {
+                        w.flush();
+                    } catch (java.io.IOException ignored) {
+                        // the reader gave up first: nothing left to release
+                    }
+                });
+            }
+        }
+    }
+
+    @Test
     void quotaPacingKeepsRateLimitErrorsAtZero() {
         // Gmail-like limits scaled down: 3,000 units a minute (50 a second), bursts of 50 units, 8 calls in flight
         try (Emulator emulator = emulators.start(fastEmulator().latency(Duration.ofMillis(20)).quotaPerMinute(3_000)
