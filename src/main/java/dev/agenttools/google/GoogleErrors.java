@@ -14,6 +14,12 @@ public final class GoogleErrors {
     private static final Set<String> RATE_REASONS = Set.of("rateLimitExceeded", "userRateLimitExceeded",
             "dailyLimitExceeded", "quotaExceeded");
 
+    /**
+     * A bearer token in a message that is not Google's (a library quoting a header): our transport and the token
+     * checks keep tokens out already; this is the second lock on the one door every error goes through.
+     */
+    private static final java.util.regex.Pattern BEARER = java.util.regex.Pattern.compile("(?i)bearer\\s+\\S+");
+
     private GoogleErrors() {
     }
 
@@ -102,6 +108,6 @@ public final class GoogleErrors {
         if (e instanceof HttpResponseException h) {
             return h.getStatusMessage() == null ? "no message" : h.getStatusMessage();
         }
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + BEARER.matcher(e.getMessage()).replaceAll("Bearer (not shown)"));
     }
 }

@@ -91,6 +91,14 @@ class JdkHttpTransportTest {
     }
 
     @Test
+    void aTransportFailureQuotingABearerTokenIsTranslatedWithoutIt() {
+        var quoted = new IllegalArgumentException("invalid header value: \"Bearer ya29.SECRET\n\"");
+        assertThat(GoogleErrors.message(quoted)).doesNotContain("SECRET").contains("Bearer (not shown)");
+        assertThat(GoogleErrors.translate(quoted, "gmail messages.list", 1, Deadline.in(Duration.ofSeconds(1))).getMessage())
+                .doesNotContain("SECRET");
+    }
+
+    @Test
     void speaksHttp11ToAServerWhenTheClientIsSetToHttp11() throws Exception {
         JdkHttpTransport transport = new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
 
