@@ -110,14 +110,12 @@ class ResilienceTest {
                             t -> assertThat(t.kind()).isEqualTo(ToolException.Kind.DEADLINE));
                 }
             } finally {
-                // let the stalled set-up go: a writer that opens the pipe and closes it at once (EOF)
-                Thread.ofPlatform().daemon().start(() -> {
-                    try (var w = java.nio.file.Files.newOutputStream(pipe)) {
-                        w.flush();
-                    } catch (java.io.IOException ignored) {
-                        // the reader gave up first: nothing left to release
-                    }
-                });
+                // Let every stalled set-up go: a writer on the pipe (read-write: Linux opens that without waiting) releases
+                // the reader waiting in open and leaves it EOF when it closes; set-ups still to come find an empty file.
+                try (var writer = new java.io.RandomAccessFile(pipe.toFile(), "rw")) {
+                    java.nio.file.Files.delete(pipe);
+                    java.nio.file.Files.createFile(pipe);
+                }
             }
         }
     }
