@@ -32,7 +32,8 @@ public final class FallbackInterceptor implements ToolInterceptor {
             params.put("strategy", "sequential");
             System.err.println("agent-tools: " + call.tool() + " failed on the fast path (" + e.kind().code()
                     + "); falling back to sequential");
-            ToolResult slow = next.call(new ToolCall(call.tool(), params, call.agentName(), call.requestId()));
+            // the same start: the second run gets what is left of the caller's timeout_ms, not a fresh one
+            ToolResult slow = next.call(new ToolCall(call.tool(), params, call.agentName(), call.requestId(), call.startNanos()));
             return new ToolResult(slow.data(), BACKEND, slow.items(), slow.duration());
         }
     }

@@ -123,6 +123,28 @@ class ToolProtocolTest {
     }
 
     @Test
+    void theFallbackKeepsTheCallsStartSoItsDeadlineIsNotRenewed() {
+        List<Long> starts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        EchoTool echo = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
+        Tool failsFast = new Tool() {
+            @Override
+            public ToolSpec spec() {
+                return echo.spec();
+            }
+
+            @Override
+            public ToolResult call(ToolCall call) {
+                starts.add(call.startNanos());
+                return echo.call(call);
+            }
+        };
+        ToolRegistry registry = ToolRegistry.builder().tool(failsFast).interceptor(new FallbackInterceptor()).build();
+        ToolResult r = registry.call(new ToolCall("test.echo", Json.object().put("strategy", "batch"), null, null, 42L));
+        assertThat(r.backend()).isEqualTo(FallbackInterceptor.BACKEND);
+        assertThat(starts).containsExactly(42L, 42L);
+    }
+
+    @Test
     void doesNotFallBackOnErrorsTheCallerMustFix() throws Exception {
         for (ToolException.Kind kind : List.of(ToolException.Kind.INVALID_ARGUMENT, ToolException.Kind.NOT_FOUND,
                 ToolException.Kind.UNAUTHENTICATED, ToolException.Kind.DEADLINE)) {
