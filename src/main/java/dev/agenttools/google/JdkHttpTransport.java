@@ -94,8 +94,9 @@ public final class JdkHttpTransport extends HttpTransport {
                 try {
                     b.header(h[0], h[1]);
                 } catch (IllegalArgumentException e) {
-                    // the JDK's message quotes the value, and the value may be "Bearer <token>"
-                    throw new IllegalArgumentException("invalid value for HTTP header " + h[0] + " (not shown)");
+                    // the JDK's message quotes the value, and the value may be "Bearer <token>": not passed on
+                    throw new IllegalArgumentException("cannot send HTTP header " + h[0]
+                            + ": the JDK refuses its name or its value (the value is not shown)");
                 }
             }
             HttpRequest.BodyPublisher body = HttpRequest.BodyPublishers.noBody();
