@@ -13,13 +13,14 @@ import java.util.concurrent.Callable;
 /** {@code agent-tools mcp}: the tools as an MCP server over stdio. */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
         description = {"Serve the tools over the Model Context Protocol on stdin/stdout (for Claude Desktop, IDEs and",
-                "agent frameworks): list_emails, search_emails, get_email. Logs go to stderr."})
+                "agent frameworks): list_emails, search_emails, get_email. Every bad line gets a JSON-RPC error; end of",
+                "input finishes the calls in flight, then exits. Logs go to stderr."})
 final class McpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws Exception {
         ToolSession opened;
         try {
             opened = ToolSession.open(spec.commandLine().getErr());
@@ -29,7 +30,8 @@ final class McpCommand implements Callable<Integer> {
             return 2;
         }
         try (ToolSession session = opened) {
-            McpStdioServer.serve(session.registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out));
+            McpStdioServer.serve(session.registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out),
+                    spec.commandLine().getErr()::println);
         }
         return 0;
     }

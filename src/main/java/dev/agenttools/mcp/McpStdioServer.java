@@ -9,53 +9,82 @@ import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import tools.jackson.databind.json.JsonMapper;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 
 /**
- * The tool registry as an MCP server over stdio, on the official MCP Java SDK (the only class that imports it).
+ * The tool registry as an MCP server over stdio, on the official MCP Java SDK (this package is the only one that
+ * imports it).
  * Each tool keeps its description and input schema; failures come back as MCP tool errors
- * ({@code isError: true}) whose text names the error code, so the model can react, never as protocol errors.
+ * ({@code isError: true}) whose text starts with the error code ({@code invalid_argument: ...}), so the model can
+ * react, never as protocol errors. The SDK's own stdio transport is replaced by {@link LineTransport} (why: there).
  */
 public final class McpStdioServer {
     private McpStdioServer() {
     }
 
     /**
-     * Serves until the client closes stdin, then returns.
+     * Serves until the client closes stdin and the calls in flight are answered, then returns. Never throws on bad
+     * input: every bad line is answered (see {@link LineTransport} for the codes) and reading goes on.
      *
      * @param names MCP tool name by registry command (MCP clients want names such as {@code list_emails})
+     * @param log   where diagnostics go (stderr; stdout is the protocol's)
      */
     public static void serve(ToolRegistry registry, Map<String, String> names, String version, InputStream in,
-                             OutputStream out) throws InterruptedException {
-        McpJsonMapper mapper = new JacksonMcpJsonMapper(tools.jackson.databind.json.JsonMapper.builder().build());
-        CountDownLatch closed = new CountDownLatch(1);
-        StdioServerTransportProvider transport = new StdioServerTransportProvider(mapper, new EndAware(in, closed), out);
+                             OutputStream out, Consumer<String> log) throws IOException, InterruptedException {
+        JsonMapper jackson = JsonMapper.builder().build();
+        McpJsonMapper mapper = new JacksonMcpJsonMapper(jackson);
+        JsonSchemaValidator validator = new DefaultJsonSchemaValidator(jackson);
+        LineTransport transport = new LineTransport(mapper, jackson, in, out, log);
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : registry.specs()) {
             String name = names.getOrDefault(spec.name(), spec.name().replaceAll("[^A-Za-z0-9_-]", "_"));
             McpSchema.Tool tool = McpSchema.Tool.builder().name(name).description(spec.description())
                     .inputSchema(mapper, Json.write(spec.inputSchema())).build();
-            tools.add(new McpServerFeatures.SyncToolSpecification(tool, (exchange, request) -> call(registry, spec.name(), request)));
+            tools.add(new McpServerFeatures.SyncToolSpecification(tool,
+                    (exchange, request) -> call(registry, spec.name(), tool, validator, request)));
         }
         McpSyncServer server = McpServer.sync(transport).serverInfo("agent-tools", version)
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .instructions("Gmail tools: list_emails (by label), search_emails (Gmail search syntax), get_email (one whole email).")
+                // the transport runs each call on its own virtual thread, bounded; no second hop to Reactor's pool
+                .immediateExecution(true)
+                // checked in call() instead, so that the error text starts with invalid_argument like every other
+                .validateToolInputs(false)
                 .tools(tools).build();
-        closed.await();
-        server.closeGracefully();
+        try {
+            transport.run();
+        } finally {
+            server.closeGracefully();
+        }
+    }
+
+    private static McpSchema.CallToolResult call(ToolRegistry registry, String command, McpSchema.Tool tool,
+                                                 JsonSchemaValidator validator, McpSchema.CallToolRequest request) {
+        Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
+        JsonSchemaValidator.ValidationResponse valid = validator.validate(tool.inputSchema(), arguments);
+        if (!valid.valid()) {
+            return error(ToolException.Kind.INVALID_ARGUMENT.code() + ": the arguments of " + tool.name()
+                    + " do not match its input schema: " + valid.errorMessage().replaceFirst("^Validation failed: ", ""));
+        }
+        return call(registry, command, request);
+    }
+
+    private static McpSchema.CallToolResult error(String text) {
+        return McpSchema.CallToolResult.builder().addTextContent(text).isError(true).build();
     }
 
     private static McpSchema.CallToolResult call(ToolRegistry registry, String command, McpSchema.CallToolRequest request) {
@@ -69,43 +98,9 @@ public final class McpStdioServer {
                     .meta(Map.of("backend", result.backend(), "duration_ms", result.duration().toNanos() / 1e6))
                     .isError(false).build();
         } catch (ToolException e) {
-            return McpSchema.CallToolResult.builder().addTextContent(e.kind().code() + ": " + e.getMessage()).isError(true).build();
+            return error(e.kind().code() + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            return McpSchema.CallToolResult.builder().addTextContent("internal: " + e.getClass().getSimpleName()).isError(true).build();
-        }
-    }
-
-    /** Tells the server loop when the client has closed our stdin. */
-    private static final class EndAware extends FilterInputStream {
-        private final CountDownLatch closed;
-
-        EndAware(InputStream in, CountDownLatch closed) {
-            super(in);
-            this.closed = closed;
-        }
-
-        @Override
-        public int read() throws IOException {
-            int b = super.read();
-            if (b < 0) {
-                closed.countDown();
-            }
-            return b;
-        }
-
-        @Override
-        public int read(byte[] buffer, int off, int len) throws IOException {
-            int n = super.read(buffer, off, len);
-            if (n < 0) {
-                closed.countDown();
-            }
-            return n;
-        }
-
-        @Override
-        public void close() throws IOException {
-            closed.countDown();
-            super.close();
+            return error("internal: " + e.getClass().getSimpleName());
         }
     }
 }

@@ -77,5 +77,10 @@ class McpInspectorTest {
         JsonNode missing = inspect("--method", "tools/call", "--tool-name", "get_email", "--tool-arg", "message_id=00000000000000ab");
         assertThat(missing.get("isError").asBoolean()).isTrue();
         assertThat(missing.get("content").get(0).get("text").asText()).startsWith("not_found:");
+
+        // an argument that breaks the input schema: a tool error with the code first, like every other
+        JsonNode invalid = inspect("--method", "tools/call", "--tool-name", "get_email", "--tool-arg", "message_id=nope!");
+        assertThat(invalid.get("isError").asBoolean()).isTrue();
+        assertThat(invalid.get("content").get(0).get("text").asText()).startsWith("invalid_argument: ").contains("message_id");
     }
 }
