@@ -45,6 +45,11 @@ class BadRequestsTest {
             "gmail/v1/users/me/messages/0000000000000abc | 404 | not found",
             "gmail/v1/users/me/messages/0000000000000abc/attachments/x | 404 | not found",
             "gmail/v1/users/me/threads?pageToken=bad | 400 | pageToken",
+            "gmail/v1/users/me/threads?pageToken=dDotNQ | 400 | pageToken",
+            "gmail/v1/users/me/threads?pageToken=dDo5OTk5OTk5OTk5OTk5OTk5OTk5OQ | 400 | pageToken",
+            "gmail/v1/users/me/messages?pageToken=bToxOjI6Mw | 400 | pageToken",
+            "gmail/v1/users/me/messages?pageToken=bTo1Oi0x | 400 | pageToken",
+            "gmail/v1/users/me/history?startHistoryId=1&pageToken=aDotMQ | 400 | pageToken",
             "gmail/v1/users/me/threads/nothex | 400 | Invalid id value",
             "gmail/v1/users/me/history | 400 | startHistoryId",
             "gmail/v1/users/me/history?startHistoryId=abc | 400 | startHistoryId",
@@ -59,6 +64,17 @@ class BadRequestsTest {
         HttpResponse<String> r = http.get(path);
         assertThat(r.statusCode()).isEqualTo(status);
         assertGoogleError(r, status, mentions);
+    }
+
+    /** Tokens decoding to "t:-5" and "t:99999999999999999999" above; these two are in range but past every thread. */
+    @ParameterizedTest(name = "threads.list pageToken {0} is an empty last page")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"dDoyMTQ3NDgzNjAw", "dDo5MjIzMzcyMDM2ODU0Nzc1ODA3"})
+    void aPageTokenPastTheEndIsAnEmptyLastPageNotAWrappedAroundOne(String token) throws Exception {
+        HttpResponse<String> r = http.get("gmail/v1/users/me/threads?maxResults=500&pageToken=" + token);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode page = JSON.readTree(r.body());
+        assertThat(page.has("threads")).isFalse();
+        assertThat(page.has("nextPageToken")).as("no next token, least of all a negative one").isFalse();
     }
 
     @org.junit.jupiter.api.Test
