@@ -87,6 +87,27 @@ class BadRequestsTest {
         assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{}"), 405, "not allowed");
     }
 
+    /** The Java client's long-query form (POST with X-HTTP-Method-Override: GET): no query can overflow the stack. */
+    @org.junit.jupiter.api.Test
+    void aQueryNestedTooDeepIs400AndALongOneStillAnswers() throws Exception {
+        String deep = "(".repeat(20_000) + "a" + ")".repeat(20_000);
+        assertGoogleError(listWithLongQuery(deep), 400, "nest more than 100 deep");
+        assertGoogleError(listWithLongQuery("-".repeat(20_000) + "a"), 400, "nest more than 100 deep");
+        // label terms, cheap to test: the point is 20,000 terms in one list, not 20,000 searches of every message's text
+        HttpResponse<String> wide = listWithLongQuery(String.join(" OR ", java.util.Collections.nCopies(20_000, "is:starred")));
+        assertThat(wide.statusCode()).as(wide.body()).isEqualTo(200);
+        HttpResponse<String> many = listWithLongQuery("is:starred ".repeat(20_000) + ")".repeat(20_000));
+        assertThat(many.statusCode()).as(many.body()).isEqualTo(200);
+    }
+
+    private static HttpResponse<String> listWithLongQuery(String q) throws Exception {
+        return http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
+                .header("Authorization", "Bearer t").header("X-HTTP-Method-Override", "GET")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("q=" + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8)))
+                .build());
+    }
+
     @org.junit.jupiter.api.Test
     void rejectsBatchesOfMoreThanAHundredCalls() throws Exception {
         StringBuilder body = new StringBuilder();
