@@ -3,13 +3,13 @@ package dev.agenttools.auth;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.api.client.auth.oauth2.AuthorizationCodeFlow;
+import com.google.api.client.auth.oauth2.AuthorizationCodeRequestUrl;
 import com.google.api.client.auth.oauth2.BearerToken;
 import com.google.api.client.auth.oauth2.ClientParametersAuthentication;
 import com.google.api.client.auth.oauth2.Credential;
 import com.google.api.client.auth.oauth2.StoredCredential;
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
-import com.google.api.client.extensions.jetty.auth.oauth2.LocalServerReceiver;
-import com.google.api.client.googleapis.auth.oauth2.GoogleAuthorizationCodeFlow;
 import com.google.api.client.googleapis.auth.oauth2.GoogleClientSecrets;
 import com.google.api.client.http.GenericUrl;
 import com.google.api.client.http.HttpTransport;
@@ -25,15 +25,18 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Google's installed-app sign-in on the official OAuth client: the consent page in a browser, the code caught on a
- * loopback address ({@link LocalServerReceiver}), the refresh token kept in an owner-only folder
+ * Google's installed-app sign-in on the official OAuth client: the consent page in a browser with PKCE (S256) and a
+ * random {@code state}, the code caught on a loopback address ({@link LoopbackReceiver}, which checks the state), the
+ * refresh token kept in an owner-only folder
  * ({@link FileDataStoreFactory}'s {@code StoredCredential}). Beside it, {@code account.json} (also owner-only)
  * keeps what a refresh needs: the OAuth client and the endpoints. Tokens never reach output or logs.
  */
@@ -73,17 +76,30 @@ public final class SignIn {
         FileDataStoreFactory store = store(settings);
         DataStore<StoredCredential> credentials = StoredCredential.getDefaultDataStore(store);
         credentials.delete(USER); // a login always asks again
-        GoogleAuthorizationCodeFlow flow = new GoogleAuthorizationCodeFlow.Builder(transport, GsonFactory.getDefaultInstance(),
-                secrets, settings.scopes())
-                .setAuthorizationServerEncodedUrl(settings.authUrl()).setTokenServerUrl(new GenericUrl(settings.tokenUrl()))
-                .setCredentialDataStore(credentials).setAccessType("offline").build();
-        LocalServerReceiver receiver = new LocalServerReceiver.Builder().setHost("127.0.0.1").setPort(-1).build();
+        // The library's plain flow, not GoogleAuthorizationCodeFlow: that one builds its consent URL without the PKCE
+        // challenge (its newAuthorizationUrl skips the parent's), while the token request would still send the verifier.
+        AuthorizationCodeFlow flow = new AuthorizationCodeFlow.Builder(BearerToken.authorizationHeaderAccessMethod(), transport,
+                GsonFactory.getDefaultInstance(), new GenericUrl(settings.tokenUrl()),
+                new ClientParametersAuthentication(secrets.getDetails().getClientId(), secrets.getDetails().getClientSecret()),
+                secrets.getDetails().getClientId(), settings.authUrl())
+                .setScopes(settings.scopes()).setCredentialDataStore(credentials)
+                .enablePKCE() // code_challenge (S256) in the consent URL, code_verifier in the token request
+                .build();
+        String state = newState();
+        LoopbackReceiver receiver = new LoopbackReceiver(state);
         Credential credential;
         try {
-            credential = new AuthorizationCodeInstalledApp(flow, receiver, browser).authorize(USER);
+            String redirectUri = receiver.getRedirectUri();
+            AuthorizationCodeRequestUrl consent = flow.newAuthorizationUrl().setRedirectUri(redirectUri).setState(state);
+            consent.set("access_type", "offline"); // a refresh token, as installed apps need
+            browser.browse(consent.build());
+            String code = receiver.waitForCode(); // refuses an answer without this sign-in's state
+            credential = flow.createAndStoreCredential(flow.newTokenRequest(code).setRedirectUri(redirectUri).execute(), USER);
         } catch (com.google.api.client.auth.oauth2.TokenResponseException e) {
             throw new AuthException("Google refused the sign-in (" + describe(e) + "): check the client secrets file and try "
                     + "'agent-tools auth login' again", e);
+        } finally {
+            receiver.stop();
         }
         if (credential.getRefreshToken() == null) {
             throw new AuthException("the sign-in returned no refresh token: revoke the app's access in your Google account, "
@@ -99,6 +115,13 @@ public final class SignIn {
         account.put("signed_in_at", Instant.now().toString());
         writeOwnerOnly(settings.storeDir().resolve(ACCOUNT_FILE), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(account));
         return status(settings);
+    }
+
+    /** 32 random bytes, base64url: the {@code state} that ties the redirect to this sign-in. */
+    private static String newState() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     private static GoogleClientSecrets clientSecrets(AuthSettings settings) throws IOException {

@@ -41,7 +41,8 @@ final class AuthCommand implements Callable<Integer> {
 
     @Command(name = "login", mixinStandardHelpOptions = true,
             description = {"Open Google's consent page (or print its address), catch the answer on a loopback address and",
-                    "store the refresh token in the config folder, readable by you only."})
+                    "store the refresh token in the config folder, readable by you only. The address carries PKCE (S256)",
+                    "and a random state; an answer without that state is refused."})
     static final class Login implements Callable<Integer> {
         @Spec
         CommandSpec spec;

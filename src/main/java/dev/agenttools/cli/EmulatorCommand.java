@@ -73,6 +73,15 @@ final class EmulatorCommand implements Callable<Integer> {
     Duration tokenLifetime;
     @Option(names = "--tls", description = "Serve HTTPS with HTTP/2 by ALPN and a self-signed certificate.")
     boolean tls;
+    @Option(names = "--max-body", converter = ByteSizeConverter.class, defaultValue = "35MiB",
+            description = "Largest request body as sent (gzip still compressed); larger is 413 (default: ${DEFAULT-VALUE}, Gmail's upload limit).")
+    long maxBody;
+    @Option(names = "--max-inflated-body", converter = ByteSizeConverter.class, defaultValue = "35MiB",
+            description = "Largest request body once gzip is undone, counted while inflating; larger is 413 (default: ${DEFAULT-VALUE}).")
+    long maxInflatedBody;
+    @Option(names = "--max-header-size", converter = ByteSizeConverter.class, defaultValue = "16KiB",
+            description = "Largest request line plus headers; a longer URI is 414, longer headers 431 (default: ${DEFAULT-VALUE}).")
+    long maxHeaderSize;
     @Option(names = "--cert-file", description = "Where --tls writes its certificate (PEM) for clients to trust (default: a temp file).")
     Path certFile;
 
@@ -81,7 +90,8 @@ final class EmulatorCommand implements Callable<Integer> {
         EmulatorConfig.Builder b = EmulatorConfig.builder().host(host).port(port).latency(latency).jitter(jitter)
                 .quotaPerMinute(quota).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
                 .slowBy(slowBy).vanishRate(vanishRate).batchPartCost(batchPartCost).mailbox(mailbox)
-                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime);
+                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime)
+                .maxBody(maxBody).maxInflatedBody(maxInflatedBody).maxHeaderSize((int) Math.min(maxHeaderSize, Integer.MAX_VALUE));
         if (handshake != null) {
             b.handshake(handshake);
         }

@@ -86,6 +86,22 @@ final class ApiError extends RuntimeException {
                 : new ApiError(status, "backendError", "global", "Internal error encountered.", null, null);
     }
 
+    /** 413: a request body over a configured limit; the message names the limit and the flag that sets it. */
+    static ApiError tooLarge(String message) {
+        return new ApiError(413, "requestTooLarge", "global", message, null, null);
+    }
+
+    /**
+     * An error Jetty found before the request reached the API (a malformed request line, a URI or headers over the
+     * limit, a failure outside our handler): the status Jetty chose, with a message that names it, never a trace.
+     */
+    static ApiError http(int status, String message) {
+        if (status >= 500) {
+            return internal();
+        }
+        return new ApiError(status, status == 413 ? "requestTooLarge" : "badRequest", "global", message, null, null);
+    }
+
     static ApiError internal() {
         return new ApiError(500, "backendError", "global", "Internal error encountered.", null, null);
     }
@@ -98,10 +114,10 @@ final class ApiError extends RuntimeException {
             case 403 -> "PERMISSION_DENIED";
             case 404 -> "NOT_FOUND";
             case 405 -> "METHOD_NOT_ALLOWED";
-            case 413 -> "INVALID_ARGUMENT";
+            case 413, 414, 431 -> "INVALID_ARGUMENT";
             case 429 -> "RESOURCE_EXHAUSTED";
             case 503 -> "UNAVAILABLE";
-            default -> "INTERNAL";
+            default -> status < 500 ? "INVALID_ARGUMENT" : "INTERNAL";
         };
     }
 }

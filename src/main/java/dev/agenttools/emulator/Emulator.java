@@ -55,7 +55,8 @@ public final class Emulator implements AutoCloseable {
         this.oauth = new OAuthServer(config.tokenLifetime());
         CallGate gate = new CallGate(api, config, concurrency,
                 new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters, oauth);
-        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency, oauth);
+        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency, oauth,
+                new RequestBody(config.maxBody(), config.maxInflatedBody()));
 
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("gmail-emulator");
@@ -66,6 +67,7 @@ public final class Emulator implements AutoCloseable {
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendDateHeader(true);
+        http.setRequestHeaderSize(config.maxHeaderSize()); // past it Jetty answers 414 (URI) or 431 (headers)
         HttpConnectionFactory http11 = new HttpConnectionFactory(http);
         if (config.tls()) {
             SelfSignedCertificate cert = SelfSignedCertificate.create(config.host());
@@ -94,9 +96,12 @@ public final class Emulator implements AutoCloseable {
         connector.addBean(new ConnectionWatch(counters, front));
         server.addConnector(connector);
         GzipHandler gzip = new GzipHandler();
-        gzip.setInflateBufferSize(16 * 1024); // official clients gzip their request bodies
+        // Official clients gzip their request bodies: RequestBody inflates them, counting both sizes against the
+        // limits; this handler only compresses responses.
+        gzip.setInflateBufferSize(-1);
         gzip.setHandler(front);
         server.setHandler(gzip);
+        server.setErrorHandler(new JsonErrorHandler(config.maxHeaderSize())); // Jetty's own errors in Google's JSON, never an HTML page
         server.start();
     }
 

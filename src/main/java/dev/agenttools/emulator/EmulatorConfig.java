@@ -30,13 +30,19 @@ import java.util.Objects;
  * @param certFile       where {@code tls} writes the self-signed certificate (PEM) for clients to trust
  * @param anchor         the seeded mailbox's newest date; its mail spreads over the two years before
  * @param tokenLifetime  how long access tokens from the emulated OAuth token endpoint live
+ * @param maxBody        the largest request body accepted as sent on the wire (gzip still compressed), in bytes;
+ *                       larger is 413
+ * @param maxInflatedBody the largest request body accepted once a gzip {@code Content-Encoding} is undone, in bytes;
+ *                       larger is 413 (counted while inflating, so a small gzip bomb never fills memory)
+ * @param maxHeaderSize  the largest request line plus headers, in bytes; a longer URI is 414, longer headers 431
  */
 public record EmulatorConfig(
         String host, int port, Duration latency, Duration jitter, Duration handshake,
         int quotaPerMinute, int burst, int maxConcurrent,
         double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
         Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
-        boolean tls, Path certFile, Instant anchor, Duration tokenLifetime) {
+        boolean tls, Path certFile, Instant anchor, Duration tokenLifetime,
+        long maxBody, long maxInflatedBody, int maxHeaderSize) {
 
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
@@ -46,6 +52,19 @@ public record EmulatorConfig(
     public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
     public static final int DEFAULT_SEED_MESSAGES = 1_200;
     public static final String DEFAULT_USER = "me@example.com";
+    /**
+     * 35 MiB (36,700,160 bytes): the largest upload the Gmail discovery document allows for messages.send, insert and
+     * import ({@code mediaUpload.maxSize}), so no request a Gmail client may send is refused.
+     */
+    public static final long DEFAULT_MAX_BODY_BYTES = 35L * 1024 * 1024;
+    /** 35 MiB once inflated, as Gmail counts the message itself, not its transfer encoding. */
+    public static final long DEFAULT_MAX_INFLATED_BODY_BYTES = 35L * 1024 * 1024;
+    /**
+     * 16 KiB of request line and headers. Google documents no limit; its front end is commonly reported to refuse
+     * about 16 KB, and the official clients move a query longer than 2,048 characters into a POST body
+     * ({@code X-HTTP-Method-Override}), so real calls stay far below it.
+     */
+    public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
 
     public EmulatorConfig {
         Objects.requireNonNull(host, "host");
@@ -73,6 +92,10 @@ public record EmulatorConfig(
         Objects.requireNonNull(userEmail, "userEmail");
         Objects.requireNonNull(anchor, "anchor");
         requireNonNegative("token-lifetime", tokenLifetime);
+        require(maxBody >= 1024, "max-body must be at least 1024 bytes, got " + maxBody);
+        require(maxInflatedBody >= 1024, "max-inflated-body must be at least 1024 bytes, got " + maxInflatedBody);
+        require(maxHeaderSize >= 1024 && maxHeaderSize <= 1024 * 1024,
+                "max-header-size must be 1024..1048576 bytes, got " + maxHeaderSize);
     }
 
     private static void require(boolean ok, String message) {
@@ -119,6 +142,9 @@ public record EmulatorConfig(
         private Path certFile;
         private Instant anchor = LocalDate.now(ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant();
         private Duration tokenLifetime = Duration.ofHours(1);
+        private long maxBody = DEFAULT_MAX_BODY_BYTES;
+        private long maxInflatedBody = DEFAULT_MAX_INFLATED_BODY_BYTES;
+        private int maxHeaderSize = DEFAULT_MAX_HEADER_BYTES;
 
         private Builder() {
         }
@@ -169,13 +195,19 @@ public record EmulatorConfig(
         public Builder anchor(Instant v) { anchor = v; return this; }
         /** Lifetime of access tokens the OAuth token endpoint issues; default 1 hour, as Google's. */
         public Builder tokenLifetime(Duration v) { tokenLifetime = v; return this; }
+        /** Largest request body on the wire, in bytes; default 35 MiB (Gmail's upload limit). */
+        public Builder maxBody(long v) { maxBody = v; return this; }
+        /** Largest request body after gzip is undone, in bytes; default 35 MiB. */
+        public Builder maxInflatedBody(long v) { maxInflatedBody = v; return this; }
+        /** Largest request line plus headers, in bytes; default 16 KiB. */
+        public Builder maxHeaderSize(int v) { maxHeaderSize = v; return this; }
 
         public EmulatorConfig build() {
             Duration hs = handshake == null ? latency : handshake;
             int b = burst == null ? Math.max(1, quotaPerMinute / 60) : burst;
             return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
                     failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
-                    userEmail, tls, certFile, anchor, tokenLifetime);
+                    userEmail, tls, certFile, anchor, tokenLifetime, maxBody, maxInflatedBody, maxHeaderSize);
         }
     }
 }

@@ -31,15 +31,7 @@ final class HistoryResource {
             types.add(t);
         }
         String labelId = r.param("labelId");
-        String position = Params.pagePosition(r, "h");
-        long after = start;
-        if (position != null) {
-            try {
-                after = Long.parseLong(position);
-            } catch (NumberFormatException e) {
-                throw ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
-            }
-        }
+        long after = Params.pageOffset(r, "h", start);
         long currentHistoryId = mailbox.historyId();
         // Group records by history id: one modify that adds and removes labels is one History entry.
         Map<Long, List<HistoryRecord>> byId = new LinkedHashMap<>();

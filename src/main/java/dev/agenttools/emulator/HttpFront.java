@@ -3,7 +3,6 @@ package dev.agenttools.emulator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -33,12 +32,14 @@ final class HttpFront extends Handler.Abstract {
     private final Counters counters;
     private final ConcurrencyLimit concurrency;
     private final OAuthServer oauth;
+    private final RequestBody bodies;
     /** Remote addresses of open connections that have had their first request (and paid the handshake). */
     private final Set<SocketAddress> warmConnections = ConcurrentHashMap.newKeySet();
 
     HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, ConcurrencyLimit concurrency,
-              OAuthServer oauth) {
+              OAuthServer oauth, RequestBody bodies) {
         this.oauth = oauth;
+        this.bodies = bodies;
         this.gate = gate;
         this.latency = latency;
         this.faults = faults;
@@ -97,8 +98,11 @@ final class HttpFront extends Handler.Abstract {
                 headers.merge(f.getName(), f.getValue(), (a, b) -> a + ", " + b);
             }
             byte[] body;
-            try (var in = Content.Source.asInputStream(request)) {
-                body = in.readAllBytes();
+            try {
+                body = bodies.read(request);
+            } catch (ApiError e) {
+                write(response, callback, ErrorBody.of(e), emptyRequest(path), arrived + delay + latency.roundTripNanos(), releases);
+                return true;
             }
             String contentType = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
             String status;

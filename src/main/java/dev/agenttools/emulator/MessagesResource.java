@@ -76,10 +76,13 @@ final class MessagesResource {
     }
 
     private static int startAfter(List<StoredMessage> all, String position) {
-        String[] parts = position.split(":");
+        String[] parts = position.split(":", -1);
         try {
             long date = Long.parseLong(parts[0]);
             long id = Long.parseLong(parts[1]);
+            if (parts.length != 2 || id < 0) {
+                throw Params.invalidPageToken();
+            }
             for (int i = 0; i < all.size(); i++) {
                 StoredMessage x = all.get(i);
                 if (x.internalDate < date || (x.internalDate == date && x.id < id)) {
@@ -87,8 +90,8 @@ final class MessagesResource {
                 }
             }
             return all.size();
-        } catch (RuntimeException e) {
-            throw ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw Params.invalidPageToken();
         }
     }
 

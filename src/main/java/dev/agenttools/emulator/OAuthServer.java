@@ -30,8 +30,12 @@ final class OAuthServer {
     private static final Set<String> GMAIL_READ_SCOPES = Set.of("https://www.googleapis.com/auth/gmail.readonly",
             "https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/");
 
-    private record Code(String clientId, String redirectUri, Set<String> scopes) {
+    /** An issued authorization code; {@code challenge} and {@code method} are PKCE's (RFC 7636), or null without. */
+    private record Code(String clientId, String redirectUri, Set<String> scopes, String challenge, String method) {
     }
+
+    /** RFC 7636 section 4.1: 43 to 128 characters of the unreserved set, for verifiers and S256/plain challenges alike. */
+    private static final java.util.regex.Pattern PKCE_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9._~-]{43,128}");
 
     private record Refresh(String clientId, Set<String> scopes) {
     }
@@ -95,8 +99,23 @@ final class OAuthServer {
         if (scopes.isEmpty()) {
             return oauthError(400, "invalid_scope", "Missing required parameter: scope");
         }
+        // PKCE as Google checks it: a challenge of the right form, S256 or plain (the default when no method is named).
+        String challenge = r.param("code_challenge");
+        String method = r.param("code_challenge_method");
+        if (challenge == null && method != null) {
+            return oauthError(400, "invalid_request", "code_challenge_method was given without code_challenge");
+        }
+        if (challenge != null) {
+            method = method == null ? "plain" : method;
+            if (!method.equals("S256") && !method.equals("plain")) {
+                return oauthError(400, "invalid_request", "Invalid code_challenge_method: " + method + " (S256 or plain)");
+            }
+            if (!PKCE_VALUE.matcher(challenge).matches()) {
+                return oauthError(400, "invalid_request", "Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~");
+            }
+        }
         String code = "4/emulator-" + secret();
-        codes.put(code, new Code(clientId, redirect, scopes));
+        codes.put(code, new Code(clientId, redirect, scopes, challenge, method));
         String state = r.param("state");
         String location = redirect + (redirect.contains("?") ? "&" : "?") + "code=" + enc(code)
                 + (state == null ? "" : "&state=" + enc(state)) + "&scope=" + enc(String.join(" ", scopes));
@@ -115,6 +134,16 @@ final class OAuthServer {
             Code code = codes.remove(first(form, "code") == null ? "" : first(form, "code"));
             if (code == null || !code.clientId().equals(clientId) || !code.redirectUri().equals(first(form, "redirect_uri"))) {
                 return oauthError(400, "invalid_grant", "Malformed auth code.");
+            }
+            // The code is spent either way (codes are single-use): a wrong verifier cannot be retried.
+            if (code.challenge() != null) {
+                String verifier = first(form, "code_verifier");
+                if (verifier == null) {
+                    return oauthError(400, "invalid_grant", "Missing code verifier.");
+                }
+                if (!PKCE_VALUE.matcher(verifier).matches() || !code.challenge().equals(challenge(verifier, code.method()))) {
+                    return oauthError(400, "invalid_grant", "Invalid code verifier.");
+                }
             }
             codeGrants.increment();
             String refresh = "1//emulator-" + secret();
@@ -160,6 +189,19 @@ final class OAuthServer {
         node.put("scope", String.join(" ", scopes));
         node.put("token_type", "Bearer");
         return ApiResponse.ok(node);
+    }
+
+    /** RFC 7636 section 4.2: S256 is BASE64URL(SHA-256(ASCII(verifier))) without padding; plain is the verifier. */
+    private static String challenge(String verifier, String method) {
+        if (method.equals("plain")) {
+            return verifier;
+        }
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     private static ApiResponse oauthError(int status, String error, String description) {

@@ -84,6 +84,30 @@ final class Params {
         } catch (IllegalArgumentException e) {
             // not ours: fall through
         }
-        throw ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
+        throw invalidPageToken();
+    }
+
+    /**
+     * The position inside a page token of this kind as a number: {@code absent} without a token; a token that is not
+     * ours, or whose position is not a whole number 0..2^63-1, is 400 (never an index error or a wrapped-around sum).
+     */
+    static long pageOffset(ApiRequest r, String kind, long absent) {
+        String position = pagePosition(r, kind);
+        if (position == null) {
+            return absent;
+        }
+        try {
+            long n = Long.parseLong(position);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // falls through to the one message
+        }
+        throw invalidPageToken();
+    }
+
+    static ApiError invalidPageToken() {
+        return ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
     }
 }

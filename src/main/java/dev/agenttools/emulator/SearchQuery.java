@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * Gmail's search-box language ({@code q}) compiled to a predicate over messages: field operators, quoted
- * phrases, free words, {@code OR} and {@code {...}}, parentheses and {@code -} negation. Like Gmail it never
- * rejects a query: what it does not understand is searched for as words.
+ * phrases, free words, {@code OR} and {@code {...}}, parentheses and {@code -} negation. Like Gmail it does not
+ * reject a query it does not understand: that is searched for as words. Only nesting more than 100 deep is 400.
  * Written by hand because no library implements Gmail's dialect. Instances are immutable and thread-safe.
  */
 final class SearchQuery {
@@ -45,13 +45,48 @@ final class SearchQuery {
             return matchAll();
         }
         Parser parser = new Parser(q, mailbox, clock);
-        Predicate<StoredMessage> p = parser.orExpression();
+        List<Predicate<StoredMessage>> parts = new ArrayList<>();
+        parts.add(parser.orExpression());
         while (!parser.atEnd()) {
             // a stray ')' or '}': Gmail ignores it; so do we, and go on with the rest
             parser.pos++;
-            p = p.and(parser.orExpression());
+            parts.add(parser.orExpression());
         }
-        return new SearchQuery(p, parser.reachesSpamOrTrash);
+        return new SearchQuery(all(parts), parser.reachesSpamOrTrash);
+    }
+
+    /*
+     * Terms are combined as flat lists, not as chains of Predicate.and/or: a chain of 10,000 words would nest 10,000
+     * calls deep when tested, and overflow the stack.
+     */
+    private static Predicate<StoredMessage> all(List<Predicate<StoredMessage>> terms) {
+        List<Predicate<StoredMessage>> list = List.copyOf(terms);
+        if (list.size() == 1) {
+            return list.getFirst();
+        }
+        return m -> {
+            for (Predicate<StoredMessage> p : list) {
+                if (!p.test(m)) {
+                    return false;
+                }
+            }
+            return true;
+        };
+    }
+
+    private static Predicate<StoredMessage> any(List<Predicate<StoredMessage>> terms) {
+        List<Predicate<StoredMessage>> list = List.copyOf(terms);
+        if (list.size() == 1) {
+            return list.getFirst();
+        }
+        return m -> {
+            for (Predicate<StoredMessage> p : list) {
+                if (p.test(m)) {
+                    return true;
+                }
+            }
+            return false;
+        };
     }
 
     boolean test(StoredMessage m) {
@@ -67,8 +102,10 @@ final class SearchQuery {
         private final String q;
         private final Mailbox mailbox;
         private final Clock clock;
+        private static final int MAX_DEPTH = 100;
         int pos;
         boolean reachesSpamOrTrash;
+        private int depth;
 
         Parser(String q, Mailbox mailbox, Clock clock) {
             this.q = q;
@@ -99,24 +136,37 @@ final class SearchQuery {
         }
 
         Predicate<StoredMessage> orExpression() {
-            Predicate<StoredMessage> left = andExpression();
+            List<Predicate<StoredMessage>> alternatives = new ArrayList<>();
+            alternatives.add(andExpression());
             while (peekOr()) {
                 pos += 2;
-                left = left.or(andExpression());
+                alternatives.add(andExpression());
             }
-            return left;
+            return any(alternatives);
         }
 
         private Predicate<StoredMessage> andExpression() {
-            Predicate<StoredMessage> all = null;
+            List<Predicate<StoredMessage>> terms = new ArrayList<>();
             while (!atEnd() && !peek(')') && !peek('}') && !peekOr()) {
-                Predicate<StoredMessage> next = unary();
-                all = all == null ? next : all.and(next);
+                terms.add(unary());
             }
-            return all == null ? m -> true : all;
+            return terms.isEmpty() ? m -> true : all(terms);
         }
 
+        /** Parentheses, braces and {@code -} nest by recursion: past {@link #MAX_DEPTH} the query is 400, not a stack overflow. */
         private Predicate<StoredMessage> unary() {
+            if (++depth > MAX_DEPTH) {
+                throw ApiError.badRequest("q", "Invalid query: parentheses, braces and '-' nest more than " + MAX_DEPTH
+                        + " deep");
+            }
+            try {
+                return unaryTerm();
+            } finally {
+                depth--;
+            }
+        }
+
+        private Predicate<StoredMessage> unaryTerm() {
             skipSpaces();
             if (peek('-') && pos + 1 < q.length() && !Character.isWhitespace(q.charAt(pos + 1))) {
                 pos++;
@@ -135,14 +185,14 @@ final class SearchQuery {
             }
             if (peek('{')) {
                 pos++;
-                Predicate<StoredMessage> any = m -> false;
+                List<Predicate<StoredMessage>> alternatives = new ArrayList<>();
                 while (!atEnd() && !peek('}')) {
-                    any = any.or(unary());
+                    alternatives.add(unary());
                 }
                 if (peek('}')) {
                     pos++;
                 }
-                return any;
+                return alternatives.isEmpty() ? m -> false : any(alternatives);
             }
             return term();
         }

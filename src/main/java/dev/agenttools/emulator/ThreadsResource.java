@@ -22,20 +22,17 @@ final class ThreadsResource {
 
     ApiResponse list(ApiRequest r, Matcher m) {
         int max = Params.maxResults(r);
-        String position = Params.pagePosition(r, "t");
-        int start;
-        try {
-            start = position == null ? 0 : Integer.parseInt(position);
-        } catch (NumberFormatException e) {
-            throw ApiError.badRequest("pageToken", "Invalid pageToken: use the nextPageToken of a previous response");
-        }
+        long position = Params.pageOffset(r, "t", 0);
         Set<Long> threadIds = new LinkedHashSet<>();
         for (StoredMessage x : mailbox.messages(MessagesResource.filter(r, mailbox, clock))) {
             threadIds.add(x.threadId);
         }
         List<Long> all = new ArrayList<>(threadIds);
         ObjectNode node = Json.MAPPER.createObjectNode();
-        int end = Math.min(all.size(), start + max);
+        // A token past the end (the list shrank since, or a forged one) is an empty last page; long arithmetic, so a
+        // huge position cannot wrap around into a negative next token.
+        int start = (int) Math.min(position, all.size());
+        int end = (int) Math.min(all.size(), (long) start + max);
         if (start < end) {
             ArrayNode items = node.putArray("threads");
             for (long id : all.subList(start, end)) {

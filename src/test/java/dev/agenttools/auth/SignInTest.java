@@ -173,6 +173,62 @@ class SignInTest {
     }
 
     @Test
+    void theConsentUrlCarriesAStateAndAnS256PkceChallengeThatTheTokenRequestAnswers() throws Exception {
+        AuthSettings auth = settings();
+        List<String> urls = new ArrayList<>();
+        long signInsBefore = emulator.signIns();
+        SignIn.login(auth, new NetHttpTransport(), url -> {
+            urls.add(url);
+            FOLLOWING_BROWSER.browse(url);
+        });
+        java.util.Map<String, String> query = query(URI.create(urls.getFirst()));
+        assertThat(query.get("state")).as("state").matches("[A-Za-z0-9_-]{43}");
+        assertThat(query.get("code_challenge")).as("code_challenge").matches("[A-Za-z0-9_-]{43}");
+        assertThat(query.get("code_challenge_method")).isEqualTo("S256");
+        assertThat(query.get("access_type")).isEqualTo("offline");
+        // the emulator refuses the code without the matching code_verifier, so this also proves the verifier was sent
+        assertThat(emulator.signIns() - signInsBefore).isEqualTo(1);
+        assertThat(SignIn.status(auth).signedIn()).isTrue();
+    }
+
+    @Test
+    void aRedirectWithAnotherStateOrNoneIsRefused() throws Exception {
+        AuthSettings auth = settings();
+        long signInsBefore = emulator.signIns();
+        assertThatThrownBy(() -> SignIn.login(auth, new NetHttpTransport(), redirectRewritten("state=forged")))
+                .isInstanceOf(AuthException.class).hasMessageContaining("a different state than this sign-in sent")
+                .hasMessageContaining("agent-tools auth login");
+        assertThatThrownBy(() -> SignIn.login(auth, new NetHttpTransport(), redirectRewritten("")))
+                .isInstanceOf(AuthException.class).hasMessageContaining("carried no state");
+        assertThat(emulator.signIns() - signInsBefore).as("no code was traded").isZero();
+        assertThat(SignIn.status(auth).signedIn()).isFalse();
+    }
+
+    /** A browser whose redirect to the loopback address has its state replaced (as a forged answer would be). */
+    private static AuthorizationCodeInstalledApp.Browser redirectRewritten(String stateReplacement) {
+        return url -> {
+            try {
+                HttpClient client = HttpClient.newHttpClient();
+                String location = client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+                        .headers().firstValue("Location").orElseThrow();
+                String forged = location.replaceAll("&?state=[^&]*", stateReplacement.isEmpty() ? "" : "&" + stateReplacement);
+                client.send(HttpRequest.newBuilder(URI.create(forged)).build(), HttpResponse.BodyHandlers.discarding());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
+    private static java.util.Map<String, String> query(URI uri) {
+        java.util.Map<String, String> params = new java.util.HashMap<>();
+        for (String pair : uri.getRawQuery().split("&")) {
+            int eq = pair.indexOf('=');
+            params.put(pair.substring(0, eq), java.net.URLDecoder.decode(pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return params;
+    }
+
+    @Test
     void aMissingClientSecretsFileSaysWhereToGetOne() throws Exception {
         AuthSettings auth = settings().withClientSecrets(dir.resolve("nope.json"));
         assertThatThrownBy(() -> SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER))

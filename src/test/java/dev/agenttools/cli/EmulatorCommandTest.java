@@ -87,6 +87,9 @@ class EmulatorCommandTest {
         assertThat(run("emulator", "--latency", "fast")).startsWith("2:").contains("'fast' is not a duration");
         assertThat(run("emulator", "--latency", "150")).startsWith("2:").contains("has no unit");
         assertThat(run("emulator", "--fail-status", "404=1")).startsWith("2:").contains("must be 5xx");
+        assertThat(run("emulator", "--max-body", "lots")).startsWith("2:").contains("'lots' is not a size");
+        assertThat(run("emulator", "--max-header-size", "100")).startsWith("2:").contains("max-header-size must be 1024..1048576 bytes, got 100");
+        assertThat(run("emulator", "--max-inflated-body", "99999999999999GiB")).startsWith("2:").contains("too large a size");
         assertThat(run("emulator", "--mailbox", "/no/such.mbox", "--port", "0")).startsWith("1:").contains("/no/such.mbox");
     }
 

@@ -45,6 +45,11 @@ class BadRequestsTest {
             "gmail/v1/users/me/messages/0000000000000abc | 404 | not found",
             "gmail/v1/users/me/messages/0000000000000abc/attachments/x | 404 | not found",
             "gmail/v1/users/me/threads?pageToken=bad | 400 | pageToken",
+            "gmail/v1/users/me/threads?pageToken=dDotNQ | 400 | pageToken",
+            "gmail/v1/users/me/threads?pageToken=dDo5OTk5OTk5OTk5OTk5OTk5OTk5OQ | 400 | pageToken",
+            "gmail/v1/users/me/messages?pageToken=bToxOjI6Mw | 400 | pageToken",
+            "gmail/v1/users/me/messages?pageToken=bTo1Oi0x | 400 | pageToken",
+            "gmail/v1/users/me/history?startHistoryId=1&pageToken=aDotMQ | 400 | pageToken",
             "gmail/v1/users/me/threads/nothex | 400 | Invalid id value",
             "gmail/v1/users/me/history | 400 | startHistoryId",
             "gmail/v1/users/me/history?startHistoryId=abc | 400 | startHistoryId",
@@ -61,6 +66,17 @@ class BadRequestsTest {
         assertGoogleError(r, status, mentions);
     }
 
+    /** Tokens decoding to "t:-5" and "t:99999999999999999999" above; these two are in range but past every thread. */
+    @ParameterizedTest(name = "threads.list pageToken {0} is an empty last page")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"dDoyMTQ3NDgzNjAw", "dDo5MjIzMzcyMDM2ODU0Nzc1ODA3"})
+    void aPageTokenPastTheEndIsAnEmptyLastPageNotAWrappedAroundOne(String token) throws Exception {
+        HttpResponse<String> r = http.get("gmail/v1/users/me/threads?maxResults=500&pageToken=" + token);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode page = JSON.readTree(r.body());
+        assertThat(page.has("threads")).isFalse();
+        assertThat(page.has("nextPageToken")).as("no next token, least of all a negative one").isFalse();
+    }
+
     @org.junit.jupiter.api.Test
     void answersBadPostsWithANamedError() throws Exception {
         assertGoogleError(http.post("batch/gmail/v1", "text/plain", "hello"), 400, "multipart/mixed");
@@ -69,6 +85,27 @@ class BadRequestsTest {
         assertGoogleError(http.post(modify, "application/json", "{not json"), 400, "Invalid JSON");
         assertGoogleError(http.post(modify, "application/json", "{\"addLabelIds\":\"STARRED\"}"), 400, "addLabelIds");
         assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{}"), 405, "not allowed");
+    }
+
+    /** The Java client's long-query form (POST with X-HTTP-Method-Override: GET): no query can overflow the stack. */
+    @org.junit.jupiter.api.Test
+    void aQueryNestedTooDeepIs400AndALongOneStillAnswers() throws Exception {
+        String deep = "(".repeat(20_000) + "a" + ")".repeat(20_000);
+        assertGoogleError(listWithLongQuery(deep), 400, "nest more than 100 deep");
+        assertGoogleError(listWithLongQuery("-".repeat(20_000) + "a"), 400, "nest more than 100 deep");
+        // label terms, cheap to test: the point is 20,000 terms in one list, not 20,000 searches of every message's text
+        HttpResponse<String> wide = listWithLongQuery(String.join(" OR ", java.util.Collections.nCopies(20_000, "is:starred")));
+        assertThat(wide.statusCode()).as(wide.body()).isEqualTo(200);
+        HttpResponse<String> many = listWithLongQuery("is:starred ".repeat(20_000) + ")".repeat(20_000));
+        assertThat(many.statusCode()).as(many.body()).isEqualTo(200);
+    }
+
+    private static HttpResponse<String> listWithLongQuery(String q) throws Exception {
+        return http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
+                .header("Authorization", "Bearer t").header("X-HTTP-Method-Override", "GET")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("q=" + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8)))
+                .build());
     }
 
     @org.junit.jupiter.api.Test
