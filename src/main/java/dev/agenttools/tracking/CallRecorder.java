@@ -40,6 +40,7 @@ public final class CallRecorder implements AutoCloseable {
     private long failed;
     private long givenUp;
     private boolean abandoned;
+    private final java.util.concurrent.atomic.AtomicBoolean closeCalled = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closing;
     /** Set by close when its time is up: the writer starts no further batch. */
     private volatile boolean stopWriting;
@@ -148,6 +149,9 @@ public final class CallRecorder implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (!closeCalled.compareAndSet(false, true)) {
+            return; // closed already (or closing on another thread)
+        }
         closing = true;
         queue.offer(WAKE_UP); // if the queue is full the writer is busy anyway
         long budget = closeTimeout.toMillis();
