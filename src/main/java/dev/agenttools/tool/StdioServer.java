@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * more wait for a slot, in arrival order; their request text together stays under {@link #MAX_ADMITTED_CHARS}.
  * A request beyond that is answered at once with {@code overloaded} and not run. We answer rather than stop reading
  * stdin (back-pressure) because the agent then learns at once that it should slow down (like HTTP 503) instead of
- * seeing its calls hang in a pipe where no deadline applies, a bad line or end of input is still seen at once, and
- * a client that writes all its requests before reading answers cannot deadlock against a server that stopped reading.
+ * seeing its calls hang in a pipe where no deadline applies, and a bad line or end of input is still seen at once.
+ * The reader writes the overloaded answers itself, so a client that does not read its answers stops the reading too
+ * (once the stdout pipe is full): memory stays bounded either way.
  * A slot is freed before the call's answer is written, so a client that sends a new request for each answer it gets
  * never meets {@code overloaded}.
  *
