@@ -62,7 +62,9 @@ final class ProcessModelBench {
         ToolProtocol protocol = new ToolProtocol(tools);
         Histogram inProcess = histogram(runs * 5, () -> protocol.answer(request));
         Map<String, Object> m = new LinkedHashMap<>();
-        try (Serve serve = Serve.start(command("serve", "--stdio"), env())) {
+        // Room for the whole pipelined burst: this measures serve's own throughput, not its admission limits (past
+        // them a request is answered overloaded at once).
+        try (Serve serve = Serve.start(command("serve", "--stdio", "--max-queued", Integer.toString(pipelined)), env())) {
             for (int i = 0; i < 2_000; i++) {
                 serve.roundTrip(request); // JIT warm-up of both sides
             }
@@ -230,11 +232,17 @@ final class ProcessModelBench {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            for (int i = 0; i < n; i++) {
-                JsonNode answer = Json.MAPPER.readTree(out.readLine());
-                if (!answer.path("status").asText().equals("ok")) {
-                    throw new IllegalStateException("serve answered an error: " + answer);
+            try {
+                for (int i = 0; i < n; i++) {
+                    JsonNode answer = Json.MAPPER.readTree(out.readLine());
+                    if (!answer.path("status").asText().equals("ok")) {
+                        throw new IllegalStateException("serve answered an error: " + answer);
+                    }
                 }
+            } catch (IOException | RuntimeException e) {
+                // Nobody reads its answers any more: serve would stop reading, and the writer would block for good.
+                process.destroyForcibly();
+                throw e;
             }
             writer.join();
             return n;

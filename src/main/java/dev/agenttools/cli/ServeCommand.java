@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Config;
 import dev.agenttools.tool.StdioServer;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -9,6 +10,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
@@ -16,18 +18,32 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serve the tools as JSON lines on stdin/stdout: one request per line, each with an id that its",
                 "answer echoes; requests run concurrently, so answers may come out of order. Bad lines get error",
-                "answers; end of input or SIGTERM finishes the calls in flight, then exits."})
+                "answers; a request beyond the limits below is answered 'overloaded' at once and not run. End of",
+                "input or SIGTERM finishes the calls admitted, then exits."})
 final class ServeCommand implements Callable<Integer> {
+    static final String MAX_IN_FLIGHT = "AGENT_TOOLS_SERVE_MAX_IN_FLIGHT";
+    static final String MAX_QUEUED = "AGENT_TOOLS_SERVE_MAX_QUEUED";
+
     @Spec
     CommandSpec spec;
 
     @Option(names = "--stdio", required = true, description = "Serve on stdin/stdout (the only transport for now).")
     boolean stdio;
 
+    @Option(names = "--max-in-flight", paramLabel = "N", description = "Calls running at once, 1..10000 (default: "
+            + MAX_IN_FLIGHT + ", else " + StdioServer.Limits.DEFAULT_MAX_IN_FLIGHT + ").")
+    Integer maxInFlight;
+
+    @Option(names = "--max-queued", paramLabel = "N", description = "Calls waiting for a running slot, 0..100000; beyond"
+            + " them requests are answered 'overloaded' (default: " + MAX_QUEUED + ", else " + StdioServer.Limits.DEFAULT_MAX_QUEUED + ").")
+    Integer maxQueued;
+
     @Override
     public Integer call() throws Exception {
         ToolSession session;
+        StdioServer.Limits limits;
         try {
+            limits = limits(Config.load());
             session = ToolSession.open(spec.commandLine().getErr());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("agent-tools serve: configuration: " + e.getMessage());
@@ -35,7 +51,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         ToolProtocol protocol = new ToolProtocol(session.registry);
         // Raw stdout: answers are written whole, line by line, by the server itself.
-        StdioServer server = new StdioServer(protocol, System.in, new FileOutputStream(FileDescriptor.out));
+        StdioServer server = new StdioServer(protocol, System.in, new FileOutputStream(FileDescriptor.out), limits);
         Thread drain = new Thread(() -> {
             try {
                 server.drain(30, TimeUnit.SECONDS);
@@ -48,5 +64,30 @@ final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(drain);
         server.run();
         return 0;
+    }
+
+    /** The flags, else the settings (environment over config file), else the defaults. */
+    private StdioServer.Limits limits(Map<String, String> settings) {
+        int inFlight = maxInFlight != null ? maxInFlight : intOf(settings, MAX_IN_FLIGHT, StdioServer.Limits.DEFAULT_MAX_IN_FLIGHT);
+        int queued = maxQueued != null ? maxQueued : intOf(settings, MAX_QUEUED, StdioServer.Limits.DEFAULT_MAX_QUEUED);
+        if (inFlight < 1 || inFlight > 10_000) {
+            throw new IllegalArgumentException((maxInFlight != null ? "--max-in-flight" : MAX_IN_FLIGHT) + " must be 1..10000, got " + inFlight);
+        }
+        if (queued < 0 || queued > 100_000) {
+            throw new IllegalArgumentException((maxQueued != null ? "--max-queued" : MAX_QUEUED) + " must be 0..100000, got " + queued);
+        }
+        return new StdioServer.Limits(inFlight, queued);
+    }
+
+    private static int intOf(Map<String, String> settings, String name, int fallback) {
+        String v = settings.get(name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, got \"" + v + "\"");
+        }
     }
 }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,25 +60,37 @@ final class StatsCommand implements Callable<Integer> {
             case "d" -> Duration.ofDays(n);
             default -> Duration.ofDays(7 * n);
         };
-        TrackingSettings settings = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
-        CallSink sink = Tracking.openSink(settings, Tools.commands());
-        if (sink == null) {
+        TrackingSettings settings;
+        try {
+            settings = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
+        } catch (IllegalArgumentException e) {
+            err.println("agent-tools stats: configuration: " + e.getMessage());
+            return 2;
+        }
+        if (settings.sink().equals("none")) {
             err.println("agent-tools stats: call tracking is off (AGENT_TOOLS_TRACKING=none): there are no records");
             return 2;
         }
-        List<StatsRow> rows;
-        try (sink) {
-            rows = Tracking.stats(sink, Instant.now().minus(span), tool);
+        // Read-only: a store that does not exist yet means no call was recorded; stats creates no file, folder or table.
+        Optional<CallSink> reader = Tracking.openReader(settings, Tools.commands());
+        List<StatsRow> rows = List.of();
+        if (reader.isPresent()) {
+            try (CallSink sink = reader.get()) {
+                rows = Tracking.stats(sink, Instant.now().minus(span), tool);
+            }
         }
         var out = spec.commandLine().getOut();
         if (format.equals("json")) {
             var root = Json.object();
             root.put("since", since);
-            root.put("store", sink.name());
+            root.put("store", settings.sink());
             root.set("rows", Json.tree(rows));
             out.println(Json.write(root));
+        } else if (reader.isEmpty()) {
+            out.println("no calls recorded yet (" + (settings.sink().equals("sqlite") ? "no call store at " + settings.sqliteFile()
+                    : "no DynamoDB table " + settings.dynamoTable()) + ")");
         } else if (rows.isEmpty()) {
-            out.println("no calls recorded in the last " + since + " (" + sink.name() + ")");
+            out.println("no calls recorded in the last " + since + " (" + settings.sink() + ")");
         } else {
             out.printf(Locale.ROOT, "%-22s %-11s %7s %7s %9s %9s %9s %9s%n", "tool", "backend", "calls", "errors", "fallback",
                     "p50 ms", "p90 ms", "p99 ms");

@@ -12,7 +12,9 @@ public final class ToolException extends RuntimeException {
 
     /** What went wrong, as agents need to know it: fix the input, sign in again, wait, or report. */
     public enum Kind {
-        INVALID_ARGUMENT(2), NOT_FOUND(3), UNAUTHENTICATED(4), RATE_LIMITED(5), UPSTREAM(6), DEADLINE(7), INTERNAL(1);
+        INVALID_ARGUMENT(2), NOT_FOUND(3), UNAUTHENTICATED(4), RATE_LIMITED(5), UPSTREAM(6), DEADLINE(7), INTERNAL(1),
+        /** {@code serve} had no room for the request (too many calls in flight and queued) and did not run it: retry later. */
+        OVERLOADED(8);
 
         private final int exitStatus;
 

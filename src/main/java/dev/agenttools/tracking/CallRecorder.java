@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -10,10 +11,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Records calls without slowing them: {@link #record} only offers to a bounded queue (never blocks, never
  * throws); one background thread writes batches to the sink. When the queue is full or the sink fails, records
- * are dropped and counted. {@link #close} flushes what is pending. Thread-safe.
+ * are dropped and counted. {@link #close} flushes what is pending, for a bounded time. Thread-safe.
  */
 public final class CallRecorder implements AutoCloseable {
     public static final int DEFAULT_CAPACITY = 10_000;
+    /**
+     * How long {@link #close} may hold up a process's exit: a locked SQLite file (10 s busy timeout) or a DynamoDB that
+     * does not answer (SDK retries, connect timeouts) must not keep an agent waiting after its answer is out.
+     */
+    public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofMillis(1_500);
     /** Put in the queue at close so that an idle writer stops waiting at once instead of after its linger time. */
     private static final CallRecord WAKE_UP = new CallRecord(java.time.Instant.EPOCH, "", null, 0, null, null, "ok", null, 0, null);
     static final int MAX_BATCH = 500;
@@ -21,52 +27,61 @@ public final class CallRecorder implements AutoCloseable {
 
     private final CallSink sink;
     private final BlockingQueue<CallRecord> queue;
-    private final AtomicLong written = new AtomicLong();
-    private final AtomicLong dropped = new AtomicLong();
-    private final AtomicLong sinkFailures = new AtomicLong();
     private final Thread writer;
-    private final long closeTimeoutMs;
+    private final Duration closeTimeout;
+    /** Records taken into the queue; each ends written, failed (the sink refused it) or given up at close. */
+    private final AtomicLong accepted = new AtomicLong();
+    /** Records refused because the queue was full or the recorder closed. */
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong sinkFailures = new AtomicLong();
+    // written, failed, givenUp and abandoned change together, under this lock: once close gives up, the writer's
+    // late outcome no longer counts (its records are already counted as given up).
+    private long written;
+    private long failed;
+    private long givenUp;
+    private boolean abandoned;
+    private final java.util.concurrent.atomic.AtomicBoolean closeCalled = new java.util.concurrent.atomic.AtomicBoolean();
     private volatile boolean closing;
+    /** Set by close when its time is up: the writer starts no further batch. */
+    private volatile boolean stopWriting;
     private volatile String lastError;
-    /** Records the writer holds right now (taken from the queue, not yet written or dropped). */
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-    /** Set when close gave up on a write that would not end: its outcome is then already counted as dropped. */
-    private final java.util.concurrent.atomic.AtomicBoolean abandoned = new java.util.concurrent.atomic.AtomicBoolean();
 
     public CallRecorder(CallSink sink, int capacity) {
-        this(sink, capacity, 10_000);
+        this(sink, capacity, DEFAULT_CLOSE_TIMEOUT);
     }
 
-    /** @param closeTimeoutMs how long {@link #close} waits for pending writes before it gives them up */
-    CallRecorder(CallSink sink, int capacity, long closeTimeoutMs) {
-        this.closeTimeoutMs = closeTimeoutMs;
+    /** @param closeTimeout how long {@link #close} waits for pending writes before it gives them up */
+    CallRecorder(CallSink sink, int capacity, Duration closeTimeout) {
+        this.closeTimeout = closeTimeout;
         this.sink = sink;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.writer = Thread.ofPlatform().daemon().name("call-recorder-" + sink.name()).start(this::drain);
     }
 
-    /** Hands a record to the writer; false (and counted as dropped) when the queue is full. */
+    /** Hands a record to the writer; false (and counted as dropped) when the queue is full or the recorder closed. */
     public boolean record(CallRecord record) {
         if (closing || !queue.offer(record)) {
-            dropped.incrementAndGet();
+            rejected.incrementAndGet();
             return false;
         }
+        accepted.incrementAndGet();
         return true;
     }
 
-    public long written() {
-        return written.get();
+    public synchronized long written() {
+        return written;
     }
 
-    public long dropped() {
-        return dropped.get();
+    /** Records lost: refused (queue full, closed), refused by the sink, or still pending when close gave up. */
+    public synchronized long dropped() {
+        return rejected.get() + failed + givenUp;
     }
 
     public long sinkFailures() {
         return sinkFailures.get();
     }
 
-    /** The sink's last error message, or null. */
+    /** The sink's last error message (or why close gave up), or null. */
     public String lastError() {
         return lastError;
     }
@@ -75,39 +90,46 @@ public final class CallRecorder implements AutoCloseable {
         return sink;
     }
 
+    /** The writer thread: batches until closed and drained (or given up), then closes the sink itself. */
     private void drain() {
-        List<CallRecord> batch = new ArrayList<>(MAX_BATCH);
-        while (!closing || !queue.isEmpty()) {
-            try {
-                CallRecord first = queue.poll(LINGER_MS, TimeUnit.MILLISECONDS);
-                if (first == null || first == WAKE_UP) {
-                    continue;
-                }
-                batch.add(first);
-                queue.drainTo(batch, MAX_BATCH - 1);
-                batch.remove(WAKE_UP);
-                flush(batch);
-            } catch (InterruptedException e) {
-                if (!closing) {
-                    Thread.currentThread().interrupt();
-                    return;
+        try {
+            List<CallRecord> batch = new ArrayList<>(MAX_BATCH);
+            while ((!closing || !queue.isEmpty()) && !stopWriting) {
+                try {
+                    CallRecord first = queue.poll(LINGER_MS, TimeUnit.MILLISECONDS);
+                    if (first == null || first == WAKE_UP) {
+                        continue;
+                    }
+                    batch.add(first);
+                    queue.drainTo(batch, MAX_BATCH - 1);
+                    batch.remove(WAKE_UP);
+                    flush(batch);
+                } catch (InterruptedException e) {
+                    if (!closing) {
+                        return;
+                    }
                 }
             }
+        } finally {
+            sink.close(); // here, not in close(): a write that outlives close's wait must not race the sink's close
         }
     }
 
     private void flush(List<CallRecord> batch) {
-        inFlight.set(batch.size());
         try {
             sink.write(batch);
-            if (!abandoned.get()) {
-                written.addAndGet(batch.size());
+            synchronized (this) {
+                if (!abandoned) {
+                    written += batch.size();
+                }
             }
         } catch (Exception e) {
-            if (abandoned.get()) {
-                return;
+            synchronized (this) {
+                if (abandoned) {
+                    return;
+                }
+                failed += batch.size();
             }
-            dropped.addAndGet(batch.size());
             sinkFailures.incrementAndGet();
             String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
             if (!message.equals(lastError)) {
@@ -115,35 +137,43 @@ public final class CallRecorder implements AutoCloseable {
             }
             lastError = message;
         } finally {
-            inFlight.set(0);
             batch.clear();
         }
     }
 
     /**
-     * Stops taking records and writes what is queued, waiting up to the close timeout (10 s); past it, the write in
-     * progress is interrupted and what is left is counted as dropped. Then closes the sink.
+     * Stops taking records and writes what is queued, waiting up to the close timeout ({@link #DEFAULT_CLOSE_TIMEOUT});
+     * past two thirds of it the writer is interrupted, and at its end whatever is not written is counted as dropped
+     * and {@link #lastError} says so. A write that ignores the interrupt is left to the (daemon) writer thread, which
+     * closes the sink when it returns; the process need not wait for it.
      */
     @Override
     public void close() {
+        if (!closeCalled.compareAndSet(false, true)) {
+            return; // closed already (or closing on another thread)
+        }
         closing = true;
         queue.offer(WAKE_UP); // if the queue is full the writer is busy anyway
+        long budget = closeTimeout.toMillis();
         try {
-            writer.join(closeTimeoutMs);
+            writer.join(Math.max(1, budget * 2 / 3));
             if (writer.isAlive()) {
-                writer.interrupt(); // a store that keeps refusing must not hold up the process's exit
-                writer.join(2_000);
-            }
-            if (writer.isAlive() && abandoned.compareAndSet(false, true)) {
-                dropped.addAndGet(inFlight.get()); // a write that ignores interrupts: given up, counted once
+                stopWriting = true;
+                writer.interrupt(); // a store that keeps refusing or stalls must not hold up the process's exit
+                writer.join(Math.max(1, budget - budget * 2 / 3));
             }
         } catch (InterruptedException e) {
+            stopWriting = true;
             Thread.currentThread().interrupt();
         }
-        List<CallRecord> left = new ArrayList<>();
-        queue.drainTo(left);
-        left.remove(WAKE_UP);
-        dropped.addAndGet(left.size());
-        sink.close();
+        synchronized (this) {
+            abandoned = true; // from here on the writer's outcome does not count
+            long left = accepted.get() - written - failed;
+            if (left > 0) {
+                givenUp = left;
+                lastError = sink.name() + " store did not take the last " + left + " call records within " + budget
+                        + " ms of closing, so they were given up" + (lastError == null ? "" : "; before that: " + lastError);
+            }
+        }
     }
 }

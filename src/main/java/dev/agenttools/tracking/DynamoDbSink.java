@@ -48,10 +48,27 @@ public final class DynamoDbSink implements CallSink {
      * @param tools the tool names stats may ask about when no tool is named (a Query needs the partition key)
      */
     public DynamoDbSink(DynamoDbClient client, String table, List<String> tools) {
+        this(client, table, tools, true);
+    }
+
+    private DynamoDbSink(DynamoDbClient client, String table, List<String> tools, boolean createTable) {
         this.client = client;
         this.table = table;
         this.tools = List.copyOf(tools);
-        ensureTable();
+        if (createTable) {
+            ensureTable();
+        }
+    }
+
+    /** The table to read, creating nothing: empty when it does not exist (no call recorded there yet). */
+    static java.util.Optional<DynamoDbSink> openReadOnly(DynamoDbClient client, String table, List<String> tools) {
+        try {
+            client.describeTable(DescribeTableRequest.builder().tableName(table).build());
+        } catch (ResourceNotFoundException missing) {
+            client.close();
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new DynamoDbSink(client, table, tools, false));
     }
 
     @Override

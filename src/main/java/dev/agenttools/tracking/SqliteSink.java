@@ -27,6 +27,7 @@ public final class SqliteSink implements CallSink {
     private final Path file;
     private final Connection connection;
 
+    /** Opens (creating the file, its folders and the table when missing) a store to write and read. */
     public SqliteSink(Path file) {
         this.file = file;
         try {
@@ -49,6 +50,46 @@ public final class SqliteSink implements CallSink {
             throw new IllegalStateException("cannot open the call store " + file + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the folder of the call store " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private SqliteSink(Path file, Connection readOnly) {
+        this.file = file;
+        this.connection = readOnly;
+    }
+
+    /**
+     * Opens an existing store to read, creating nothing (no folder, file or table): empty when there is no file or no
+     * calls table yet, which means no call has been recorded there.
+     */
+    static java.util.Optional<SqliteSink> openReadOnly(Path file) {
+        if (!Files.isRegularFile(file)) {
+            return java.util.Optional.empty();
+        }
+        org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+        config.setReadOnly(true);
+        config.setBusyTimeout(10_000);
+        Connection c = null;
+        try {
+            c = DriverManager.getConnection("jdbc:sqlite:" + file, config.toProperties());
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'")) {
+                if (!rs.next()) {
+                    c.close();
+                    return java.util.Optional.empty();
+                }
+            }
+            c.setAutoCommit(false);
+            return java.util.Optional.of(new SqliteSink(file, c));
+        } catch (SQLException e) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new IllegalStateException("cannot read the call store " + file + ": " + e.getMessage(), e);
         }
     }
 

@@ -7,31 +7,46 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /** Opens the configured call store. */
 public final class Tracking {
     private Tracking() {
     }
 
-    /** The sink the settings name, or null for {@code none}. */
+    /** The sink the settings name, or null for {@code none}; creates the store (file, folders, table) when missing. */
     public static CallSink openSink(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
             case "sqlite" -> new SqliteSink(settings.sqliteFile());
-            case "dynamodb" -> {
-                DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                        .region(Region.of(settings.region()));
-                if (settings.dynamoEndpoint() != null) {
-                    b.endpointOverride(settings.dynamoEndpoint());
-                    if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
-                        // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
-                        b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                                software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
-                    }
-                }
-                yield new DynamoDbSink(b.build(), settings.dynamoTable(), tools);
-            }
+            case "dynamodb" -> new DynamoDbSink(dynamoClient(settings), settings.dynamoTable(), tools);
             default -> null;
         };
+    }
+
+    /**
+     * The configured store opened to read, creating nothing: empty when it does not exist yet (no call recorded), or
+     * for {@code none}. For the read-only {@code stats}.
+     */
+    public static Optional<CallSink> openReader(TrackingSettings settings, List<String> tools) {
+        return switch (settings.sink()) {
+            case "sqlite" -> SqliteSink.openReadOnly(settings.sqliteFile()).map(CallSink.class::cast);
+            case "dynamodb" -> DynamoDbSink.openReadOnly(dynamoClient(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
+            default -> Optional.empty();
+        };
+    }
+
+    private static DynamoDbClient dynamoClient(TrackingSettings settings) {
+        DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
+                .region(Region.of(settings.region()));
+        if (settings.dynamoEndpoint() != null) {
+            b.endpointOverride(settings.dynamoEndpoint());
+            if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
+                // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
+                b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
+            }
+        }
+        return b.build();
     }
 
     /**

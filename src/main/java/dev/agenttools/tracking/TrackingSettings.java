@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -9,12 +10,15 @@ import java.util.Map;
  * Where call records go, read once from the environment.
  *
  * @param sink           {@code sqlite} (default), {@code dynamodb} or {@code none}
- * @param sqliteFile     the SQLite file (default: the user's data folder, agent-tools/calls.db)
+ * @param sqliteFile     the SQLite file (default, also when the variable is empty: the user's data folder,
+ *                       agent-tools/calls.db); a regular file, or a path that does not exist yet in a writable folder
  * @param dynamoTable    the DynamoDB table (default agent-tools-calls; created when missing)
  * @param dynamoEndpoint a DynamoDB endpoint to use instead of AWS's (a local server), or null
  * @param region         the AWS region (default us-east-1)
  */
 public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
+    static final String DB_VARIABLE = "AGENT_TOOLS_TRACKING_DB";
+
     public TrackingSettings {
         if (!sink.equals("sqlite") && !sink.equals("dynamodb") && !sink.equals("none")) {
             throw new IllegalArgumentException("AGENT_TOOLS_TRACKING must be sqlite, dynamodb or none, got " + sink);
@@ -32,10 +36,24 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
     /**
      * Reads {@code AGENT_TOOLS_TRACKING}, {@code AGENT_TOOLS_TRACKING_DB}, {@code AGENT_TOOLS_DYNAMODB_TABLE},
      * {@code AGENT_TOOLS_DYNAMODB_ENDPOINT} and {@code AWS_REGION}.
+     *
+     * @throws IllegalArgumentException for a bad value, naming the variable (with sqlite, a store path that is a
+     *                                  device, a folder, or in a folder that cannot be written)
      */
     public static TrackingSettings fromEnvironment(Map<String, String> env) {
         String sink = env.getOrDefault("AGENT_TOOLS_TRACKING", "sqlite").strip().toLowerCase(Locale.ROOT);
-        Path file = env.containsKey("AGENT_TOOLS_TRACKING_DB") ? Path.of(env.get("AGENT_TOOLS_TRACKING_DB")) : defaultFile(env);
+        // Empty means unset, as for XDG_DATA_HOME: an empty path would be SQLite's temporary database, and every
+        // record would silently vanish with the process.
+        String db = env.get(DB_VARIABLE);
+        Path file;
+        try {
+            file = db == null || db.isBlank() ? defaultFile(env) : Path.of(db);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new IllegalArgumentException(DB_VARIABLE + " must be a file path, got \"" + db + "\": " + e.getReason());
+        }
+        if (sink.equals("sqlite")) {
+            checkSqliteFile(file, db == null || db.isBlank() ? "the default call store" : DB_VARIABLE);
+        }
         String endpoint = env.get("AGENT_TOOLS_DYNAMODB_ENDPOINT");
         URI uri;
         try {
@@ -45,6 +63,33 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
         }
         return new TrackingSettings(sink, file, env.getOrDefault("AGENT_TOOLS_DYNAMODB_TABLE", "agent-tools-calls"), uri,
                 env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", "us-east-1")));
+    }
+
+    /**
+     * A call store must be a regular file, or not exist yet with a writable folder (or the nearest existing ancestor
+     * of one to create) above it: SQLite would open a device or a FIFO as given, and then create its journal next to
+     * it ({@code /dev/full-journal}).
+     */
+    static void checkSqliteFile(Path file, String source) {
+        Path absolute = file.toAbsolutePath();
+        if (Files.exists(absolute)) {
+            if (!Files.isRegularFile(absolute)) {
+                throw new IllegalArgumentException(source + " must be a regular file or a path that does not exist yet, got "
+                        + file + " (" + (Files.isDirectory(absolute) ? "a folder" : "a device, pipe or socket") + ")");
+            }
+            return;
+        }
+        Path ancestor = absolute.getParent();
+        while (ancestor != null && !Files.exists(ancestor)) {
+            ancestor = ancestor.getParent();
+        }
+        if (ancestor == null || !Files.isDirectory(ancestor)) {
+            throw new IllegalArgumentException(source + " must be in a folder, got " + file + " (" + ancestor + " is not a folder)");
+        }
+        if (!Files.isWritable(ancestor)) {
+            throw new IllegalArgumentException(source + " must be in a folder you can write, got " + file + " (" + ancestor
+                    + " is not writable)");
+        }
     }
 
     /** $XDG_DATA_HOME/agent-tools/calls.db, else ~/.local/share/agent-tools/calls.db. */

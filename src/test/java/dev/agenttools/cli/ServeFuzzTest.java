@@ -40,7 +40,9 @@ class ServeFuzzTest {
     void everyLineIsAnsweredAndTheProcessSurvives() throws Exception {
         try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(10_000).build())) {
-            Process p = AgentToolsProcess.start(emulator, "serve", "--stdio");
+            // Room for every line, so that each valid request reaches the tools instead of being answered overloaded
+            // (ServeAdmissionTest covers the limits).
+            Process p = AgentToolsProcess.start(emulator, "serve", "--stdio", "--max-queued", Integer.toString(LINES));
             Random random = new Random(20261130);
             List<byte[]> lines = new ArrayList<>(LINES);
             for (int i = 0; i < LINES; i++) {

@@ -12,6 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +53,29 @@ class TrackingEndToEndTest {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         return out;
     }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    /** Runs a command to its end, keeping stdout and stderr. */
+    private static Run runFully(Map<String, String> env, String input, String... args) throws Exception {
+        Path err = Files.createTempFile("agent-tools-stderr-", ".txt");
+        try {
+            ProcessBuilder b = AgentToolsProcess.builder(emulator, args).redirectError(err.toFile());
+            b.environment().putAll(env);
+            Process p = b.start();
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(input.getBytes(StandardCharsets.UTF_8));
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            return new Run(p.exitValue(), out, Files.readString(err));
+        } finally {
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static final String LIST = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1}}";
 
     private static void makeCalls(Map<String, String> env) throws Exception {
         run(env, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2, \"agent_name\": \"e2e\"}}", "call");
@@ -104,5 +133,66 @@ class TrackingEndToEndTest {
         assertThat(p.exitValue()).isEqualTo(2);
         assertThat(err).contains("--since must be a number with m, h, d or w");
         assertThat(stdout).as("nothing on stdout").isEmpty();
+    }
+
+    @Test
+    void statsCreatesNoStoreWhereNoCallWasRecorded(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("not/yet/calls.db");
+        Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", db.toString());
+        Run table = runFully(env, "", "stats");
+        assertThat(table.exit()).as(table.err()).isZero();
+        assertThat(table.out()).contains("no calls recorded yet (no call store at " + db + ")");
+        Run json = runFully(env, "", "stats", "--format", "json");
+        assertThat(Json.MAPPER.readTree(json.out()).get("rows")).isEmpty();
+        assertThat(dir.resolve("not")).as("stats reads; it creates no folder and no database").doesNotExist();
+    }
+
+    @Test
+    void anEmptyTrackingDbRecordsInTheDefaultFile(@TempDir Path data) throws Exception {
+        Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", "", "XDG_DATA_HOME", data.toString());
+        assertThat(runFully(env, LIST, "call").exit()).isZero();
+        assertThat(data.resolve("agent-tools/calls.db")).exists();
+        JsonNode stats = Json.MAPPER.readTree(runFully(env, "", "stats", "--since", "1h", "--format", "json").out());
+        assertThat(stats.get("rows").findValuesAsText("tool")).contains("gmail.list-emails");
+    }
+
+    @Test
+    void aStorePathThatIsNotAFileIsAConfigurationErrorNamingTheVariable(@TempDir Path dir) throws Exception {
+        Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", dir.toString());
+        Run call = runFully(env, LIST, "call");
+        assertThat(call.exit()).isEqualTo(2);
+        assertThat(Json.MAPPER.readTree(call.out()).path("error").path("message").asText())
+                .contains("AGENT_TOOLS_TRACKING_DB must be a regular file or a path that does not exist yet, got " + dir);
+        Run serve = runFully(env, LIST, "serve", "--stdio");
+        assertThat(serve.exit()).isEqualTo(2);
+        assertThat(serve.err()).contains("agent-tools serve: configuration: AGENT_TOOLS_TRACKING_DB must be a regular file");
+        assertThat(serve.out()).isEmpty();
+    }
+
+    @Test
+    void theExitGivesUpOnALockedStoreAndSaysSo(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("calls.db");
+        new dev.agenttools.tracking.SqliteSink(db).close(); // the store exists, in WAL mode
+        try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
+            s.execute("BEGIN EXCLUSIVE"); // another process holds the write lock for as long as this test runs
+            Run call = runFully(Map.of("AGENT_TOOLS_TRACKING_DB", db.toString()), LIST, "call");
+            assertThat(call.exit()).isZero();
+            assertThat(Json.MAPPER.readTree(call.out()).path("status").asText()).isEqualTo("ok");
+            // Before, the exit waited out SQLite's 10 s busy timeout and more; now it gives up after its 1.5 s budget.
+            assertThat(call.err()).contains("1 call records dropped (sqlite store did not take the last 1 call records within 1500 ms of closing");
+            s.execute("ROLLBACK");
+        }
+    }
+
+    @Test
+    void theExitGivesUpOnADynamoDbThatDoesNotAnswerAndSaysSo() throws Exception {
+        // Accepts connections (the kernel's backlog) but never answers a request.
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Run call = runFully(Map.of("AGENT_TOOLS_TRACKING", "dynamodb", "AGENT_TOOLS_DYNAMODB_ENDPOINT",
+                    "http://127.0.0.1:" + silent.getLocalPort()), LIST, "call");
+            assertThat(call.exit()).isZero();
+            assertThat(Json.MAPPER.readTree(call.out()).path("status").asText()).isEqualTo("ok");
+            assertThat(call.err()).contains("1 call records dropped (dynamodb store did not take the last 1 call records within 1500 ms of closing");
+        }
     }
 }

@@ -97,6 +97,43 @@ class CallRecorderTest {
         }
     }
 
+    /** A sink whose writes ignore interrupts until released, as SQLite's busy wait on a locked file does. */
+    static final class DeafSink implements CallSink {
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch closed = new CountDownLatch(1);
+
+        @Override
+        public void write(List<CallRecord> batch) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    release.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public List<CallRecord> read(Instant since, String tool) {
+            return List.of();
+        }
+
+        @Override
+        public String name() {
+            return "deaf";
+        }
+
+        @Override
+        public void close() {
+            closed.countDown();
+        }
+    }
+
     private static ToolCall call(String strategy) {
         return new ToolCall("gmail.list-emails", Json.object().put("strategy", strategy), "agent-x", null);
     }
@@ -189,5 +226,27 @@ class CallRecorderTest {
         stuck.release.countDown();
         recorder.close();
         assertThat(recorder.written() + recorder.dropped()).isEqualTo(1_000);
+    }
+
+    @Test
+    void closeGivesUpOnAStoreThatDoesNotAnswerCountsWhatIsLeftAndSaysSo() throws Exception {
+        DeafSink deaf = new DeafSink();
+        CallRecorder recorder = new CallRecorder(deaf, 100);
+        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        for (int i = 0; i < 3; i++) {
+            tools.call(call("batch"));
+        }
+        long start = System.nanoTime();
+        recorder.close(); // returns although the write in progress never ends by itself
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("waits out its budget first")
+                .isGreaterThanOrEqualTo(CallRecorder.DEFAULT_CLOSE_TIMEOUT.minusMillis(100));
+        assertThat(recorder.written()).isZero();
+        assertThat(recorder.dropped()).isEqualTo(3);
+        assertThat(recorder.lastError()).contains("deaf store did not take the last 3 call records within 1500 ms of closing");
+        assertThat(deaf.closed.getCount()).as("the sink stays open while a write is in it").isOne();
+        deaf.release.countDown();
+        assertThat(deaf.closed.await(60, java.util.concurrent.TimeUnit.SECONDS)).as("the writer closes it when its write returns").isTrue();
+        assertThat(recorder.written()).as("a write that ends after close gave up is not counted twice").isZero();
+        assertThat(recorder.dropped()).isEqualTo(3);
     }
 }

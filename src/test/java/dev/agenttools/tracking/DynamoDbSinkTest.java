@@ -116,7 +116,7 @@ class DynamoDbSinkTest {
         try (Dynalite dynalite = Dynalite.start()) {
             new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS).close();
             CallRecorder throttled = new CallRecorder(new DynamoDbSink(new Throttling(dynalite.client(), Integer.MAX_VALUE),
-                    "calls-refused", TOOLS), 100, 1_000);
+                    "calls-refused", TOOLS), 100, java.time.Duration.ofMillis(1_000));
             for (CallRecord r : records(5, Instant.now())) {
                 assertThat(throttled.record(r)).isTrue();
             }
@@ -124,7 +124,7 @@ class DynamoDbSinkTest {
             assertThat(throttled.dropped()).isEqualTo(5);
             assertThat(throttled.written()).isZero();
 
-            CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, 1_000);
+            CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, java.time.Duration.ofMillis(1_000));
             dynalite.close(); // the server goes away
             for (CallRecord r : records(5, Instant.now())) {
                 recorder.record(r);
@@ -132,6 +132,15 @@ class DynamoDbSinkTest {
             recorder.close();
             assertThat(recorder.written()).isZero();
             assertThat(recorder.dropped()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void readingForStatsCreatesNoTable() throws Exception {
+        try (Dynalite dynalite = Dynalite.start()) {
+            TrackingSettings settings = new TrackingSettings("dynamodb", null, "calls-never-written", dynalite.endpoint, "us-east-1");
+            assertThat(Tracking.openReader(settings, TOOLS)).as("no table means no call recorded yet").isEmpty();
+            assertThat(dynalite.client().listTables().tableNames()).doesNotContain("calls-never-written");
         }
     }
 }
