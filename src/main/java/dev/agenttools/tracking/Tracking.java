@@ -58,7 +58,8 @@ public final class Tracking {
         if (settings.sink().equals("none")) {
             return null;
         }
-        return new CallRecorder(new LazySink(settings.sink(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY);
+        return new CallRecorder(new LazySink(settings.sink(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
+                settings.flushTimeout());
     }
 
     /** Statistics per tool and backend since {@code since}: SQL for SQLite, Queries plus aggregation elsewhere. */

@@ -16,8 +16,19 @@ import java.util.Map;
  * @param dynamoEndpoint a DynamoDB endpoint to use instead of AWS's (a local server), or null
  * @param region         the AWS region (default us-east-1)
  */
-public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
+public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
+                               java.time.Duration flushTimeout) {
     static final String DB_VARIABLE = "AGENT_TOOLS_TRACKING_DB";
+    static final String FLUSH_VARIABLE = "AGENT_TOOLS_TRACKING_FLUSH_MS";
+    /**
+     * How long the exit waits for pending records. Long enough for a cold JVM to load the AWS SDK, connect and write
+     * (1–2 s, more on a busy machine); short enough that a store that never answers costs one short wait.
+     */
+    static final java.time.Duration DEFAULT_FLUSH = java.time.Duration.ofSeconds(5);
+
+    public TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
+        this(sink, sqliteFile, dynamoTable, dynamoEndpoint, region, DEFAULT_FLUSH);
+    }
 
     public TrackingSettings {
         if (!sink.equals("sqlite") && !sink.equals("dynamodb") && !sink.equals("none")) {
@@ -34,7 +45,8 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
     }
 
     /**
-     * Reads {@code AGENT_TOOLS_TRACKING}, {@code AGENT_TOOLS_TRACKING_DB}, {@code AGENT_TOOLS_DYNAMODB_TABLE},
+     * Reads {@code AGENT_TOOLS_TRACKING}, {@code AGENT_TOOLS_TRACKING_DB}, {@code AGENT_TOOLS_TRACKING_FLUSH_MS},
+     * {@code AGENT_TOOLS_DYNAMODB_TABLE},
      * {@code AGENT_TOOLS_DYNAMODB_ENDPOINT} and {@code AWS_REGION}.
      *
      * @throws IllegalArgumentException for a bad value, naming the variable (with sqlite, a store path that is a
@@ -62,7 +74,23 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
             throw new IllegalArgumentException("AGENT_TOOLS_DYNAMODB_ENDPOINT must be a URL, got " + endpoint);
         }
         return new TrackingSettings(sink, file, env.getOrDefault("AGENT_TOOLS_DYNAMODB_TABLE", "agent-tools-calls"), uri,
-                env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", "us-east-1")));
+                env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", "us-east-1")), flushTimeout(env));
+    }
+
+    private static java.time.Duration flushTimeout(Map<String, String> env) {
+        String value = env.get(FLUSH_VARIABLE);
+        if (value == null || value.isBlank()) {
+            return DEFAULT_FLUSH;
+        }
+        try {
+            long ms = Long.parseLong(value.strip());
+            if (ms >= 1 && ms <= 600_000) {
+                return java.time.Duration.ofMillis(ms);
+            }
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw new IllegalArgumentException(FLUSH_VARIABLE + " must be a number of milliseconds 1..600000, got \"" + value + "\"");
     }
 
     /**

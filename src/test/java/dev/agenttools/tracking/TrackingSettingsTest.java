@@ -22,6 +22,20 @@ class TrackingSettingsTest {
     }
 
     @Test
+    void theExitFlushWaitsFiveSecondsUnlessToldOtherwiseAndRefusesNonsense(@TempDir Path data) {
+        Map<String, String> base = Map.of("AGENT_TOOLS_TRACKING", "none", "XDG_DATA_HOME", data.toString());
+        assertThat(TrackingSettings.fromEnvironment(base).flushTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        Map<String, String> set = new java.util.HashMap<>(base);
+        set.put("AGENT_TOOLS_TRACKING_FLUSH_MS", "250");
+        assertThat(TrackingSettings.fromEnvironment(set).flushTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+        for (String bad : new String[] {"0", "-5", "soon", "600001"}) {
+            set.put("AGENT_TOOLS_TRACKING_FLUSH_MS", bad);
+            assertThatThrownBy(() -> TrackingSettings.fromEnvironment(set)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("AGENT_TOOLS_TRACKING_FLUSH_MS must be a number of milliseconds 1..600000");
+        }
+    }
+
+    @Test
     void aDevicePathIsAStartUpErrorNamingTheVariable() {
         assertThatThrownBy(() -> TrackingSettings.fromEnvironment(Map.of("AGENT_TOOLS_TRACKING_DB", "/dev/full")))
                 .isInstanceOf(IllegalArgumentException.class)
