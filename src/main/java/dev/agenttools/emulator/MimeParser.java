@@ -97,7 +97,7 @@ final class MimeParser {
             return new ParsedMessage(root, subject, from, to, cc,
                     header(root, "Bcc"), header(root, "Delivered-To"), header(root, "List-Id"),
                     header(root, "Message-ID"), header(root, "In-Reply-To"), header(root, "References"),
-                    text, snippet(text), names, DateHeader.millis(header(root, "Date")).orElse(-1),
+                    text, snippet(text), names,
                     ParsedMessage.searchText(subject, from, to, cc, text, names));
         } catch (MessagingException | IOException e) {
             throw new IllegalArgumentException("unreadable message: " + e.getMessage(), e);

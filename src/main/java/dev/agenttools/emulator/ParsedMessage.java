@@ -9,7 +9,7 @@ import java.util.Locale;
  */
 record ParsedMessage(MessagePart root, String subject, String from, String to, String cc, String bcc,
                      String deliveredTo, String listId, String rfc822MessageId, String inReplyTo, String references,
-                     String bodyText, String snippet, List<String> attachmentNames, long dateHeaderMillis,
+                     String bodyText, String snippet, List<String> attachmentNames,
                      String searchText) {
 
     ParsedMessage {

@@ -60,32 +60,26 @@ final class SearchQuery {
      * calls deep when tested, and overflow the stack.
      */
     private static Predicate<StoredMessage> all(List<Predicate<StoredMessage>> terms) {
-        List<Predicate<StoredMessage>> list = List.copyOf(terms);
-        if (list.size() == 1) {
-            return list.getFirst();
-        }
-        return m -> {
-            for (Predicate<StoredMessage> p : list) {
-                if (!p.test(m)) {
-                    return false;
-                }
-            }
-            return true;
-        };
+        return combined(terms, true);
     }
 
     private static Predicate<StoredMessage> any(List<Predicate<StoredMessage>> terms) {
+        return combined(terms, false);
+    }
+
+    /** All of the terms ({@code all}) or any of them: the first term that decides the outcome ends the test. */
+    private static Predicate<StoredMessage> combined(List<Predicate<StoredMessage>> terms, boolean all) {
         List<Predicate<StoredMessage>> list = List.copyOf(terms);
         if (list.size() == 1) {
             return list.getFirst();
         }
         return m -> {
             for (Predicate<StoredMessage> p : list) {
-                if (p.test(m)) {
-                    return true;
+                if (p.test(m) != all) {
+                    return !all;
                 }
             }
-            return false;
+            return all;
         };
     }
 

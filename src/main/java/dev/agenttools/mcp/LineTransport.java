@@ -1,5 +1,7 @@
 package dev.agenttools.mcp;
 
+import dev.agenttools.tool.BoundedLines;
+
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -12,7 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -97,31 +98,10 @@ final class LineTransport implements McpServerTransportProvider {
             throw new IllegalStateException("no MCP session: build the server on this transport first");
         }
         try (workers) {
-            ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
-            boolean tooLong = false;
-            int b;
-            while ((b = in.read()) != -1) {
-                if (b == '\n') {
-                    if (tooLong) {
-                        writeError(null, Inbound.INVALID_REQUEST, "invalid request: line over " + MAX_LINE_BYTES + " bytes; it was skipped");
-                    } else {
-                        accept(line.toByteArray());
-                    }
-                    line.reset();
-                    tooLong = false;
-                } else if (!tooLong) {
-                    if (line.size() >= MAX_LINE_BYTES) {
-                        tooLong = true;
-                        line.reset();
-                    } else {
-                        line.write(b);
-                    }
-                }
-            }
-            if (tooLong) {
-                writeError(null, Inbound.INVALID_REQUEST, "invalid request: line over " + MAX_LINE_BYTES + " bytes; it was skipped");
-            } else if (line.size() > 0) {
-                accept(line.toByteArray()); // a last line without its newline
+            BoundedLines.SkipHandler tooLong = () -> writeError(null, Inbound.INVALID_REQUEST,
+                    "invalid request: line over " + MAX_LINE_BYTES + " bytes; it was skipped");
+            if (BoundedLines.read(in, MAX_LINE_BYTES, () -> false, this::accept, tooLong)) {
+                tooLong.skipped(); // even a last line without its newline gets its answer
             }
         } // close() waits for the calls in flight
     }

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -91,31 +90,11 @@ public final class StdioServer {
 
     /** Serves until end of input; returns once every answer is written. */
     public void run() throws IOException, InterruptedException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
-        boolean tooLong = false;
-        int b;
-        while (!stopping && (b = in.read()) != -1) {
-            if (b == '\n') {
-                if (tooLong) {
-                    write(ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT,
-                            "request line over " + MAX_LINE_BYTES + " bytes (1 MB); it was skipped").line());
-                } else {
-                    dispatch(line.toString(StandardCharsets.UTF_8));
-                }
-                line.reset();
-                tooLong = false;
-            } else if (!tooLong) {
-                if (line.size() >= MAX_LINE_BYTES) {
-                    tooLong = true;
-                    line.reset();
-                } else {
-                    line.write(b);
-                }
-            }
-        }
-        if (line.size() > 0 && !tooLong) {
-            dispatch(line.toString(StandardCharsets.UTF_8)); // a last line without its newline
-        }
+        // an over-long last line without its newline is dropped unanswered, as before: no request reached us
+        BoundedLines.read(in, MAX_LINE_BYTES, () -> stopping,
+                bytes -> dispatch(new String(bytes, StandardCharsets.UTF_8)),
+                () -> write(ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT,
+                        "request line over " + MAX_LINE_BYTES + " bytes (1 MB); it was skipped").line()));
         workers.shutdown();
         workers.awaitTermination(10, TimeUnit.MINUTES);
         out.flush();

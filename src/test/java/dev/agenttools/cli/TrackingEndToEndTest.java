@@ -43,15 +43,7 @@ class TrackingEndToEndTest {
     }
 
     private static String run(Map<String, String> env, String input, String... args) throws Exception {
-        ProcessBuilder b = AgentToolsProcess.builder(emulator, args).redirectError(ProcessBuilder.Redirect.DISCARD);
-        b.environment().putAll(env);
-        Process p = b.start();
-        try (OutputStream in = p.getOutputStream()) {
-            in.write(input.getBytes(StandardCharsets.UTF_8));
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        return out;
+        return runFully(env, input, args).out();
     }
 
     private record Run(int exit, String out, String err) {
