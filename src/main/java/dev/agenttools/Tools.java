@@ -1,85 +1,97 @@
 package dev.agenttools;
 
+import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.gmail.GmailService;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
+import dev.agenttools.gmail.MailText;
+import dev.agenttools.tool.CallTimeouts;
+import dev.agenttools.tool.FallbackInterceptor;
 import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tracking.CallRecorder;
+import dev.agenttools.tracking.TrackingListener;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * The front door: builds the one tool registry that the command line, the persistent process, the MCP server
  * and the benchmark all call.
  */
 public final class Tools {
+    /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
+    public static final Map<String, String> SHORT_NAMES = Map.of(
+            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email");
+
     private Tools() {
     }
 
-    public static ToolRegistry registry(GmailSettings gmail) {
-        return registry(gmail, null);
-    }
-
-    /**
-     * The registry with its interceptors: tracking outermost (it sees what the caller sees, fallback included),
-     * then the fallback router.
-     *
-     * @param recorder where call records go, or null for none
-     */
-    public static ToolRegistry registry(GmailSettings gmail, dev.agenttools.tracking.CallRecorder recorder) {
-        return registry(gmail, null, recorder);
-    }
-
-    /**
-     * @param auth     where the stored sign-in lives (used when a call brings no token), or null
-     * @param recorder where call records go, or null for none
-     */
-    public static ToolRegistry registry(GmailSettings gmail, dev.agenttools.auth.AuthSettings auth,
-                                        dev.agenttools.tracking.CallRecorder recorder) {
-        ToolRegistry.Builder b = ToolRegistry.builder();
-        if (recorder != null) {
-            b.interceptor(new dev.agenttools.tracking.TrackingInterceptor(recorder));
-        }
-        b.interceptor(new dev.agenttools.tool.FallbackInterceptor());
-        return GmailTools.register(b, new GmailService(gmail, auth)).build();
-    }
-
-    /**
-     * The registry for the Gmail the config file and environment name (see {@link Config}), with the stored sign-in,
-     * recording calls to {@code recorder} (null: none).
-     */
-    public static ToolRegistry registryFromEnvironment(dev.agenttools.tracking.CallRecorder recorder) {
-        return registry(Config.load(), recorder);
-    }
-
-    /** The registry for settings already read by {@link Config#load()} (so start-up reads the config file once). */
-    public static ToolRegistry registry(java.util.Map<String, String> settings, dev.agenttools.tracking.CallRecorder recorder) {
-        return registry(GmailSettings.fromEnvironment(settings),
-                dev.agenttools.auth.AuthSettings.from(settings, Config.configHome(System.getenv())), recorder);
+    /** A registry to configure: the Gmail to reach, and optionally the stored sign-in and call tracking. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** The commands of the Gmail tools (what call statistics are kept for). */
-    public static java.util.List<String> commands() {
-        return java.util.List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET);
-    }
-
-    /**
-     * A registry for a Gmail at {@code rootUrl} (an emulator's, say) paced to the given per-user limits.
-     *
-     * @param accessToken the token to use when a call passes none, or null
-     */
-    public static ToolRegistry registry(String rootUrl, int quotaPerMinute, int burst, int maxInFlight, String accessToken) {
-        return registry(GmailSettings.forRoot(rootUrl).withPacing(quotaPerMinute, burst, maxInFlight).withAccessToken(accessToken));
-    }
-
-    /** A registry for the Gmail the environment names (see {@link GmailSettings#fromEnvironment}); Google's by default. */
-    public static ToolRegistry registryFromEnvironment() {
-        return registryFromEnvironment(null);
+    public static List<String> commands() {
+        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET);
     }
 
     /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */
     public static String htmlToText(String html) {
-        return dev.agenttools.gmail.MailText.htmlToText(html);
+        return MailText.htmlToText(html);
     }
 
-    /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
-    public static final java.util.Map<String, String> SHORT_NAMES = java.util.Map.of(
-            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email");
+    /** What the registry is built from. */
+    public static final class Builder {
+        private GmailSettings gmail;
+        private AuthSettings auth;
+        private CallRecorder recorder;
+
+        private Builder() {
+        }
+
+        public Builder gmail(GmailSettings settings) {
+            this.gmail = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** Where the stored sign-in lives, used when a call brings no token. */
+        public Builder auth(AuthSettings settings) {
+            this.auth = settings;
+            return this;
+        }
+
+        /**
+         * Gmail and the stored sign-in as {@code settings} name them (see {@link Config#load()}: the config file
+         * overlaid by the environment, read once at start-up).
+         *
+         * @throws IllegalArgumentException for a bad setting (the message names it)
+         */
+        public Builder settings(Map<String, String> settings) {
+            return gmail(GmailSettings.fromEnvironment(settings)).auth(AuthSettings.from(settings, Config.configHome(settings)));
+        }
+
+        /** Where call records go (null: none). */
+        public Builder recorder(CallRecorder callRecorder) {
+            this.recorder = callRecorder;
+            return this;
+        }
+
+        /**
+         * The registry: tracking listens to every call as the caller saw it (fallback included); the fallback
+         * router is the one interceptor.
+         */
+        public ToolRegistry build() {
+            if (gmail == null) {
+                throw new IllegalStateException("no Gmail settings: call gmail(...) or settings(...) first");
+            }
+            ToolRegistry.Builder b = ToolRegistry.builder().timeouts(CallTimeouts.withDefault(gmail.timeout()))
+                    .interceptor(new FallbackInterceptor());
+            if (recorder != null) {
+                b.listener(new TrackingListener(recorder));
+            }
+            return GmailTools.register(b, new GmailService(gmail, auth)).build();
+        }
+    }
 }

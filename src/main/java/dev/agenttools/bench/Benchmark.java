@@ -84,14 +84,15 @@ public final class Benchmark {
             if (o.target().equals("emulator")) {
                 EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
                 emulator = Emulator.start(config);
-                tools = Tools.registry(emulator.rootUri().toString(), config.quotaPerMinute(), config.burst(),
-                        config.maxConcurrent(), "bench-token");
+                tools = Tools.builder().gmail(dev.agenttools.gmail.GmailSettings.forRoot(emulator.rootUri().toString())
+                        .withPacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
+                        .withAccessToken("bench-token")).build();
                 bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
                         config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
             } else {
-                tools = Tools.registryFromEnvironment();
+                tools = Tools.builder().settings(dev.agenttools.Config.load()).build();
                 bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
             }
             Emulator e = emulator;

@@ -8,7 +8,7 @@ import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.SqliteSink;
-import dev.agenttools.tracking.TrackingInterceptor;
+import dev.agenttools.tracking.TrackingListener;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Files;
@@ -47,7 +47,7 @@ final class TrackingBench {
         CallRecorder recorder = new CallRecorder(new SqliteSink(dir.resolve("calls.db")), CallRecorder.DEFAULT_CAPACITY);
         try {
             ToolRegistry plain = ToolRegistry.builder().tool(new Noop()).build();
-            ToolRegistry tracked = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new Noop()).build();
+            ToolRegistry tracked = ToolRegistry.builder().listener(new TrackingListener(recorder)).tool(new Noop()).build();
             ToolCall call = new ToolCall("bench.noop", Json.object().put("strategy", "auto"), "bench", "r");
             for (int i = 0; i < WARMUP; i++) {
                 plain.call(call);

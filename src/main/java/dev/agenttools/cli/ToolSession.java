@@ -37,7 +37,7 @@ final class ToolSession implements AutoCloseable {
             err.println("agent-tools: call tracking is off: " + e.getMessage());
             err.flush();
         }
-        return new ToolSession(Tools.registry(settings, recorder), recorder, err);
+        return new ToolSession(Tools.builder().settings(settings).recorder(recorder).build(), recorder, err);
     }
 
     @Override

@@ -25,8 +25,8 @@ final class TrainAotCommand implements Callable<Integer> {
                 .handshake(Duration.ZERO).seedMessages(60).build())) {
             java.nio.file.Path db = java.nio.file.Files.createTempFile("agent-tools-aot-training", ".db");
             CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
-            ToolProtocol protocol = new ToolProtocol(Tools.registry(
-                    GmailSettings.forRoot(emulator.rootUri().toString()).withAccessToken("training"), recorder));
+            ToolProtocol protocol = new ToolProtocol(Tools.builder()
+                    .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withAccessToken("training")).recorder(recorder).build());
             protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
             String list = protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3}}").line();
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {

@@ -1,14 +1,14 @@
 package dev.agenttools.gmail;
 
-import com.google.api.services.gmail.Gmail;
-import dev.agenttools.google.Deadline;
 import dev.agenttools.google.FanOut;
+import dev.agenttools.tool.Deadline;
 
 import java.util.List;
 
 /**
- * One virtual thread per message, at most the pacer's in-flight limit at once and paced to the user's quota,
- * all multiplexed over the shared HTTP/2 connection.
+ * One virtual thread per message, as many at once as the configured in-flight limit (the user's pacer holds them
+ * to what Gmail has shown it allows) and paced to the user's quota, all multiplexed over the shared HTTP/2
+ * connection.
  */
 final class ConcurrentFetch implements FetchStrategy {
     private final GmailService service;
@@ -23,8 +23,8 @@ final class ConcurrentFetch implements FetchStrategy {
     }
 
     @Override
-    public List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) {
-        return FanOut.map(ids, service.pacer().maxInFlight(), deadline, "gmail messages.get x" + ids.size(),
-                id -> service.fetchListed(gmail, id, view, deadline));
+    public List<Fetched> fetch(GmailService.Session session, List<String> ids, GmailService.View view, Deadline deadline) {
+        return FanOut.map(ids, service.settings().maxInFlight(), deadline, "gmail messages.get x" + ids.size(),
+                id -> service.fetchListed(session, id, view, deadline));
     }
 }

@@ -1,7 +1,6 @@
 package dev.agenttools.gmail;
 
-import com.google.api.services.gmail.Gmail;
-import dev.agenttools.google.Deadline;
+import dev.agenttools.tool.Deadline;
 
 import java.util.List;
 import java.util.Locale;
@@ -19,7 +18,8 @@ interface FetchStrategy {
 
     String name();
 
-    List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline) throws InterruptedException;
+    List<Fetched> fetch(GmailService.Session session, List<String> ids, GmailService.View view, Deadline deadline)
+            throws InterruptedException;
 
     static FetchStrategy named(String name, GmailService service, int count) {
         return switch (name.toLowerCase(Locale.ROOT)) {

@@ -1,21 +1,30 @@
 package dev.agenttools.gmail;
 
+import com.google.api.client.auth.oauth2.Credential;
+import com.google.api.client.googleapis.batch.BatchRequest;
+import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
+import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpResponseException;
 import com.google.api.client.http.HttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Label;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import dev.agenttools.google.Deadline;
-import dev.agenttools.google.JdkHttpTransport;
-import dev.agenttools.google.QuotaPacer;
-import dev.agenttools.google.Retry;
-import dev.agenttools.tool.ToolException;
 import dev.agenttools.auth.AuthException;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
-import com.google.api.client.auth.oauth2.Credential;
-import java.util.Optional;
+import dev.agenttools.google.Account;
+import dev.agenttools.google.FanOut;
+import dev.agenttools.google.GoogleCalls;
+import dev.agenttools.google.JdkHttpTransport;
+import dev.agenttools.google.Outcome;
+import dev.agenttools.google.PerAccount;
+import dev.agenttools.google.Retry;
+import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.ToolException;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -29,12 +38,13 @@ import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The Gmail calls the tools make, each paced, retried and bounded by the call's deadline, over one shared
- * HTTP/2 transport. One instance per Gmail root URL; thread-safe.
+ * The Gmail calls the tools make, every one through the {@link GoogleCalls} path (paced per user, retried, bounded
+ * by the call's deadline), over one shared HTTP/2 transport. One instance per Gmail root URL; thread-safe.
  */
 public final class GmailService {
     /** Quota units of the calls we make (Gmail's published costs). */
@@ -51,34 +61,36 @@ public final class GmailService {
     static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
     private static final Duration LABEL_CACHE_TTL = Duration.ofMinutes(5);
+    /** Accounts whose labels are remembered; beyond, the least recently used are asked again. */
+    private static final int LABEL_CACHE_ACCOUNTS = 1_000;
 
     /** How much of a message to fetch. */
     enum View { SUMMARY, DETAIL }
 
+    /** One call's way to Gmail: its client and the account it acts as. */
+    record Session(Gmail gmail, Account account) {
+    }
+
     private final GmailSettings settings;
     /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
     private volatile HttpTransport transport;
-    private final QuotaPacer pacer;
-    private final Retry retry;
-    private final ConcurrentHashMap<String, CachedLabels> labelsByToken = new ConcurrentHashMap<>();
+    private final GoogleCalls calls;
+    private final PerAccount<LabelCache> labels = new PerAccount<>(LABEL_CACHE_ACCOUNTS, a -> new LabelCache());
     private final AuthSettings auth;
     /** The stored sign-in, loaded on first need (null: not looked up yet). */
     private volatile Optional<Credential> signIn;
 
-    private record CachedLabels(List<Label> labels, long fetchedNanos) {
+    /** One account's labels, as last listed. */
+    private static final class LabelCache {
+        private volatile Listed last;
     }
 
-    public GmailService(GmailSettings settings) {
-        this(settings, Retry.DEFAULT, null);
+    private record Listed(List<Label> labels, long fetchedNanos) {
     }
 
     /** @param auth where the stored sign-in lives, used when a call brings no token (null: none) */
     public GmailService(GmailSettings settings, AuthSettings auth) {
         this(settings, Retry.DEFAULT, auth);
-    }
-
-    GmailService(GmailSettings settings, Retry retry) {
-        this(settings, retry, null);
     }
 
     GmailService(GmailSettings settings, Retry retry, AuthSettings auth) {
@@ -87,8 +99,7 @@ public final class GmailService {
         if (settings.trustedCertificate() != null && !Files.isReadable(settings.trustedCertificate())) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + settings.trustedCertificate());
         }
-        this.pacer = new QuotaPacer(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight());
-        this.retry = retry;
+        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
     private static HttpClient httpClient(GmailSettings settings) {
@@ -119,12 +130,13 @@ public final class GmailService {
         return settings;
     }
 
-    QuotaPacer pacer() {
-        return pacer;
+    Retry retry() {
+        return calls.retry();
     }
 
-    Retry retry() {
-        return retry;
+    /** Calls let in flight at once for the session's account now (learned from Gmail's refusals). */
+    int maxInFlight(Session s) {
+        return calls.pacer(s.account()).maxInFlight();
     }
 
     private HttpTransport transport() {
@@ -142,30 +154,24 @@ public final class GmailService {
     }
 
     /**
-     * A client for one call (cheap: the transport is shared). Its token: the call's {@code access_token}, else the
+     * A session for one call (cheap: the transport is shared). Its token: the call's {@code access_token}, else the
      * configured one, else the stored sign-in, which refreshes itself before expiry; concurrent calls share that
      * one credential, so they share one refresh.
      */
-    Gmail client(String accessToken) {
+    Session open(String accessToken) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
         if (token != null && !token.isBlank()) {
-            return new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
+            return new Session(new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
                 request.getHeaders().setAuthorization("Bearer " + token);
-                limits(request);
-            }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build();
+                GoogleCalls.limit(request);
+            }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build(), Account.ofToken(token));
         }
         Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED,
                 "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token"));
-        return new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
+        return new Session(new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
             credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
-            limits(request);
-        }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build();
-    }
-
-    private static void limits(com.google.api.client.http.HttpRequest request) {
-        request.setConnectTimeout(10_000);
-        request.setReadTimeout(60_000);
-        request.setNumberOfRetries(0); // retries are ours: paced, jittered and deadline-bound
+            GoogleCalls.limit(request);
+        }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build(), Account.STORED_SIGN_IN);
     }
 
     private Optional<Credential> storedSignIn() {
@@ -193,35 +199,29 @@ public final class GmailService {
      */
     public String emailAddress(Duration timeout) {
         Deadline deadline = Deadline.in(timeout);
-        return dev.agenttools.google.FanOut.one(deadline, "gmail users.getProfile", () -> {
-            Gmail gmail = client(null); // set-up inside the deadline, as for the tools
-            return retry.run("gmail users.getProfile", deadline, () -> {
-                try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, "gmail users.getProfile")) {
-                    return gmail.users().getProfile("me").execute().getEmailAddress();
-                }
-            });
+        return FanOut.one(deadline, "gmail users.getProfile", () -> {
+            Session s = open(null); // set-up inside the deadline, as for the tools
+            return calls.one(s.account(), "gmail users.getProfile", LABELS_UNITS, deadline,
+                    () -> s.gmail().users().getProfile("me").execute().getEmailAddress());
         });
     }
 
-    ListMessagesResponse list(Gmail gmail, String labelId, String query, int max, String pageToken, Deadline deadline)
+    ListMessagesResponse list(Session s, String labelId, String query, int max, String pageToken, Deadline deadline)
             throws InterruptedException {
-        String what = "gmail messages.list";
-        return retry.run(what, deadline, () -> {
-            try (QuotaPacer.Permit p = pacer.acquire(LIST_UNITS, 1, deadline, what)) {
-                Gmail.Users.Messages.List request = gmail.users().messages().list("me").setMaxResults((long) max)
-                        // the thread id too: an email that cannot be fetched is still answered with both ids
-                        .setFields("messages(id,threadId),nextPageToken");
-                if (labelId != null) {
-                    request.setLabelIds(List.of(labelId));
-                }
-                if (query != null) {
-                    request.setQ(query);
-                }
-                if (pageToken != null) {
-                    request.setPageToken(pageToken);
-                }
-                return request.execute();
+        return calls.one(s.account(), "gmail messages.list", LIST_UNITS, deadline, () -> {
+            Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
+                    // the thread id too: an email that cannot be fetched is still answered with both ids
+                    .setFields("messages(id,threadId),nextPageToken");
+            if (labelId != null) {
+                request.setLabelIds(List.of(labelId));
             }
+            if (query != null) {
+                request.setQ(query);
+            }
+            if (pageToken != null) {
+                request.setPageToken(pageToken);
+            }
+            return request.execute();
         });
     }
 
@@ -229,21 +229,54 @@ public final class GmailService {
      * Fetches one listed message: found, vanished (deleted since it was listed) or failed on its own; throws what
      * fails the whole call (see {@link Fetched#ofFailure}).
      */
-    Fetched fetchListed(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
+    Fetched fetchListed(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         try {
-            return new Fetched.Found(get(gmail, id, view, deadline));
+            return new Fetched.Found(get(s, id, view, deadline));
         } catch (ToolException e) {
-            return Fetched.ofFailure(id, e, retry.maxAttempts());
+            return Fetched.ofFailure(id, e, retry().maxAttempts());
         }
     }
 
-    Message get(Gmail gmail, String id, View view, Deadline deadline) throws InterruptedException {
-        String what = "gmail messages.get " + id;
-        return retry.run(what, deadline, () -> {
-            try (QuotaPacer.Permit p = pacer.acquire(GET_UNITS, 1, deadline, what)) {
-                return getRequest(gmail, id, view).execute();
-            }
-        });
+    Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
+        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline,
+                () -> getRequest(s.gmail(), id, view).execute());
+    }
+
+    /**
+     * Fetches listed messages in one batch request (parts refused for now are sent again in a later one), each
+     * judged as a single get would be.
+     */
+    Map<String, Fetched> fetchBatch(Session s, List<String> ids, View view, Deadline deadline) throws InterruptedException {
+        Map<String, Outcome<Message>> outcomes = calls.each(s.account(), "gmail batch messages.get x" + ids.size(),
+                id -> "gmail messages.get " + id + " in a batch", GET_UNITS, ids, deadline, (pending, answers) -> {
+                    BatchRequest batch = s.gmail().batch();
+                    for (String id : pending) {
+                        getRequest(s.gmail(), id, view).queue(batch, new JsonBatchCallback<Message>() {
+                            @Override
+                            public void onSuccess(Message message, HttpHeaders headers) {
+                                answers.ok(id, message);
+                            }
+
+                            @Override
+                            public void onFailure(GoogleJsonError e, HttpHeaders headers) {
+                                answers.failed(id, asException(e, headers));
+                            }
+                        });
+                    }
+                    batch.execute();
+                });
+        Map<String, Fetched> out = new java.util.LinkedHashMap<>();
+        outcomes.forEach((id, o) -> out.put(id, switch (o) {
+            case Outcome.Ok<Message> ok -> new Fetched.Found(ok.value());
+            case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed.error(), retry().maxAttempts());
+        }));
+        return out;
+    }
+
+    /** A batch part's error as the exception a single get would have thrown, so that both are judged alike. */
+    private static GoogleJsonResponseException asException(GoogleJsonError e, HttpHeaders headers) {
+        return new GoogleJsonResponseException(new HttpResponseException.Builder(e.getCode(), null,
+                headers == null ? new HttpHeaders() : headers).setMessage(e.getCode() + " " + e.getMessage()), e);
     }
 
     static Gmail.Users.Messages.Get getRequest(Gmail gmail, String id, View view) throws IOException {
@@ -252,30 +285,28 @@ public final class GmailService {
     }
 
     /** A label id for what the caller wrote: a system label id, a user label's id, or its name (any case). */
-    String labelId(Gmail gmail, String accessToken, String label, Deadline deadline) throws InterruptedException {
+    String labelId(Session s, String label, Deadline deadline) throws InterruptedException {
         String upper = label.toUpperCase(Locale.ROOT);
         if (SYSTEM_LABELS.contains(upper)) {
             return upper;
         }
-        String key = accessToken == null ? "" : Integer.toHexString(accessToken.hashCode());
-        CachedLabels cached = labelsByToken.get(key);
-        if (cached == null || System.nanoTime() - cached.fetchedNanos() > LABEL_CACHE_TTL.toNanos()) {
-            String what = "gmail labels.list";
-            List<Label> labels = retry.run(what, deadline, () -> {
-                try (QuotaPacer.Permit p = pacer.acquire(LABELS_UNITS, 1, deadline, what)) {
-                    List<Label> l = gmail.users().labels().list("me").execute().getLabels();
-                    return l == null ? List.<Label>of() : l;
-                }
+        LabelCache cache = labels.get(s.account());
+        Listed last = cache.last;
+        if (last == null || System.nanoTime() - last.fetchedNanos() > LABEL_CACHE_TTL.toNanos()) {
+            List<Label> listed = calls.one(s.account(), "gmail labels.list", LABELS_UNITS, deadline, () -> {
+                List<Label> l = s.gmail().users().labels().list("me").execute().getLabels();
+                return l == null ? List.<Label>of() : l;
             });
-            cached = new CachedLabels(labels, System.nanoTime());
-            labelsByToken.put(key, cached);
+            last = new Listed(listed, System.nanoTime());
+            cache.last = last;
         }
-        for (Label l : cached.labels()) {
+        List<Label> known = last.labels();
+        for (Label l : known) {
             if (l.getId().equals(label) || l.getName().equalsIgnoreCase(label)) {
                 return l.getId();
             }
         }
         throw ToolException.invalidArgument("label '" + label + "' does not exist; labels: "
-                + String.join(", ", cached.labels().stream().map(Label::getName).sorted().toList()));
+                + String.join(", ", known.stream().map(Label::getName).sorted().toList()));
     }
 }

@@ -3,7 +3,7 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.google.AccessToken;
-import dev.agenttools.google.Deadline;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Params;
@@ -25,27 +25,21 @@ public final class GmailTools {
     public static final String GET = "gmail.get-email";
     static final int MAX_RESULTS_LIMIT = 500;
     static final int DEFAULT_MAX_RESULTS = 10;
-    static final int MIN_TIMEOUT_MS = 100;
-    static final int MAX_TIMEOUT_MS = 300_000;
+    static final String STRATEGY = "strategy";
+    static final String ACCESS_TOKEN = "access_token";
 
     private GmailTools() {
     }
 
     public static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailService service) {
         MailLister lister = new MailLister(service);
-        return registry.tool(new ListEmails(lister, service.settings())).tool(new SearchEmails(lister, service.settings()))
+        return registry.tool(new ListEmails(lister)).tool(new SearchEmails(lister))
                 .tool(new GetEmail(service));
-    }
-
-    /** The call's deadline, counted from when the call started (not from here). */
-    private static Deadline deadline(ToolCall call, Params p, GmailSettings settings) {
-        return Deadline.since(call.startNanos(),
-                Duration.ofMillis(p.integer("timeout_ms", MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, (int) settings.timeout().toMillis())));
     }
 
     /** The call's token, checked before it goes near a request; the error never shows it. */
     private static String accessToken(Params p) {
-        String token = p.string("access_token", null);
+        String token = p.string(ACCESS_TOKEN, null);
         String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
         if (flaw != null) {
             throw ToolException.invalidArgument("access_token is not an OAuth access token: it " + flaw
@@ -65,15 +59,26 @@ public final class GmailTools {
         return schema;
     }
 
-    private static ObjectNode commonProperties(GmailSettings settings) {
+    /** The params every Gmail tool has (the registry adds timeout_ms and agent_name). */
+    private static ObjectNode commonProperties() {
         ObjectNode p = Json.object();
-        p.putObject("timeout_ms").put("type", "integer").put("minimum", MIN_TIMEOUT_MS).put("maximum", MAX_TIMEOUT_MS)
-                .put("default", settings.timeout().toMillis())
-                .put("description", "Overall deadline of the call in milliseconds, retries included.");
-        p.putObject("access_token").put("type", "string")
+        p.putObject(ACCESS_TOKEN).put("type", "string")
                 .put("description", "An OAuth2 access token for Gmail; without it the stored sign-in is used. Never logged.");
-        p.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
         return p;
+    }
+
+    /** A list call again on the sequential path, the surest (see {@link dev.agenttools.tool.FallbackInterceptor}). */
+    private static ToolCall sequentially(ToolCall failed) {
+        com.fasterxml.jackson.databind.JsonNode s = failed.params().get(STRATEGY);
+        if (s != null && !(s.isTextual() && FetchStrategy.NAMES.contains(s.asText()))) {
+            return null; // a bad strategy is the caller's error, not a reason to try another
+        }
+        if (s != null && s.asText().equals("sequential")) {
+            return null;
+        }
+        ObjectNode params = failed.params().deepCopy();
+        params.put(STRATEGY, "sequential");
+        return failed.withParams(params);
     }
 
     private static void listProperties(ObjectNode p) {
@@ -81,19 +86,19 @@ public final class GmailTools {
                 .put("default", DEFAULT_MAX_RESULTS).put("description", "How many emails to return (newest first).");
         p.putObject("page_token").put("type", "string")
                 .put("description", "The next_page_token of a previous answer, to get the next page.");
-        ObjectNode strategy = p.putObject("strategy").put("type", "string").put("default", "auto")
+        ObjectNode strategy = p.putObject(STRATEGY).put("type", "string").put("default", "auto")
                 .put("description", "How the emails are fetched: auto (best), sequential, concurrent or batch. The answer is the same.");
         ArrayNode values = strategy.putArray("enum");
         FetchStrategy.NAMES.forEach(values::add);
     }
 
     /** list_emails: the newest emails with a label. */
-    private record ListEmails(MailLister lister, GmailSettings settings) implements Tool {
-        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token");
+    private record ListEmails(MailLister lister) implements Tool {
+        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token", STRATEGY, ACCESS_TOKEN);
 
         @Override
         public ToolSpec spec() {
-            ObjectNode p = commonProperties(settings);
+            ObjectNode p = commonProperties();
             p.putObject("label").put("type", "string").put("default", "INBOX")
                     .put("description", "A label id (INBOX, UNREAD, STARRED, SENT, Label_12) or a user label's name (Work).");
             listProperties(p);
@@ -110,17 +115,22 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), deadline(call, p, settings), accessToken(p)));
+                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), call.deadline(), accessToken(p)));
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return sequentially(failed);
         }
     }
 
     /** search_emails: emails matching a Gmail query. */
-    private record SearchEmails(MailLister lister, GmailSettings settings) implements Tool {
-        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token");
+    private record SearchEmails(MailLister lister) implements Tool {
+        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token", STRATEGY, ACCESS_TOKEN);
 
         @Override
         public ToolSpec spec() {
-            ObjectNode p = commonProperties(settings);
+            ObjectNode p = commonProperties();
             p.putObject("query").put("type", "string").put("minLength", 1)
                     .put("description", "A Gmail search, as in Gmail's search box: from:amy subject:(dinner) has:attachment "
                             + "newer_than:7d is:unread \"exact phrase\" -word, OR, parentheses.");
@@ -134,18 +144,23 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(null, p.requiredString("query"),
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice("strategy", FetchStrategy.NAMES, "auto"), deadline(call, p, settings), accessToken(p)));
+                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), call.deadline(), accessToken(p)));
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return sequentially(failed);
         }
     }
 
     /** get_email: one whole email. */
     private record GetEmail(GmailService service) implements Tool {
-        private static final Set<String> PARAMS = Set.of("message_id", "max_body_chars", "include_html");
+        private static final Set<String> PARAMS = Set.of("message_id", "max_body_chars", "include_html", ACCESS_TOKEN);
         private static final int MAX_BODY_LIMIT = 10_000_000;
 
         @Override
         public ToolSpec spec() {
-            ObjectNode p = commonProperties(service.settings());
+            ObjectNode p = commonProperties();
             p.putObject("message_id").put("type", "string").put("pattern", "^[0-9a-fA-F]{1,16}$")
                     .put("description", "The email's id, from gmail.list-emails or gmail.search-emails.");
             p.putObject("max_body_chars").put("type", "integer").put("minimum", 1).put("maximum", MAX_BODY_LIMIT)
@@ -153,8 +168,6 @@ public final class GmailTools {
                     .put("description", "Cut the body at this many characters (truncated tells when it was cut).");
             p.putObject("include_html").put("type", "boolean").put("default", false)
                     .put("description", "Also return the HTML part as body_html.");
-            p.putObject("strategy").put("type", "string").put("default", "auto")
-                    .put("description", "Accepted for symmetry with the list tools; one email is always one call.");
             return new ToolSpec(GET, "Get one email by id: subject, from, to, cc, date, labels, the body as readable text "
                     + "(HTML turned into text with links kept) and its attachments' names, types and sizes. When part of "
                     + "the email cannot be decoded, the answer has what could be and errors [{id, code, message}] says why.",
@@ -171,14 +184,13 @@ public final class GmailTools {
             }
             int maxBody = p.integer("max_body_chars", 1, MAX_BODY_LIMIT, service.settings().maxBodyChars());
             boolean html = p.bool("include_html", false);
-            p.choice("strategy", FetchStrategy.NAMES, "auto");
-            Deadline deadline = deadline(call, p, service.settings());
             String token = accessToken(p);
-            return FanOut.one(deadline, "gmail get", () -> {
+            return FanOut.one(call.deadline(), "gmail get", () -> {
                 // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-                var gmail = service.client(token);
+                GmailService.Session session = service.open(token);
                 // a failed get fails the call; a message the decoder trips on is answered with what it could read
-                EmailDetail detail = Salvage.detail(service.get(gmail, id, GmailService.View.DETAIL, deadline), id, maxBody, html);
+                EmailDetail detail = Salvage.detail(service.get(session, id, GmailService.View.DETAIL, call.deadline()),
+                        id, maxBody, html);
                 return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
             });
         }

@@ -1,9 +1,8 @@
 package dev.agenttools.gmail;
 
-import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import dev.agenttools.google.Deadline;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolResult;
@@ -33,13 +32,13 @@ final class MailLister {
         Deadline deadline = r.deadline();
         return FanOut.one(deadline, "gmail list", () -> {
             // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-            Gmail gmail = service.client(r.accessToken());
-            String labelId = r.label() == null ? null : service.labelId(gmail, r.accessToken(), r.label(), deadline);
-            ListMessagesResponse listed = service.list(gmail, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
+            GmailService.Session session = service.open(r.accessToken());
+            String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
+            ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
             List<Message> refs = listed.getMessages() == null ? List.of() : listed.getMessages();
             List<String> ids = refs.stream().map(Message::getId).toList();
             FetchStrategy strategy = FetchStrategy.named(r.strategy(), service, ids.size());
-            List<Fetched> fetched = strategy.fetch(gmail, ids, GmailService.View.SUMMARY, deadline);
+            List<Fetched> fetched = strategy.fetch(session, ids, GmailService.View.SUMMARY, deadline);
             List<EmailSummary> emails = new ArrayList<>(fetched.size());
             List<MessageError> errors = new ArrayList<>();
             int skipped = 0;

@@ -1,7 +1,6 @@
 package dev.agenttools.gmail;
 
-import com.google.api.services.gmail.Gmail;
-import dev.agenttools.google.Deadline;
+import dev.agenttools.tool.Deadline;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +19,11 @@ final class SequentialFetch implements FetchStrategy {
     }
 
     @Override
-    public List<Fetched> fetch(Gmail gmail, List<String> ids, GmailService.View view, Deadline deadline)
+    public List<Fetched> fetch(GmailService.Session session, List<String> ids, GmailService.View view, Deadline deadline)
             throws InterruptedException {
         List<Fetched> out = new ArrayList<>(ids.size());
         for (String id : ids) {
-            out.add(service.fetchListed(gmail, id, view, deadline));
+            out.add(service.fetchListed(session, id, view, deadline));
         }
         return out;
     }

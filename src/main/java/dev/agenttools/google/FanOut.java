@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
 import java.util.ArrayList;

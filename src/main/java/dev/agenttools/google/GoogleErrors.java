@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import dev.agenttools.tool.Deadline;
 import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import com.google.api.client.http.HttpResponseException;
@@ -37,9 +38,66 @@ public final class GoogleErrors {
     }
 
     /** A 403 that means "slow down", not "not allowed". A 403 without a reason (no JSON errors list) is not one. */
-    private static boolean rateLimited(Throwable e) {
+    private static boolean rateReason(Throwable e) {
         String reason = reason(e);
         return reason != null && RATE_REASONS.contains(reason); // Set.of(...).contains(null) throws
+    }
+
+    /** Gmail saying "slow down": a 429, or a 403 with a rate-limit reason. */
+    public static boolean rateLimited(Throwable e) {
+        int status = status(e);
+        return status == 429 || status == 403 && rateReason(e);
+    }
+
+    /**
+     * A rate limit on calls in flight ("Too many concurrent requests for user"), as opposed to one on quota units:
+     * Gmail gives both the same status and reason, and only its message tells them apart.
+     */
+    public static boolean concurrencyLimited(Throwable e) {
+        return rateLimited(e) && message(e).toLowerCase(java.util.Locale.ROOT).contains("concurrent");
+    }
+
+    /** "User-rate limit exceeded.  Retry after 2023-03-07T18:03:15.961Z": Gmail's retry time, in its message text. */
+    private static final java.util.regex.Pattern RETRY_AFTER_TEXT =
+            java.util.regex.Pattern.compile("(?i)retry after (\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z)");
+
+    /**
+     * How long Google asked us to wait: the Retry-After header (seconds or an HTTP date), else the time in a
+     * "Retry after ..." message; null when it asked nothing (or a time already past).
+     */
+    public static java.time.Duration retryAfter(Throwable e) {
+        return retryAfter(e, java.time.Instant.now());
+    }
+
+    static java.time.Duration retryAfter(Throwable e, java.time.Instant now) {
+        java.time.Instant until = null;
+        if (e instanceof HttpResponseException h && h.getHeaders() != null && h.getHeaders().getRetryAfter() != null) {
+            String v = h.getHeaders().getRetryAfter().strip();
+            if (v.matches("\\d{1,9}")) {
+                return java.time.Duration.ofSeconds(Long.parseLong(v));
+            }
+            try {
+                until = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            } catch (java.time.format.DateTimeParseException ignored) {
+                // neither form: the backoff stands in
+            }
+        }
+        if (until == null && status(e) != 0) {
+            java.util.regex.Matcher m = RETRY_AFTER_TEXT.matcher(message(e));
+            if (m.find()) {
+                try {
+                    until = java.time.Instant.parse(m.group(1));
+                } catch (java.time.format.DateTimeParseException ignored) {
+                    // not a time after all
+                }
+            }
+        }
+        if (until == null || !until.isAfter(now)) {
+            return null;
+        }
+        // a server's clock may be far off ours: never wait more than an hour on its word
+        return java.time.Duration.between(now, until).compareTo(java.time.Duration.ofHours(1)) > 0
+                ? java.time.Duration.ofHours(1) : java.time.Duration.between(now, until);
     }
 
     /** True for what Google says to retry with backoff: 429, 403 rate-limit reasons, 5xx, and lost connections. */
@@ -49,7 +107,7 @@ public final class GoogleErrors {
             return true;
         }
         if (status == 403) {
-            return rateLimited(e);
+            return rateReason(e);
         }
         return status == 0 && e instanceof IOException && !(e instanceof InterruptedIOException);
     }
@@ -76,7 +134,7 @@ public final class GoogleErrors {
         ToolException.Kind kind = switch (status) {
             case 400 -> ToolException.Kind.INVALID_ARGUMENT;
             case 401 -> ToolException.Kind.UNAUTHENTICATED;
-            case 403 -> rateLimited(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
+            case 403 -> rateReason(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
             case 404 -> ToolException.Kind.NOT_FOUND;
             case 429 -> ToolException.Kind.RATE_LIMITED;
             case 0 -> e instanceof InterruptedIOException ? ToolException.Kind.DEADLINE : ToolException.Kind.UPSTREAM;

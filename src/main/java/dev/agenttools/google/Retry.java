@@ -1,18 +1,23 @@
 package dev.agenttools.google;
 
-import com.google.api.client.http.HttpResponseException;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Exponential backoff with jitter for what {@link GoogleErrors#retryable} says a retry can fix, honouring
- * Retry-After, always within the call's deadline. Immutable; thread-safe.
+ * Retry-After, always within the call's deadline. The one retry loop: a single request is an exchange of one key; a
+ * batch is an exchange of many, whose refused parts alone are sent again. Immutable; thread-safe.
  *
  * @param base        first backoff ceiling; the wait after failed attempt n is a random time in [c/2, c], where
  *                    c = min(cap, base * 2^(n-1)), or Retry-After when that is longer
- * @param cap         largest backoff
+ * @param cap         largest backoff ceiling
  * @param maxAttempts attempts in all, the first one included
  */
 public record Retry(Duration base, Duration cap, int maxAttempts) {
@@ -24,6 +29,16 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
         T execute() throws Exception;
     }
 
+    /** One exchange with Google carrying {@code pending} (one request, or the parts of a batch). */
+    @FunctionalInterface
+    public interface Exchange<K, V> {
+        /**
+         * Sends the pending keys and puts each one's answer in {@code answers}; throwing means the whole exchange
+         * failed, and every key not answered failed with it.
+         */
+        void send(List<K> pending, Answers<K, V> answers) throws Exception;
+    }
+
     /**
      * Runs {@code call} until it succeeds, fails for good, runs out of attempts, or the next wait would pass the
      * deadline; then throws the translated error.
@@ -33,45 +48,91 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
     }
 
     <T> T run(String operation, Deadline deadline, Call<T> call, Ticker ticker) throws InterruptedException {
+        Exchange<String, T> one = (pending, answers) -> answers.ok(operation, call.execute());
+        return runEach(operation, k -> operation, deadline, List.of(operation), one, ticker).get(operation).orThrow();
+    }
+
+    /**
+     * Sends the keys and resends those refused for now (what a retry can fix), after a backoff, until each has its
+     * answer: a value, or the translated error of its last attempt. Keys keep their order.
+     *
+     * @param operation   what the exchange does, for errors about it as a whole
+     * @param operationOf what one key's request does, for errors about that key alone
+     * @throws InterruptedException when the call is cancelled
+     */
+    public <K, V> Map<K, Outcome<V>> runEach(String operation, java.util.function.Function<K, String> operationOf,
+                                             Deadline deadline, List<K> keys, Exchange<K, V> exchange)
+            throws InterruptedException {
+        return runEach(operation, operationOf, deadline, keys, exchange, Ticker.SYSTEM);
+    }
+
+    <K, V> Map<K, Outcome<V>> runEach(String operation, java.util.function.Function<K, String> operationOf,
+                                      Deadline deadline, List<K> keys, Exchange<K, V> exchange, Ticker ticker)
+            throws InterruptedException {
+        Map<K, Outcome<V>> done = new LinkedHashMap<>();
+        List<K> pending = List.copyOf(keys);
         for (int attempt = 1; ; attempt++) {
+            Answers<K, V> answers = new Answers<>();
             try {
-                return call.execute();
+                exchange.send(pending, answers);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
                 if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedException(operation + " cancelled");
                 }
-                if (!GoogleErrors.retryable(e) || attempt >= maxAttempts) {
-                    throw GoogleErrors.translate(e, operation, attempt, deadline);
+                for (K k : pending) {
+                    if (!answers.answered(k)) {
+                        answers.failed(k, e);
+                    }
                 }
-                long wait = backoffNanos(attempt, e);
-                if (wait >= deadline.remainingNanos(ticker.nanoTime())) {
-                    ToolException last = GoogleErrors.translate(e, operation, attempt, deadline);
-                    throw new ToolException(ToolException.Kind.DEADLINE, "deadline of " + deadline.budget().toMillis()
-                            + " ms leaves no time to retry; last error: " + last.getMessage(), e);
-                }
-                ticker.sleep(wait);
             }
+            Map<K, Exception> refused = new LinkedHashMap<>();
+            for (K k : pending) {
+                if (answers.isOk(k)) {
+                    done.put(k, new Outcome.Ok<>(answers.value(k)));
+                    continue;
+                }
+                Exception e = answers.answered(k) ? answers.failure(k)
+                        : new IllegalStateException(operation + ": Google sent no answer for part " + k);
+                if (!GoogleErrors.retryable(e) || attempt >= maxAttempts) {
+                    done.put(k, new Outcome.Failed<>(GoogleErrors.translate(e, operationOf.apply(k), attempt, deadline)));
+                } else {
+                    refused.put(k, e);
+                }
+            }
+            if (refused.isEmpty()) {
+                return inOrder(keys, done);
+            }
+            Exception last = refused.values().iterator().next();
+            long wait = backoffNanos(attempt, last);
+            if (wait >= deadline.remainingNanos(ticker.nanoTime())) {
+                String parts = keys.size() > 1 ? " " + refused.size() + " refused parts of a batch" : "";
+                ToolException timeUp = new ToolException(ToolException.Kind.DEADLINE, "deadline of "
+                        + deadline.budget().toMillis() + " ms leaves no time to retry" + parts + "; last error: "
+                        + GoogleErrors.translate(last, operation, attempt, deadline).getMessage(), last);
+                refused.keySet().forEach(k -> done.put(k, new Outcome.Failed<>(timeUp)));
+                return inOrder(keys, done);
+            }
+            ticker.sleep(wait);
+            pending = new ArrayList<>(refused.keySet());
         }
     }
 
-    /** How long to wait before retry number {@code attempt}: Retry-After when the error carries one, else backoff. */
+    private static <K, V> Map<K, Outcome<V>> inOrder(List<K> keys, Map<K, Outcome<V>> done) {
+        Map<K, Outcome<V>> out = new LinkedHashMap<>();
+        keys.forEach(k -> out.put(k, done.get(k)));
+        return out;
+    }
+
+    /**
+     * How long to wait before retry number {@code attempt}: a random time in [c/2, c] for the backoff ceiling c, or
+     * what Google asked for (Retry-After) when that is longer.
+     */
     public long backoffNanos(int attempt, Exception e) {
-        Duration retryAfter = retryAfter(e);
+        Duration retryAfter = GoogleErrors.retryAfter(e);
         long ceiling = Math.min(cap.toNanos(), base.toNanos() << Math.min(attempt - 1, 20));
         long jittered = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
         return retryAfter == null ? jittered : Math.max(retryAfter.toNanos(), jittered);
-    }
-
-    private static Duration retryAfter(Exception e) {
-        if (e instanceof HttpResponseException h && h.getHeaders() != null && h.getHeaders().getRetryAfter() != null) {
-            try {
-                return Duration.ofSeconds(Long.parseLong(h.getHeaders().getRetryAfter().strip()));
-            } catch (NumberFormatException ignored) {
-                return null; // an HTTP date: rare from Google; the backoff stands in
-            }
-        }
-        return null;
     }
 }

@@ -1,39 +1,38 @@
 package dev.agenttools.tool;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.util.Set;
 
 /**
- * The one fallback router all modes share: a call on a fast strategy that fails for a reason a slower path may
- * not hit (upstream errors, rate limits, internal errors) is run again with
- * {@code strategy: sequential}; the answer then says {@code backend: fallback}. Errors the caller must fix
- * (bad params, unknown ids, sign-in) are not retried: they would fail the same way.
+ * The one fallback router all modes share: a call that fails for a reason a surer path may not hit (upstream
+ * errors, rate limits, internal errors) is run again the tool's surer way ({@link Tool#fallback}), within what is
+ * left of the same deadline; the answer then says {@code backend: fallback}. Errors the caller must fix (bad params,
+ * unknown ids, sign-in) are not rerun: they would fail the same way. Nor is a call with too little time left: the
+ * rerun could only end in a deadline error that hides the real one.
  */
 public final class FallbackInterceptor implements ToolInterceptor {
     public static final String BACKEND = "fallback";
-    /** Not DEADLINE: the caller's time is spent, and a second run would double what they allowed. */
+    /** Not DEADLINE: the caller's time is spent. */
     private static final Set<ToolException.Kind> FALL_BACK_ON = Set.of(ToolException.Kind.UPSTREAM,
             ToolException.Kind.RATE_LIMITED, ToolException.Kind.INTERNAL);
+    /** The share of the deadline that must be left for a rerun to be worth starting. */
+    static final double MIN_SHARE_LEFT = 0.25;
 
     @Override
     public ToolResult intercept(ToolCall call, Tool next) {
         try {
             return next.call(call);
         } catch (ToolException e) {
-            JsonNode strategy = call.params().get("strategy");
-            boolean fast = strategy == null || !strategy.isTextual() || !strategy.asText().equals("sequential");
-            boolean hasStrategy = next.spec().inputSchema().path("properties").has("strategy");
-            if (!fast || !hasStrategy || !FALL_BACK_ON.contains(e.kind()) || (strategy != null && !strategy.isTextual())) {
+            if (!FALL_BACK_ON.contains(e.kind())) {
                 throw e;
             }
-            ObjectNode params = call.params().deepCopy();
-            params.put("strategy", "sequential");
+            ToolCall surer = next.fallback(call);
+            Deadline deadline = call.deadline();
+            if (surer == null || deadline.remainingNanos() < deadline.budgetNanos() * MIN_SHARE_LEFT) {
+                throw e;
+            }
             System.err.println("agent-tools: " + call.tool() + " failed on the fast path (" + e.kind().code()
-                    + "); falling back to sequential");
-            // the same start: the second run gets what is left of the caller's timeout_ms, not a fresh one
-            ToolResult slow = next.call(new ToolCall(call.tool(), params, call.agentName(), call.requestId(), call.startNanos()));
+                    + "); falling back with " + deadline.remainingNanos() / 1_000_000 + " ms left");
+            ToolResult slow = next.call(surer.withDeadline(deadline));
             return new ToolResult(slow.data(), BACKEND, slow.items(), slow.duration());
         }
     }

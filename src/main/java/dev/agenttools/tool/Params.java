@@ -9,11 +9,17 @@ import java.util.Set;
 
 /**
  * Reads a tool's params once, at the edge, and fails with a message that names the field, its bad value and
- * what is allowed: {@code max_results must be 1..500, got -5}. Never echoes {@code access_token}.
+ * what is allowed: {@code max_results must be 1..500, got -5}. Never echoes a credential ({@code access_token} and the like).
  */
 public final class Params {
-    /** Params every tool accepts (read by the transport and the interceptors, not by the tool). */
-    public static final Set<String> COMMON = Set.of("access_token", "agent_name", "strategy", "timeout_ms");
+    /**
+     * Params of the call rather than of the tool, accepted by every tool and read by the registry and the transports:
+     * who is calling, and the call's deadline.
+     */
+    public static final Set<String> CALL_LEVEL = Set.of("agent_name", CallTimeouts.PARAM);
+    /** Names of params whose values are secrets (credentials of any tool): never echoed in an error. */
+    private static final java.util.regex.Pattern SECRET =
+            java.util.regex.Pattern.compile("(?i).*(access_token|refresh_token|secret|password|api_key).*");
     private final String tool;
     private final ObjectNode params;
 
@@ -22,14 +28,14 @@ public final class Params {
         this.params = params;
     }
 
-    /** Checks that every param is one the tool knows (its own or a common one). */
+    /** Checks that every param is one the tool knows (its own or a call-level one). */
     public static Params of(ToolCall call, Set<String> known) {
         Iterator<String> names = call.params().fieldNames();
         while (names.hasNext()) {
             String name = names.next();
-            if (!known.contains(name) && !COMMON.contains(name)) {
+            if (!known.contains(name) && !CALL_LEVEL.contains(name)) {
                 List<String> allowed = new java.util.ArrayList<>(known);
-                allowed.addAll(COMMON);
+                allowed.addAll(CALL_LEVEL);
                 allowed.sort(null);
                 throw ToolException.invalidArgument(call.tool() + ": unknown param '" + clip(name) + "'; allowed: "
                         + String.join(", ", allowed));
@@ -88,8 +94,8 @@ public final class Params {
         return v;
     }
 
-    private static String describe(String name, JsonNode v) {
-        if (name.equals("access_token")) {
+    static String describe(String name, JsonNode v) {
+        if (SECRET.matcher(name).matches()) {
             return "a " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
         }
         String text = v.isTextual() ? "\"" + clip(v.asText()) + "\"" : clip(v.toString());

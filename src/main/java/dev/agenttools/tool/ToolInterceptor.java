@@ -1,8 +1,8 @@
 package dev.agenttools.tool;
 
 /**
- * A cross-cutting step around every tool call (timing, tracking, fallback...), installed once in the
- * registry instead of in each tool.
+ * A step around every tool call that may change its outcome (the fallback), installed once in the
+ * registry instead of in each tool. Steps that only watch (tracking) are {@link CallListener}s.
  */
 @FunctionalInterface
 public interface ToolInterceptor {

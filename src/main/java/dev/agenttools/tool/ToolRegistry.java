@@ -1,5 +1,7 @@
 package dev.agenttools.tool;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,82 +9,124 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path
- * that runs interceptors around them. Immutable once built; thread-safe.
+ * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path.
+ * A call enters with its start time; the registry gives it its one {@link Deadline} (from {@code timeout_ms}), runs
+ * the interceptors (the first added is the outermost) and the tool, times the whole once, and tells the listeners.
+ * Immutable once built; thread-safe.
  */
 public final class ToolRegistry {
     private final Map<String, Tool> tools;
     private final List<ToolInterceptor> interceptors;
+    private final List<CallListener> listeners;
+    private final CallTimeouts timeouts;
 
-    private ToolRegistry(Map<String, Tool> tools, List<ToolInterceptor> interceptors) {
-        this.tools = tools;
-        this.interceptors = interceptors;
+    private ToolRegistry(Builder b) {
+        this.tools = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.tools));
+        this.interceptors = List.copyOf(b.interceptors);
+        this.listeners = List.copyOf(b.listeners);
+        this.timeouts = b.timeouts;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
+    /** Every tool's spec, its schema with the call-level params ({@code timeout_ms}, {@code agent_name}) added. */
     public List<ToolSpec> specs() {
-        return tools.values().stream().map(Tool::spec).toList();
+        return tools.values().stream().map(t -> withCallParams(t.spec())).toList();
+    }
+
+    public CallTimeouts timeouts() {
+        return timeouts;
+    }
+
+    private ToolSpec withCallParams(ToolSpec spec) {
+        ObjectNode schema = spec.inputSchema().deepCopy();
+        ObjectNode properties = schema.get("properties") instanceof ObjectNode o ? o : schema.putObject("properties");
+        properties.putObject(CallTimeouts.PARAM).put("type", "integer").put("minimum", timeouts.min().toMillis())
+                .put("maximum", timeouts.max().toMillis()).put("default", timeouts.defaultTimeout().toMillis())
+                .put("description", "Overall deadline of the call in milliseconds, from when it is received to its answer: "
+                        + "set-up, retries and any fallback included.");
+        properties.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
+        return new ToolSpec(spec.name(), spec.description(), schema);
     }
 
     /**
-     * Runs a call through the interceptors (the first added is the outermost) and the tool.
+     * Runs a call through the interceptors and the tool within its deadline, and times it.
      *
-     * @throws ToolException INVALID_ARGUMENT for an unknown tool, or whatever the tool throws; anything else a tool
-     *                       throws is wrapped as INTERNAL so callers only ever see ToolException
+     * @return the answer, its duration counted from {@code call.startNanos()}
+     * @throws ToolException INVALID_ARGUMENT for an unknown tool or a bad {@code timeout_ms}, or whatever the tool
+     *                       throws; anything else a tool throws is wrapped as INTERNAL so callers only ever see
+     *                       ToolException
      */
-    public ToolResult call(ToolCall call) {
-        Tool tool = tools.get(call.tool());
+    public ToolResult call(ToolCall request) {
+        Tool tool = tools.get(request.tool());
         if (tool == null) {
-            throw ToolException.invalidArgument("unknown command '" + call.tool() + "'; known: " + String.join(", ", tools.keySet()));
+            throw ToolException.invalidArgument("unknown command '" + request.tool() + "'; known: " + String.join(", ", tools.keySet()));
         }
-        Tool chain = timed(tool);
-        for (int i = interceptors.size() - 1; i >= 0; i--) {
-            ToolInterceptor interceptor = interceptors.get(i);
-            Tool next = chain;
-            chain = new Tool() {
-                @Override
-                public ToolSpec spec() {
-                    return next.spec();
-                }
-
-                @Override
-                public ToolResult call(ToolCall c) {
-                    return interceptor.intercept(c, next);
-                }
-            };
-        }
+        ToolCall call = request;
+        ToolResult result = null;
+        ToolException error = null;
         try {
-            return chain.call(call);
+            call = request.withDeadline(timeouts.deadlineOf(request));
+            result = chain(tool).call(call);
+            return result = result.withDuration(since(request));
         } catch (ToolException e) {
-            throw e;
+            throw error = e;
         } catch (RuntimeException e) {
-            throw new ToolException(ToolException.Kind.INTERNAL, call.tool() + ": internal error: " + e, e);
+            throw error = new ToolException(ToolException.Kind.INTERNAL, request.tool() + ": internal error: " + e, e);
+        } finally {
+            tell(new CallOutcome(call, error == null ? result : null, error, result != null && error == null
+                    ? result.duration() : since(request)));
         }
     }
 
-    private static Tool timed(Tool tool) {
-        return new Tool() {
-            @Override
-            public ToolSpec spec() {
-                return tool.spec();
-            }
-
-            @Override
-            public ToolResult call(ToolCall c) {
-                long start = System.nanoTime();
-                ToolResult result = tool.call(c);
-                return result.withDuration(Duration.ofNanos(System.nanoTime() - start));
-            }
-        };
+    private static Duration since(ToolCall call) {
+        return Duration.ofNanos(System.nanoTime() - call.startNanos());
     }
 
-    /** Collects tools and interceptors; {@link #build()} seals them. */
+    private void tell(CallOutcome outcome) {
+        for (CallListener l : listeners) {
+            try {
+                l.completed(outcome);
+            } catch (RuntimeException ignored) {
+                // watching a call must never fail it (see CallListener)
+            }
+        }
+    }
+
+    private Tool chain(Tool tool) {
+        Tool chain = tool;
+        for (int i = interceptors.size() - 1; i >= 0; i--) {
+            chain = new Intercepted(interceptors.get(i), chain);
+        }
+        return chain;
+    }
+
+    /** One interceptor around the rest of the chain; spec and fallback are the tool's. */
+    private record Intercepted(ToolInterceptor interceptor, Tool next) implements Tool {
+        @Override
+        public ToolSpec spec() {
+            return next.spec();
+        }
+
+        @Override
+        public ToolResult call(ToolCall c) {
+            return interceptor.intercept(c, next);
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return next.fallback(failed);
+        }
+    }
+
+    /** Collects tools, interceptors and listeners; {@link #build()} seals them. */
     public static final class Builder {
         private final Map<String, Tool> tools = new LinkedHashMap<>();
         private final List<ToolInterceptor> interceptors = new ArrayList<>();
+        private final List<CallListener> listeners = new ArrayList<>();
+        private CallTimeouts timeouts = CallTimeouts.withDefault(Duration.ofSeconds(30));
 
         private Builder() {
         }
@@ -100,8 +144,19 @@ public final class ToolRegistry {
             return this;
         }
 
+        public Builder listener(CallListener listener) {
+            listeners.add(listener);
+            return this;
+        }
+
+        /** What {@code timeout_ms} may be (default: 30 s, within 100 ms..5 min). */
+        public Builder timeouts(CallTimeouts t) {
+            timeouts = java.util.Objects.requireNonNull(t, "timeouts");
+            return this;
+        }
+
         public ToolRegistry build() {
-            return new ToolRegistry(java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tools)), List.copyOf(interceptors));
+            return new ToolRegistry(this);
         }
     }
 }

@@ -40,6 +40,7 @@ public final class Tracking {
                 .region(Region.of(settings.region()));
         if (settings.dynamoEndpoint() != null) {
             b.endpointOverride(settings.dynamoEndpoint());
+            // the process environment, not our settings: it is what the AWS SDK itself reads keys from
             if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
                 // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
                 b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(

@@ -77,7 +77,7 @@ class SignInTest {
     }
 
     private ToolRegistry tools(AuthSettings auth) {
-        return Tools.registry(GmailSettings.forRoot(emulator.rootUri().toString()), auth, null);
+        return Tools.builder().gmail(GmailSettings.forRoot(emulator.rootUri().toString())).auth(auth).build();
     }
 
     @Test

@@ -26,7 +26,7 @@ class GetEmailTest {
     @BeforeAll
     static void start() {
         emulator = emulators.start(fastEmulator().build());
-        tools = Tools.registry(fastSettings(emulator).withAccessToken("t"));
+        tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).build();
     }
 
     @AfterAll

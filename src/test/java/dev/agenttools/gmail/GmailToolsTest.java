@@ -33,7 +33,7 @@ class GmailToolsTest {
     @BeforeAll
     static void start() {
         emulator = emulators.start(fastEmulator().token("tools-token").build());
-        tools = Tools.registry(fastSettings(emulator).withAccessToken("tools-token"));
+        tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("tools-token")).build();
     }
 
     @AfterAll
@@ -118,7 +118,7 @@ class GmailToolsTest {
     @Test
     void reportsMessagesThatVanishBetweenListAndGet() {
         try (Emulator vanishing = emulators.start(fastEmulator().vanishRate(0.3).seed(3).build())) {
-            ToolRegistry r = Tools.registry(fastSettings(vanishing).withAccessToken("t"));
+            ToolRegistry r = Tools.builder().gmail(fastSettings(vanishing).withAccessToken("t")).build();
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
                 JsonNode data = r.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"" + strategy + "\"}"))).data();
                 int skipped = data.get("skipped").asInt();
@@ -130,7 +130,7 @@ class GmailToolsTest {
 
     @Test
     void mapsGmailErrorsToToolErrors() {
-        ToolRegistry wrongToken = Tools.registry(fastSettings(emulator).withAccessToken("nope"));
+        ToolRegistry wrongToken = Tools.builder().gmail(fastSettings(emulator).withAccessToken("nope")).build();
         assertThatThrownBy(() -> wrongToken.call(ToolCall.of(GmailTools.LIST, obj("{}"))))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
@@ -166,7 +166,7 @@ class GmailToolsTest {
     @Test
     void rejectsAnAccessTokenThatCannotBeAHeaderWithoutShowingItOrCallingGmail() {
         try (Emulator quiet = emulators.start(fastEmulator().build())) {
-            ToolRegistry registry = Tools.registry(fastSettings(quiet));
+            ToolRegistry registry = Tools.builder().gmail(fastSettings(quiet)).build();
             for (String token : new String[] {"ya29.SECRET\n", "ya29.SECRET\r\nX-Evil: 1", "ya29.SECRET\u79d8\u5bc6",
                     "ya29.SECRET\u00e9", "ya29. SECRET", "\"ya29.SECRET\""}) {
                 for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {

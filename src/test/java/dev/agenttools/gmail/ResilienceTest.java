@@ -31,7 +31,7 @@ class ResilienceTest {
     private static final Retry QUICK = new Retry(Duration.ofMillis(5), Duration.ofMillis(100), 8);
 
     private static ToolRegistry registry(GmailSettings settings, Retry retry) {
-        return GmailTools.register(ToolRegistry.builder(), new GmailService(settings.withAccessToken("t"), retry)).build();
+        return GmailTools.register(ToolRegistry.builder(), new GmailService(settings.withAccessToken("t"), retry, null)).build();
     }
 
     @Test
@@ -74,7 +74,7 @@ class ResilienceTest {
             long aSecondAgo = System.nanoTime() - Duration.ofSeconds(1).toNanos();
             for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {
                 String params = tool.equals(GmailTools.GET) ? "{\"message_id\":\"abc\",\"timeout_ms\":100}" : "{\"timeout_ms\":100}";
-                assertThatThrownBy(() -> tools.call(new ToolCall(tool, obj(params), null, null, aSecondAgo)))
+                assertThatThrownBy(() -> tools.call(new ToolCall(tool, obj(params), null, null, aSecondAgo, null)))
                         .as(tool).isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE));
             }
         }

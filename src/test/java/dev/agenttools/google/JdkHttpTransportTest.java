@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import dev.agenttools.tool.Deadline;
 import com.google.api.client.http.ByteArrayContent;
 import com.google.api.client.http.GZipEncoding;
 import com.google.api.client.http.GenericUrl;

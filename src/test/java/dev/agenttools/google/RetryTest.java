@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import dev.agenttools.tool.Deadline;
 import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import com.google.api.client.http.HttpHeaders;

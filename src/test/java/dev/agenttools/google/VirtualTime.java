@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import dev.agenttools.tool.Deadline;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

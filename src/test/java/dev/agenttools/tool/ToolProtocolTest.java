@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The wire protocol on its own, with hand-written tools: every input gets one well-formed answer. */
 class ToolProtocolTest {
@@ -37,6 +38,12 @@ class ToolProtocolTest {
             }
             String strategy = call.params().path("strategy").asText("auto");
             return new ToolResult(call.params(), strategy, 1, Duration.ZERO);
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return failed.params().path("strategy").asText().equals("sequential") ? null
+                    : failed.withParams(failed.params().deepCopy().put("strategy", "sequential"));
         }
     }
 
@@ -123,8 +130,8 @@ class ToolProtocolTest {
     }
 
     @Test
-    void theFallbackKeepsTheCallsStartSoItsDeadlineIsNotRenewed() {
-        List<Long> starts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    void theFallbackRunsUnderTheSameDeadlineNotARenewedOne() {
+        List<dev.agenttools.tool.Deadline> deadlines = new java.util.concurrent.CopyOnWriteArrayList<>();
         EchoTool echo = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
         Tool failsFast = new Tool() {
             @Override
@@ -134,14 +141,33 @@ class ToolProtocolTest {
 
             @Override
             public ToolResult call(ToolCall call) {
-                starts.add(call.startNanos());
+                deadlines.add(call.deadline());
                 return echo.call(call);
+            }
+
+            @Override
+            public ToolCall fallback(ToolCall failed) {
+                return echo.fallback(failed);
             }
         };
         ToolRegistry registry = ToolRegistry.builder().tool(failsFast).interceptor(new FallbackInterceptor()).build();
-        ToolResult r = registry.call(new ToolCall("test.echo", Json.object().put("strategy", "batch"), null, null, 42L));
+        long start = System.nanoTime() - 1_000_000_000L; // the call came in a second ago
+        ToolResult r = registry.call(new ToolCall("test.echo", Json.object().put("strategy", "batch").put("timeout_ms", 10_000),
+                null, null, start, null));
         assertThat(r.backend()).isEqualTo(FallbackInterceptor.BACKEND);
-        assertThat(starts).containsExactly(42L, 42L);
+        assertThat(deadlines).hasSize(2).containsOnly(dev.agenttools.tool.Deadline.since(start, Duration.ofSeconds(10)));
+        assertThat(r.duration()).isGreaterThanOrEqualTo(Duration.ofSeconds(1)); // timed from the call's start, once
+    }
+
+    @Test
+    void noFallbackWhenTooLittleOfTheDeadlineIsLeft() {
+        EchoTool echo = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
+        ToolRegistry registry = ToolRegistry.builder().tool(echo).interceptor(new FallbackInterceptor()).build();
+        long start = System.nanoTime() - 8_000_000_000L; // 8 of its 10 s are spent
+
+        assertThatThrownBy(() -> registry.call(new ToolCall("test.echo", Json.object().put("timeout_ms", 10_000), null, null,
+                start, null))).isInstanceOf(ToolException.class).hasMessage("gmail 503");
+        assertThat(echo.calls.get()).isEqualTo(1);
     }
 
     @Test

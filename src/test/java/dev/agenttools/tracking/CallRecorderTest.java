@@ -2,6 +2,7 @@ package dev.agenttools.tracking;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Tool;
 import dev.agenttools.tool.ToolCall;
@@ -27,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CallRecorderTest {
 
     /** A tool that answers with the strategy it was asked for, or fails the way it is told (once). */
-    static final class ScriptedTool implements Tool {
+    static class ScriptedTool implements Tool {
         final AtomicInteger calls = new AtomicInteger();
         private final ToolException firstFailure;
 
@@ -48,6 +49,11 @@ class CallRecorderTest {
                 throw firstFailure;
             }
             return new ToolResult(Json.object(), call.params().path("strategy").asText("concurrent"), 7, Duration.ZERO);
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return failed.withParams(failed.params().deepCopy().put("strategy", "sequential"));
         }
     }
 
@@ -142,15 +148,15 @@ class CallRecorderTest {
     void recordsEveryCallWithItsOutcomeAndFlushesOnClose(@TempDir Path dir) throws Exception {
         SqliteSink sink = new SqliteSink(dir.resolve("calls.db"));
         CallRecorder recorder = new CallRecorder(sink, 1_000);
-        ToolRegistry ok = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).interceptor(new FallbackInterceptor())
+        ToolRegistry ok = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(new FallbackInterceptor())
                 .tool(new ScriptedTool(null)).build();
         for (int i = 0; i < 300; i++) {
             ok.call(call(i % 2 == 0 ? "batch" : "concurrent"));
         }
-        ToolRegistry fallsBack = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder))
+        ToolRegistry fallsBack = ToolRegistry.builder().listener(new TrackingListener(recorder))
                 .interceptor(new FallbackInterceptor()).tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503"))).build();
         fallsBack.call(call("batch"));
-        ToolRegistry fails = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder))
+        ToolRegistry fails = ToolRegistry.builder().listener(new TrackingListener(recorder))
                 .tool(new ScriptedTool(new ToolException(ToolException.Kind.NOT_FOUND, "gone"))).build();
         assertThatThrownBy(() -> fails.call(call("concurrent"))).isInstanceOf(ToolException.class);
         recorder.close();
@@ -188,6 +194,34 @@ class CallRecorderTest {
     }
 
     @Test
+    void theDurationRecordedIsTheOneTheCallerIsShownFallbackIncluded(@TempDir Path dir) throws Exception {
+        CallRecorder recorder = new CallRecorder(new SqliteSink(dir.resolve("calls.db")), 100);
+        ToolRegistry fallsBack = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(new FallbackInterceptor())
+                .tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503")) {
+                    @Override
+                    public ToolResult call(ToolCall call) {
+                        try {
+                            Thread.sleep(30); // each run takes time, so two runs timed apart could not add up by chance
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return super.call(call);
+                    }
+                }).build();
+        com.fasterxml.jackson.databind.JsonNode answer = Json.MAPPER.readTree(new ToolProtocol(fallsBack)
+                .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"strategy\": \"batch\"}}").line());
+        recorder.close();
+
+        assertThat(answer.path("meta").path("backend").asText()).isEqualTo("fallback");
+        double shown = answer.path("meta").path("duration_ms").asDouble();
+        assertThat(shown).isGreaterThanOrEqualTo(60);
+        SqliteSink reader = new SqliteSink(dir.resolve("calls.db"));
+        assertThat(reader.read(Instant.now().minusSeconds(60), null)).singleElement()
+                .satisfies(r -> assertThat(r.durationMs()).isCloseTo(shown, org.assertj.core.data.Offset.offset(0.001)));
+        reader.close();
+    }
+
+    @Test
     void statsUseNearestRankPercentiles() {
         List<CallRecord> records = new java.util.ArrayList<>();
         for (int i = 1; i <= 100; i++) {
@@ -202,7 +236,7 @@ class CallRecorderTest {
     @Test
     void aSinkThatIsGoneLeavesCallsUnaffectedAndCountsTheDrops() {
         CallRecorder recorder = new CallRecorder(new GoneSink(), 100);
-        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        ToolRegistry tools = ToolRegistry.builder().listener(new TrackingListener(recorder)).tool(new ScriptedTool(null)).build();
         for (int i = 0; i < 50; i++) {
             assertThat(tools.call(call("batch")).items()).isEqualTo(7);
         }
@@ -216,7 +250,7 @@ class CallRecorderTest {
     void aFullQueueDropsInsteadOfBlocking() throws Exception {
         StuckSink stuck = new StuckSink();
         CallRecorder recorder = new CallRecorder(stuck, 10);
-        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        ToolRegistry tools = ToolRegistry.builder().listener(new TrackingListener(recorder)).tool(new ScriptedTool(null)).build();
         long start = System.nanoTime();
         for (int i = 0; i < 1_000; i++) {
             tools.call(call("batch"));
@@ -232,7 +266,7 @@ class CallRecorderTest {
     void closeGivesUpOnAStoreThatDoesNotAnswerCountsWhatIsLeftAndSaysSo() throws Exception {
         DeafSink deaf = new DeafSink();
         CallRecorder recorder = new CallRecorder(deaf, 100);
-        ToolRegistry tools = ToolRegistry.builder().interceptor(new TrackingInterceptor(recorder)).tool(new ScriptedTool(null)).build();
+        ToolRegistry tools = ToolRegistry.builder().listener(new TrackingListener(recorder)).tool(new ScriptedTool(null)).build();
         for (int i = 0; i < 3; i++) {
             tools.call(call("batch"));
         }

@@ -1,10 +1,11 @@
-package dev.agenttools.google;
-
-import dev.agenttools.tool.ToolException;
+package dev.agenttools.tool;
 
 import java.time.Duration;
 
-/** The overall time budget of one tool call, shared by every request and retry it makes. Immutable. */
+/**
+ * The overall time budget of one tool call ({@code timeout_ms}), counted from when the call started and shared by
+ * everything the call does: client set-up, every request and retry, and a fallback. Immutable.
+ */
 public record Deadline(long startNanos, long budgetNanos) {
 
     public static Deadline in(Duration budget) {
@@ -21,7 +22,7 @@ public record Deadline(long startNanos, long budgetNanos) {
     }
 
     /** What is left at {@code nowNanos} (a {@link System#nanoTime()} reading, or a test's virtual one). */
-    long remainingNanos(long nowNanos) {
+    public long remainingNanos(long nowNanos) {
         return budgetNanos - (nowNanos - startNanos);
     }
 

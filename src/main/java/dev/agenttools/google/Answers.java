@@ -1,0 +1,48 @@
+package dev.agenttools.google;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/**
+ * What one exchange with Google answered for each key it carried: a value, or the exception the request (or the
+ * batch part) failed with. Filled on the thread that made the exchange; not thread-safe.
+ */
+public final class Answers<K, V> {
+    private final Map<K, V> values = new LinkedHashMap<>();
+    private final Map<K, Exception> failures = new LinkedHashMap<>();
+
+    public void ok(K key, V value) {
+        failures.remove(key);
+        values.put(key, value);
+    }
+
+    public void failed(K key, Exception e) {
+        values.remove(key);
+        failures.put(key, e);
+    }
+
+    boolean answered(K key) {
+        return values.containsKey(key) || failures.containsKey(key);
+    }
+
+    boolean isOk(K key) {
+        return values.containsKey(key);
+    }
+
+    V value(K key) {
+        return values.get(key);
+    }
+
+    Exception failure(K key) {
+        return failures.get(key);
+    }
+
+    void forEachFailure(BiConsumer<K, Exception> action) {
+        failures.forEach(action);
+    }
+
+    int successes() {
+        return values.size();
+    }
+}

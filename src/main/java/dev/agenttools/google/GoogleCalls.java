@@ -1,0 +1,118 @@
+package dev.agenttools.google;
+
+import com.google.api.client.http.HttpRequest;
+import dev.agenttools.tool.Deadline;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one path every Google API request takes: paced to its user's limits ({@link QuotaPacer}, which learns from
+ * the answers), retried ({@link Retry}), its HTTP timeouts cut to what is left of the call's deadline, and its errors
+ * translated ({@link GoogleErrors}), for single requests and for each part of a batch alike. One per API client
+ * configuration; thread-safe.
+ */
+public final class GoogleCalls {
+    /** Accounts whose pacing is remembered; beyond, the least recently used start afresh. */
+    static final int MAX_ACCOUNTS = 1_000;
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    /** The deadline of the call whose request is being built on this thread (see {@link #limit}). */
+    private static final ScopedValue<Deadline> DEADLINE = ScopedValue.newInstance();
+
+    private final Retry retry;
+    private final PerAccount<QuotaPacer> pacers;
+
+    /**
+     * @param unitsPerMinute the quota each user's pacing starts from
+     * @param burst          quota units that may go at once
+     * @param maxInFlight    calls in flight per user to start from
+     */
+    public GoogleCalls(int unitsPerMinute, int burst, int maxInFlight, Retry retry) {
+        new QuotaPacer(unitsPerMinute, burst, maxInFlight); // the settings' check, at start-up rather than at the first call
+        this.retry = retry;
+        this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(unitsPerMinute, burst, maxInFlight));
+    }
+
+    public Retry retry() {
+        return retry;
+    }
+
+    /** The pacing of {@code account}'s calls. */
+    public QuotaPacer pacer(Account account) {
+        return pacers.get(account);
+    }
+
+    /**
+     * One request costing {@code units} quota units, as {@code account}.
+     *
+     * @throws dev.agenttools.tool.ToolException what it finally failed with, translated
+     * @throws InterruptedException              when the call is cancelled
+     */
+    public <T> T one(Account account, String what, int units, Deadline deadline, Retry.Call<T> request)
+            throws InterruptedException {
+        Retry.Exchange<String, T> single = (pending, answers) -> answers.ok(what, request.execute());
+        return each(account, what, k -> what, units, List.of(what), deadline, single).get(what).orThrow();
+    }
+
+    /**
+     * Requests sent together in one exchange (a batch), each costing {@code unitsEach} and taking a slot in flight,
+     * as Gmail counts batch parts: each key's own outcome; the parts refused for now are sent again on their own.
+     *
+     * @param whatOf what one key's request is, for its errors
+     * @throws InterruptedException when the call is cancelled
+     */
+    public <K, V> Map<K, Outcome<V>> each(Account account, String what, java.util.function.Function<K, String> whatOf,
+                                          int unitsEach, List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
+            throws InterruptedException {
+        QuotaPacer pacer = pacer(account);
+        return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
+            try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
+                try {
+                    ScopedValue.where(DEADLINE, deadline).call(() -> {
+                        exchange.send(pending, answers);
+                        return null;
+                    });
+                } catch (InterruptedException e) {
+                    throw e;
+                } catch (Exception e) {
+                    for (K k : pending) {
+                        if (!answers.answered(k)) {
+                            answers.failed(k, e);
+                        }
+                    }
+                }
+                learn(pacer, permit, answers);
+            }
+        });
+    }
+
+    /** What the answers teach the pacer: a refusal cuts (once per burst), a success wins a little back. */
+    private static <K, V> void learn(QuotaPacer pacer, QuotaPacer.Permit permit, Answers<K, V> answers) {
+        boolean[] refused = {false};
+        answers.forEachFailure((k, e) -> {
+            if (GoogleErrors.rateLimited(e)) {
+                refused[0] = true;
+                pacer.rateLimited(permit, GoogleErrors.concurrencyLimited(e), GoogleErrors.retryAfter(e));
+            }
+        });
+        if (!refused[0]) {
+            for (int i = 0; i < answers.successes(); i++) {
+                pacer.succeeded(permit);
+            }
+        }
+    }
+
+    /**
+     * Sets a Google client request's timeouts from what is left of the deadline of the call it is made for, and turns
+     * the client's own retries off (ours are paced and deadline-bound). API clients' request initializers call this;
+     * outside a call (no deadline on this thread) the plain limits apply.
+     */
+    public static void limit(HttpRequest request) {
+        long leftMs = DEADLINE.isBound() ? Math.max(1, DEADLINE.get().remainingNanos() / 1_000_000) : Long.MAX_VALUE;
+        request.setConnectTimeout((int) Math.min(CONNECT_TIMEOUT.toMillis(), leftMs));
+        request.setReadTimeout((int) Math.min(READ_TIMEOUT.toMillis(), leftMs));
+        request.setNumberOfRetries(0);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.agenttools.google;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Something kept per {@link Account} (a pacer, a cache), made on first use and bounded: past {@code max} accounts
+ * the least recently used is forgotten, so a long-running server that has seen many tokens does not grow forever.
+ * Thread-safe.
+ *
+ * <p>A synchronized access-ordered {@link LinkedHashMap} rather than a cache library: this is its documented use
+ * (LRU via {@code removeEldestEntry}), and each access is a map lookup under a lock held for nanoseconds.
+ */
+public final class PerAccount<V> {
+    private final Function<Account, V> make;
+    private final Map<Account, V> values;
+
+    public PerAccount(int max, Function<Account, V> make) {
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be positive, got " + max);
+        }
+        this.make = make;
+        this.values = new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Account, V> eldest) {
+                return size() > max;
+            }
+        };
+    }
+
+    public synchronized V get(Account account) {
+        return values.computeIfAbsent(account, make);
+    }
+
+    synchronized int size() {
+        return values.size();
+    }
+}
