@@ -30,7 +30,6 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -102,15 +101,6 @@ public final class GmailService {
         this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
-    private static HttpClient httpClient(GmailSettings settings) {
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-                .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
-        if (settings.trustedCertificate() != null) {
-            b.sslContext(trusting(settings));
-        }
-        return b.build();
-    }
-
     private static SSLContext trusting(GmailSettings settings) {
         try (InputStream in = Files.newInputStream(settings.trustedCertificate())) {
             KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
@@ -145,7 +135,8 @@ public final class GmailService {
             synchronized (this) {
                 t = transport;
                 if (t == null) {
-                    t = new JdkHttpTransport(httpClient(settings));
+                    t = JdkHttpTransport.http2(Duration.ofSeconds(10),
+                            settings.trustedCertificate() == null ? null : trusting(settings));
                     transport = t;
                 }
             }

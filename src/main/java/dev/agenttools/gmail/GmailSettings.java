@@ -52,11 +52,6 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
         }
     }
 
-    /** Google's Gmail with Google's published limits. */
-    public static GmailSettings google() {
-        return forRoot(GOOGLE_ROOT_URL);
-    }
-
     public static GmailSettings forRoot(String rootUrl) {
         return new GmailSettings(rootUrl, DEFAULT_QUOTA_PER_MINUTE, DEFAULT_QUOTA_PER_MINUTE / 60, DEFAULT_MAX_IN_FLIGHT,
                 DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT, DEFAULT_MAX_BODY_CHARS, null, null);

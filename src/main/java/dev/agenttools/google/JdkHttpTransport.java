@@ -42,10 +42,18 @@ public final class JdkHttpTransport extends HttpTransport {
         this.client = client;
     }
 
-    /** An HTTP/2 client (h2 by ALPN over TLS, h2c upgrade over plain HTTP) with the JDK's default trust. */
-    public static JdkHttpTransport http2(Duration connectTimeout) {
-        return new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-                .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER).build());
+    /**
+     * An HTTP/2 client (h2 by ALPN over TLS, h2c upgrade over plain HTTP) that never follows redirects.
+     *
+     * @param trust the TLS context to trust servers by, or null for the JDK's default trust
+     */
+    public static JdkHttpTransport http2(Duration connectTimeout, javax.net.ssl.SSLContext trust) {
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER);
+        if (trust != null) {
+            b.sslContext(trust);
+        }
+        return new JdkHttpTransport(b.build());
     }
 
     @Override

@@ -100,11 +100,6 @@ public final class StdioServer {
         out.flush();
     }
 
-    /** Stops reading; calls admitted still finish and are answered. */
-    public void stop() {
-        stopping = true;
-    }
-
     /** Waits for the calls admitted (for a shutdown hook). */
     public void drain(long timeout, TimeUnit unit) throws InterruptedException {
         stopping = true;

@@ -77,7 +77,8 @@ public final class ToolProtocol {
             checkFields(tree);
             JsonNode command = tree.get("command");
             if (command == null || !command.isTextual() || command.asText().isBlank()) {
-                throw ToolException.invalidArgument("command is required: a string such as \"gmail.list-emails\" or \"tools.list\"");
+                throw ToolException.invalidArgument("command is required: one of " + TOOLS_LIST + ", "
+                        + String.join(", ", registry.specs().stream().map(ToolSpec::name).toList()));
             }
             JsonNode params = tree.get("params");
             if (params != null && !params.isNull() && !params.isObject()) {

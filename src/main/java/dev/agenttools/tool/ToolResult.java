@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * @param data     the tool's output (the same JSON whichever backend answered)
  * @param backend  what answered: {@code sequential}, {@code concurrent}, {@code batch} or {@code fallback}
- * @param items    how many items the answer holds (emails listed, 1 for a get), for tracking
- * @param duration wall time of the call
+ * @param items    how many items the answer holds (results listed, 1 for a single item), for tracking
+ * @param duration wall time of the call, from its start to its answer (set by the registry)
  */
 public record ToolResult(JsonNode data, String backend, int items, Duration duration) {
     public ToolResult {

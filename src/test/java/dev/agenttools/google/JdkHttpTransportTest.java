@@ -84,7 +84,7 @@ class JdkHttpTransportTest {
 
     @Test
     void neverQuotesAHeaderValueItCannotSend() throws Exception {
-        LowLevelHttpRequest request = JdkHttpTransport.http2(Duration.ofSeconds(1)).buildRequest("GET", "http://127.0.0.1:9/");
+        LowLevelHttpRequest request = JdkHttpTransport.http2(Duration.ofSeconds(1), null).buildRequest("GET", "http://127.0.0.1:9/");
         request.addHeader("Authorization", "Bearer ya29.SECRET\n");
         IllegalArgumentException e = catchThrowableOfType(IllegalArgumentException.class, request::execute);
         assertThat(e).hasMessageContaining("Authorization").hasMessageNotContaining("SECRET");
@@ -113,7 +113,7 @@ class JdkHttpTransportTest {
 
     @Test
     void upgradesPlainHttpToH2cAndMultiplexesConcurrentCallsOnOneConnection() throws Exception {
-        JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5));
+        JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
         HttpRequestFactory requests = transport.createRequestFactory();
 
         assertThat(requests.buildGetRequest(server.url("/echo")).execute().parseAsString()).isEqualTo("{\"ok\":true}");
@@ -165,7 +165,7 @@ class JdkHttpTransportTest {
     @Test
     void refusesATlsServerWhoseCertificateItDoesNotTrust(@TempDir Path dir) {
         try (Emulator emulator = Emulator.start(fastEmulator().tls(true).certFile(dir.resolve("emulator.pem")).build())) {
-            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5)); // the JDK's default trust only
+            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null); // the JDK's default trust only
 
             SSLHandshakeException refused = catchThrowableOfType(SSLHandshakeException.class, () -> transport.createRequestFactory()
                     .buildGetRequest(new GenericUrl(emulator.rootUri().resolve("gmail/v1/users/me/profile"))).execute());
@@ -230,7 +230,7 @@ class JdkHttpTransportTest {
 
     @Test
     void sendsEveryMethodAsGiven() throws Exception {
-        JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5));
+        JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
         HttpRequestFactory requests = transport.createRequestFactory();
 
         requests.buildPatchRequest(server.url("/echo"), ByteArrayContent.fromString("text/plain", "patched")).execute();
@@ -318,7 +318,7 @@ class JdkHttpTransportTest {
 
     @Test
     void aCallTheServerDoesNotAnswerInTheReadTimeoutFailsWithHttpTimeoutException() throws Exception {
-        HttpRequest blocked = JdkHttpTransport.http2(Duration.ofSeconds(5)).createRequestFactory()
+        HttpRequest blocked = JdkHttpTransport.http2(Duration.ofSeconds(5), null).createRequestFactory()
                 .buildGetRequest(server.url("/block"));
         blocked.setReadTimeout(300);
 

@@ -235,6 +235,120 @@ class QuotaPacerTest {
         assertThatThrownBy(() -> new QuotaPacer(600, 10, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void aQuotaRefusalHalvesTheRateAndEmptiesTheBucket() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time);
+        QuotaPacer.Permit refused = pacer.acquire(1, 1, time.deadline(HOUR), "messages.get");
+        refused.close();
+
+        pacer.rateLimited(refused, false, null);
+
+        assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND / 2.0);
+        assertThat(pacer.maxInFlight()).as("the cap is for concurrency refusals").isEqualTo(5);
+        pacer.acquire(1, 1, time.deadline(HOUR), "after the refusal").close();
+        assertThat(time.slept()).as("one unit at five a second").isCloseTo(2 * ONE_UNIT_NANOS, within(ROUNDING));
+    }
+
+    @Test
+    void refusalsOfCallsSentAtTheOldPaceCutOnlyOnce() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
+        List<QuotaPacer.Permit> burst = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            burst.add(pacer.acquire(1, 1, time.deadline(HOUR), "burst " + i));
+        }
+        time.advance(Duration.ofMillis(1));
+
+        for (QuotaPacer.Permit p : burst) {
+            pacer.rateLimited(p, true, null);
+            pacer.rateLimited(p, false, null);
+            p.close();
+        }
+
+        assertThat(pacer.maxInFlight()).isEqualTo(4);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND / 2.0);
+        // a call sent after the cut and refused too cuts again: the new pace is still too fast
+        QuotaPacer.Permit after = pacer.acquire(1, 1, time.deadline(HOUR), "after");
+        after.close();
+        pacer.rateLimited(after, true, null);
+        assertThat(pacer.maxInFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void theCapShrinksUnderCallsAlreadyInFlight() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 4, time);
+        List<QuotaPacer.Permit> inFlight = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            inFlight.add(pacer.acquire(1, 1, time.deadline(HOUR), "call " + i));
+        }
+
+        pacer.rateLimited(inFlight.getFirst(), true, null);
+        inFlight.forEach(QuotaPacer.Permit::close);
+
+        QuotaPacer.Permit a = pacer.acquire(1, 1, time.deadline(Duration.ZERO), "a");
+        QuotaPacer.Permit b = pacer.acquire(1, 1, time.deadline(Duration.ZERO), "b");
+        ToolException third = catchThrowableOfType(ToolException.class,
+                () -> pacer.acquire(1, 1, time.deadline(Duration.ZERO), "c"));
+        assertThat(third.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        a.close();
+        b.close();
+        assertThat(pacer.acquire(1, 8, time.deadline(Duration.ZERO), "a batch takes at most the cap")).isNotNull();
+    }
+
+    @Test
+    void successesWinTheLimitsBackSlowlyAndNeverPastTheConfiguredOnes() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
+        QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused");
+        p.close();
+        pacer.rateLimited(p, true, null);
+        pacer.rateLimited(p, false, null);
+        assertThat(pacer.maxInFlight()).isEqualTo(4);
+
+        for (int i = 0; i < 3; i++) {
+            pacer.succeeded(p);
+        }
+        assertThat(pacer.maxInFlight()).as("not straight back up").isEqualTo(4);
+        assertThat(pacer.unitsPerMinute()).isLessThan(TEN_A_SECOND * 0.6);
+        for (int i = 0; i < 20; i++) {
+            pacer.succeeded(p);
+        }
+        assertThat(pacer.maxInFlight()).as("one more after about 4 x 4 successes").isEqualTo(5);
+        for (int i = 0; i < 1_000; i++) {
+            pacer.succeeded(p);
+        }
+        assertThat(pacer.maxInFlight()).isEqualTo(8);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND);
+    }
+
+    @Test
+    void theRateIsNeverCutToNothing() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 2, time);
+        for (int i = 0; i < 50; i++) {
+            QuotaPacer.Permit p = pacer.acquire(0, 1, time.deadline(HOUR), "refused " + i);
+            p.close();
+            time.advance(Duration.ofMillis(1));
+            pacer.rateLimited(p, false, null);
+        }
+        assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND * QuotaPacer.MIN_RATE_SHARE);
+        assertThat(pacer.maxInFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void retryAfterHoldsEveryCallOfTheUserUntilThen() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 4, time);
+        QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused");
+        p.close();
+        pacer.rateLimited(p, false, Duration.ofSeconds(3));
+
+        ToolException tooSoon = catchThrowableOfType(ToolException.class,
+                () -> pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list"));
+        assertThat(tooSoon.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(tooSoon).hasMessageStartingWith("messages.list (Gmail asked us to wait before the next call)");
+        assertThat(time.sleeps).isEmpty();
+
+        pacer.acquire(1, 1, time.deadline(HOUR), "messages.list").close();
+        assertThat(time.slept()).isGreaterThanOrEqualTo(Duration.ofSeconds(3).toNanos());
+    }
+
     private Thread waiter(QuotaPacer pacer, String name, List<String> order, List<QuotaPacer.Permit> held) {
         return Thread.ofVirtual().name(name).start(() -> {
             try {

@@ -300,4 +300,97 @@ class RetryTest {
         assertThat(pacer.attempts + stopped.attempts).isEqualTo(2);
         assertThat(time.sleeps).isEmpty();
     }
+    @Test
+    void sendsAgainOnlyThePartsRefusedForNowAndJudgesEachPartOnItsOwn() throws Exception {
+        List<List<String>> sent = new java.util.ArrayList<>();
+        Retry.Exchange<String, String> batch = (pending, answers) -> {
+            sent.add(List.copyOf(pending));
+            for (String id : pending) {
+                switch (id) {
+                    case "busy" -> {
+                        if (sent.size() < 3) {
+                            answers.failed(id, http(429));
+                        } else {
+                            answers.ok(id, "busy's message");
+                        }
+                    }
+                    case "bad" -> answers.failed(id, http(400));
+                    default -> answers.ok(id, id + "'s message");
+                }
+            }
+        };
+
+        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> "get " + id, time.deadline(HOUR),
+                List.of("a", "busy", "bad", "b"), batch, time);
+
+        assertThat(sent).containsExactly(List.of("a", "busy", "bad", "b"), List.of("busy"), List.of("busy"));
+        assertThat(out.keySet()).containsExactly("a", "busy", "bad", "b");
+        assertThat(out.get("busy").orThrow()).isEqualTo("busy's message");
+        assertThat(out.get("bad")).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+            assertThat(f.error().kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(f.error()).hasMessageStartingWith("get bad failed with HTTP 400");
+        });
+    }
+
+    @Test
+    void aWholeExchangeThatFailsFailsEveryPartAndIsRetriedWhole() throws Exception {
+        int[] exchanges = {0};
+        Retry.Exchange<String, String> batch = (pending, answers) -> {
+            if (++exchanges[0] == 1) {
+                throw new IOException("Connection reset");
+            }
+            pending.forEach(id -> answers.ok(id, id));
+        };
+
+        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> id, time.deadline(HOUR),
+                List.of("a", "b"), batch, time);
+
+        assertThat(exchanges[0]).isEqualTo(2);
+        assertThat(out.values()).allSatisfy(o -> assertThat(o).isInstanceOf(Outcome.Ok.class));
+    }
+
+    @Test
+    void partsStillRefusedWhenTimeRunsOutFailWithTheDeadlineAndTheLastError() throws Exception {
+        Retry.Exchange<String, String> batch = (pending, answers) -> pending.forEach(id -> answers.failed(id, http(503)));
+
+        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> id,
+                time.deadline(Duration.ofMillis(1_500)), List.of("a", "b"), batch, time);
+
+        assertThat(out.values()).allSatisfy(o -> assertThat(o).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
+            assertThat(f.error().kind()).isEqualTo(ToolException.Kind.DEADLINE);
+            assertThat(f.error()).hasMessageContaining("leaves no time to retry 2 refused parts of a batch")
+                    .hasMessageContaining("HTTP 503");
+        }));
+        assertThat(time.slept()).isLessThan(Duration.ofMillis(1_500).toNanos());
+    }
+
+    @Test
+    void readsGmailsRetryTimeFromTheHeaderOrItsMessage() {
+        java.time.Instant now = java.time.Instant.parse("2023-03-07T18:03:10.961Z");
+        assertThat(GoogleErrors.retryAfter(retryAfter("7"), now)).isEqualTo(Duration.ofSeconds(7));
+        assertThat(GoogleErrors.retryAfter(retryAfter("Tue, 07 Mar 2023 18:03:20 GMT"), now)).isEqualTo(Duration.ofMillis(9_039));
+        GoogleJsonError details = new GoogleJsonError();
+        details.setCode(403);
+        details.setMessage("User-rate limit exceeded.  Retry after 2023-03-07T18:03:15.961Z");
+        GoogleJsonResponseException userRate = new GoogleJsonResponseException(
+                new HttpResponseException.Builder(403, "Forbidden", new HttpHeaders()), details);
+        assertThat(GoogleErrors.retryAfter(userRate, now)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(GoogleErrors.retryAfter(userRate, now.plusSeconds(60))).as("already past").isNull();
+        assertThat(GoogleErrors.retryAfter(http(429), now)).isNull();
+        assertThat(GoogleErrors.retryAfter(retryAfter("Tue, 07 Mar 2023 23:03:20 GMT"), now)).as("at most an hour")
+                .isEqualTo(Duration.ofHours(1));
+    }
+
+    @Test
+    void tellsAConcurrencyRefusalFromAQuotaOne() {
+        GoogleJsonError concurrent = new GoogleJsonError();
+        concurrent.setCode(429);
+        concurrent.setMessage("Too many concurrent requests for user");
+        assertThat(GoogleErrors.concurrencyLimited(new GoogleJsonResponseException(
+                new HttpResponseException.Builder(429, null, new HttpHeaders()), concurrent))).isTrue();
+        assertThat(GoogleErrors.concurrencyLimited(http(429))).isFalse();
+        assertThat(GoogleErrors.rateLimited(forbidden("userRateLimitExceeded"))).isTrue();
+        assertThat(GoogleErrors.rateLimited(forbidden("insufficientPermissions"))).isFalse();
+        assertThat(GoogleErrors.rateLimited(http(503))).isFalse();
+    }
 }
