@@ -3,6 +3,7 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
@@ -17,7 +18,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -94,14 +94,16 @@ class DeadlineTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void everyToolAnswersWithinItsTimeoutWhateverTheUpstreamDoes() throws Exception {
-        try (Emulator always503 = emulators.start(fastEmulator().token(TOKEN).failRate(1.0).failStatuses(Map.of(503, 1)).build());
-             Emulator slow = emulators.start(fastEmulator().token(TOKEN).latency(Duration.ofSeconds(30))
-                     .handshake(Duration.ofSeconds(30)).build());
-             Emulator healthy = emulators.start(fastEmulator().token(TOKEN).build());
+        long begun = System.nanoTime();
+        try (Emulator always503 = emulators.start(smallEmulator().failRate(1.0).failStatuses(Map.of(503, 1)).build());
+             Emulator slow = emulators.start(smallEmulator().latency(Duration.ofSeconds(30)).handshake(Duration.ofSeconds(30)).build());
+             Emulator healthy = emulators.start(smallEmulator().build());
              BlackHole accepting = BlackHole.accepting();
              BlackHole unaccepted = BlackHole.neverAccepting()) {
             assertThat(rawStatus(always503)).as("the fault model answers a plain messages.list with 503").isEqualTo(503);
+            long started = System.nanoTime();
             warmUp(healthy);
+            long warm = System.nanoTime();
 
             List<Upstream> upstreams = List.of(
                     new Upstream("constant 503s", always503.rootUri().toString(), "503", false),
@@ -118,6 +120,7 @@ class DeadlineTest {
             }
 
             List<Outcome> outcomes = runTogether(cases);
+            long ran = System.nanoTime();
 
             SoftAssertions soft = new SoftAssertions();
             StringBuilder table = new StringBuilder("deadline cases (timeout_ms " + TIMEOUT_MS + ", at most " + UPPER_MS + " ms):\n");
@@ -127,10 +130,21 @@ class DeadlineTest {
                         o.c(), o.error() == null ? "" : o.error().getMessage()));
                 check(soft, o);
             }
+            table.append(String.format("  (upstreams up in %d ms, warm-up %d ms, the %d cases %d ms)%n", ms(started - begun),
+                    ms(warm - started), cases.size(), ms(ran - warm)));
             System.err.print(table);
             assertThat(always503.counters().faultsInjected()).as("503s injected").isPositive();
             soft.assertAll();
         }
+    }
+
+    /** The emulator answering at once, with a mailbox just big enough for the warm-up: no case needs mail. */
+    private static EmulatorConfig.Builder smallEmulator() {
+        return fastEmulator().token(TOKEN).seedMessages(50);
+    }
+
+    private static long ms(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
     }
 
     private static void check(SoftAssertions soft, Outcome o) {
@@ -166,7 +180,7 @@ class DeadlineTest {
         CountDownLatch ready = new CountDownLatch(cases.size());
         CountDownLatch go = new CountDownLatch(1);
         List<AtomicReference<Outcome>> results = new ArrayList<>();
-        List<Thread> threads = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
         for (Case c : cases) {
             AtomicReference<Outcome> result = new AtomicReference<>();
             results.add(result);
@@ -270,7 +284,7 @@ class DeadlineTest {
         }
 
         String rootUrl() {
-            return URI.create("http://127.0.0.1:" + server.getLocalPort() + "/").toString();
+            return "http://127.0.0.1:" + server.getLocalPort() + "/";
         }
 
         @Override
