@@ -1,0 +1,105 @@
+package dev.agenttools.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 13, item 1, through the one-shot command: {@code call} with {@code timeout_ms} against a black-holed Gmail
+ * (connections accepted, never read, never answered) answers {@code deadline} within timeout_ms + 10 %, plus what
+ * the JVM's start-up costs, measured in the same test by a {@code tools.list} call (no network) rather than assumed.
+ */
+class CallDeadlineTest {
+    private static final int TIMEOUT_MS = 2_000;
+    private static final String TOKEN = "call-deadline-token-9e2d";
+
+    private record Answered(JsonNode answer, long answerMs, int exit, long exitMs) {
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aOneShotCallAgainstABlackHoleAnswersDeadlineWithinItsTimeoutPlusStartUp() throws Exception {
+        try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> held = new CopyOnWriteArrayList<>();
+            Thread.ofPlatform().daemon().name("black hole").start(() -> {
+                try {
+                    while (true) {
+                        held.add(hole.accept()); // held open, never read, never answered
+                    }
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            });
+            String root = "http://127.0.0.1:" + hole.getLocalPort() + "/";
+
+            Answered startUp = call(root, "{\"command\":\"tools.list\",\"params\":{}}");
+            assertThat(startUp.exit()).as("tools.list exit status; answer " + startUp.answer()).isZero();
+
+            Answered late = call(root, "{\"command\":\"gmail.list-emails\",\"params\":{\"timeout_ms\":" + TIMEOUT_MS + "}}");
+            long bound = TIMEOUT_MS * 110L / 100 + startUp.answerMs();
+            String what = "call gmail.list-emails against a black hole, timeout_ms " + TIMEOUT_MS + ": answer after "
+                    + late.answerMs() + " ms, exit after " + late.exitMs() + " ms (tools.list answered after "
+                    + startUp.answerMs() + " ms); answer " + late.answer();
+            System.err.println(what);
+            assertThat(late.answerMs()).as(what + ": at most timeout_ms × 1.10 + start-up = " + bound + " ms")
+                    .isLessThanOrEqualTo(bound);
+            assertThat(late.answer().path("status").asText()).as(what).isEqualTo("error");
+            assertThat(late.answer().path("error").path("code").asText()).as(what).isEqualTo("deadline");
+            assertThat(late.answer().path("error").path("message").asText()).as(what)
+                    .contains(TIMEOUT_MS + " ms").doesNotContain(TOKEN);
+            assertThat(late.exit()).as(what + ": exit status").isEqualTo(7);
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code call} with {@code request} on stdin and times, from the moment the process is started, its first line
+     * on stdout (the answer) and its exit.
+     */
+    private static Answered call(String rootUrl, String request) throws Exception {
+        ProcessBuilder b = new ProcessBuilder(AgentToolsProcess.javaCommand("call")).redirectError(ProcessBuilder.Redirect.DISCARD);
+        Map<String, String> env = AgentToolsProcess.isolate(b.environment());
+        env.put("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl);
+        env.put("AGENT_TOOLS_ACCESS_TOKEN", TOKEN);
+        env.put("AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString());
+        long start = System.nanoTime();
+        Process p = b.start();
+        var reader = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            try (OutputStream in = p.getOutputStream()) {
+                in.write(request.getBytes(StandardCharsets.UTF_8));
+            }
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            Future<String> line = reader.submit(out::readLine);
+            String answer = line.get(60, TimeUnit.SECONDS);
+            long answerMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(answer).as("an answer line from call " + request).isNotNull();
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("call exits: " + request).isTrue();
+            long exitMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            return new Answered(Json.MAPPER.readTree(answer), answerMs, p.exitValue(), exitMs);
+        } finally {
+            p.destroyForcibly(); // first: a reader still waiting on its stdout then sees the end and the executor can close
+            reader.close();
+        }
+    }
+}
