@@ -29,7 +29,9 @@ record Scenario(String tool, String strategy, int n) {
     /** The params of run number {@code run}; get_email cycles through the given ids. */
     ObjectNode params(int run, List<String> ids) {
         ObjectNode p = Json.object();
-        p.put("strategy", strategy);
+        if (!tool.equals("get_email")) {
+            p.put("strategy", strategy);
+        }
         p.put("agent_name", "bench");
         switch (tool) {
             case "list_emails" -> p.put("max_results", n);

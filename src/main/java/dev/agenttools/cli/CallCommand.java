@@ -33,6 +33,19 @@ final class CallCommand implements Callable<Integer> {
         return answer.exitStatus();
     }
 
+    /**
+     * When this process started, on the {@link System#nanoTime()} clock: a one-shot call's {@code timeout_ms} counts
+     * from there, as the agent that spawned it counts, so the JVM's start and the tools' set-up are inside it.
+     * The kernel's start time (10 ms ticks on Linux); now, when it is unknown or implausible.
+     */
+    static long processStartNanos() {
+        long now = System.nanoTime();
+        return ProcessHandle.current().info().startInstant()
+                .map(start -> java.time.Duration.between(start, java.time.Instant.now()).toNanos())
+                .filter(age -> age >= 0 && age < java.time.Duration.ofMinutes(1).toNanos())
+                .map(age -> now - age).orElse(now);
+    }
+
     /** Reads and answers the request; the session it opened (if any) is left in {@code opened} for the caller to close. */
     static ToolProtocol.Answer answer(InputStream in, java.io.PrintWriter err, ToolSession[] opened) {
         byte[] request;
@@ -51,7 +64,7 @@ final class CallCommand implements Callable<Integer> {
         }
         try {
             opened[0] = ToolSession.open(err);
-            return new ToolProtocol(opened[0].registry).answer(text);
+            return new ToolProtocol(opened[0].registry).answer(text, processStartNanos());
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

@@ -3,8 +3,10 @@ package dev.agenttools.google;
 import dev.agenttools.tool.Deadline;
 
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.Comparator;
+import java.util.PriorityQueue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Client-side pacing to one user's Gmail limits, so that bursts wait here instead of earning 429s: a token bucket of
@@ -15,8 +17,14 @@ import java.util.concurrent.TimeUnit;
  * a rate-limit answer halves the rate (a quota refusal) or the cap on calls in flight (a concurrency refusal), and
  * empties the bucket; each success wins back a little, so that a limit lower than configured (a new project's 6,000
  * units a minute, a busy account's lower concurrency) is learned in a few refusals and probed again only slowly.
- * Refusals of calls sent before the last cut say nothing new (they were sent at the old pace) and cut nothing more.
- * A Retry-After pauses every call of the user until then.
+ * Refusals of calls sent before the last cut say nothing new (they were sent at the old pace) and cut nothing more;
+ * but a concurrency refusal also bounds the cap below the number of our calls that were in flight when the refused
+ * one went out, which learns a limit of 2 from one burst of 10. A Retry-After pauses every call of the user until
+ * then.
+ *
+ * <p>Calls waiting are served earliest deadline first, so that when the quota cannot serve them all in time, the
+ * ones that can still make it do (a retried get of the first list goes before the gets of later lists), instead of
+ * all of them sharing the wait and all missing.
  *
  * <p>The bucket holds {@value #HEADROOM} of the burst: Gmail charges a call when it arrives, a little after we sent
  * it, and a bucket that is full in between loses the refill of that moment; the headroom absorbs ~100 ms of such
@@ -36,9 +44,15 @@ public final class QuotaPacer {
     private final int configuredUnitsPerMinute;
     private final int configuredBurst;
     private final int configuredMaxInFlight;
-    private final Slots slots;
     private final Ticker ticker;
-    // guarded by this
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a slot frees, the cap grows, or the first in line changes. */
+    private final Condition changed = lock.newCondition();
+    private final PriorityQueue<Waiter> waiting = new PriorityQueue<>(
+            Comparator.comparingLong(Waiter::endNanos).thenComparingLong(Waiter::arrival));
+    // guarded by lock
+    private long arrivals;
+    private int inFlight;
     private double rateShare = 1.0;
     private double capacity;
     private double unitsPerNano;
@@ -64,14 +78,18 @@ public final class QuotaPacer {
         this.configuredMaxInFlight = maxInFlight;
         this.ticker = ticker;
         this.lastRefill = ticker.nanoTime();
-        this.lastRateCut = lastRefill;
-        this.lastCapCut = lastRefill;
+        // before any call: the first refusal cuts
+        this.lastRateCut = lastRefill - 1;
+        this.lastCapCut = lastRefill - 1;
         this.pausedUntil = lastRefill;
         setRate(1.0);
         this.units = capacity;
         this.capLevel = maxInFlight;
         this.cap = maxInFlight;
-        this.slots = new Slots(maxInFlight);
+    }
+
+    /** A call waiting its turn: by when it must be done, then in order of arrival. */
+    private record Waiter(long endNanos, long arrival) {
     }
 
     /** A slot to make one call; closing it frees the slot. */
@@ -79,64 +97,101 @@ public final class QuotaPacer {
         /** When the call was let go ({@link System#nanoTime()}, or the test's clock). */
         long sentNanos();
 
+        /** Our calls in flight for this user when it was let go, its own slots included. */
+        int inFlightAtSend();
+
         @Override
         void close();
     }
 
     /**
-     * Waits for {@code slots} call slots (at most the current cap) and {@code cost} quota units, within the
-     * deadline.
+     * Waits for its turn (earliest deadline first), {@code slots} call slots (at most the current cap) and
+     * {@code cost} quota units, within the deadline.
      *
      * @throws InterruptedException when the call is cancelled
      * @throws dev.agenttools.tool.ToolException DEADLINE when the wait would outlast the deadline
      */
     public Permit acquire(int cost, int slots, Deadline deadline, String what) throws InterruptedException {
-        int wanted = Math.max(1, Math.min(slots, maxInFlight()));
-        if (!this.slots.tryAcquire(wanted, Math.max(0, deadline.remainingNanos(ticker.nanoTime())), TimeUnit.NANOSECONDS)) {
-            throw deadline.exceeded(what + " (waiting for a free request slot)");
-        }
+        // a slot wait is real time, so it is counted down on the real clock (the ticker may be a test's virtual one)
+        long slotWaitLeft = Math.max(0, deadline.remainingNanos(ticker.nanoTime()));
+        lock.lockInterruptibly();
+        Waiter me = new Waiter(deadline.endNanos(), arrivals++);
+        waiting.add(me);
         try {
-            takeUnits(cost, deadline, what);
-        } catch (InterruptedException | RuntimeException e) {
-            this.slots.release(wanted);
-            throw e;
+            while (true) {
+                if (waiting.peek() == me) {
+                    int wanted = Math.max(1, Math.min(slots, cap));
+                    if (inFlight + wanted <= cap) {
+                        long now = ticker.nanoTime();
+                        refill(now);
+                        boolean paused = now < pausedUntil;
+                        // a call costing more than the bucket holds waits for a full bucket, not forever
+                        double needed = Math.min(cost, capacity);
+                        if (!paused && units >= needed) {
+                            units -= needed;
+                            inFlight += wanted;
+                            waiting.poll();
+                            changed.signalAll();
+                            return permit(wanted, now, inFlight);
+                        }
+                        long waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed - units) / unitsPerNano);
+                        if (waitNanos > deadline.remainingNanos(now)) {
+                            throw deadline.exceeded(what + (paused ? " (Gmail asked us to wait before the next call)"
+                                    : " (the Gmail quota allows no more calls in time)"));
+                        }
+                        lock.unlock();
+                        try {
+                            ticker.sleep(waitNanos);
+                        } finally {
+                            lock.lock();
+                        }
+                        continue;
+                    }
+                }
+                long left = Math.min(slotWaitLeft, deadline.remainingNanos(ticker.nanoTime()));
+                if (left <= 0) {
+                    throw deadline.exceeded(what + " (waiting for a free request slot)");
+                }
+                long before = System.nanoTime();
+                changed.awaitNanos(left);
+                slotWaitLeft -= System.nanoTime() - before;
+            }
+        } finally {
+            if (waiting.remove(me)) {
+                changed.signalAll(); // gave up (deadline, interrupt): the next in line may go
+            }
+            lock.unlock();
         }
-        long sent = ticker.nanoTime();
+    }
+
+    private Permit permit(int slots, long sent, int inFlightNow) {
         return new Permit() {
+            private boolean closed;
+
             @Override
             public long sentNanos() {
                 return sent;
             }
 
             @Override
+            public int inFlightAtSend() {
+                return inFlightNow;
+            }
+
+            @Override
             public void close() {
-                QuotaPacer.this.slots.release(wanted);
+                lock.lock();
+                try {
+                    if (!closed) {
+                        closed = true;
+                        inFlight -= slots;
+                        changed.signalAll();
+                    }
+                } finally {
+                    lock.unlock();
+                }
             }
         };
-    }
-
-    private void takeUnits(int cost, Deadline deadline, String what) throws InterruptedException {
-        while (true) {
-            long waitNanos;
-            boolean paused;
-            synchronized (this) {
-                long now = ticker.nanoTime();
-                refill(now);
-                paused = now < pausedUntil;
-                // a call costing more than the bucket holds waits for a full bucket, not forever
-                double needed = Math.min(cost, capacity);
-                if (!paused && units >= needed) {
-                    units -= needed;
-                    return;
-                }
-                waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed - units) / unitsPerNano);
-            }
-            if (waitNanos > deadline.remainingNanos(ticker.nanoTime())) {
-                throw deadline.exceeded(what + (paused ? " (Gmail asked us to wait before the next call)"
-                        : " (the Gmail quota allows no more calls in time)"));
-            }
-            ticker.sleep(waitNanos);
-        }
     }
 
     private void refill(long now) {
@@ -155,18 +210,21 @@ public final class QuotaPacer {
         capLevel = Math.max(1, Math.min(configuredMaxInFlight, level));
         int next = (int) capLevel;
         if (next > cap) {
-            slots.release(next - cap);
-        } else if (next < cap) {
-            slots.shrink(cap - next);
+            changed.signalAll();
         }
         cap = next;
     }
 
     /** A call sent under {@code permit} was answered: the limits it ran under held; win back a little. */
-    public synchronized void succeeded(Permit permit) {
-        refill(ticker.nanoTime());
-        setRate(rateShare * (1 + RATE_GAIN));
-        setCap(capLevel + CAP_GAIN / capLevel);
+    public void succeeded(Permit permit) {
+        lock.lock();
+        try {
+            refill(ticker.nanoTime());
+            setRate(rateShare * (1 + RATE_GAIN));
+            setCap(capLevel + CAP_GAIN / capLevel);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -174,46 +232,51 @@ public final class QuotaPacer {
      * calls in flight (a concurrency refusal) or the rate (a quota refusal), once for all the calls sent at the old
      * pace; and pause for what Google asked ({@code retryAfter}, or null).
      */
-    public synchronized void rateLimited(Permit permit, boolean concurrency, Duration retryAfter) {
-        long now = ticker.nanoTime();
-        refill(now);
-        if (concurrency) {
-            if (permit.sentNanos() >= lastCapCut) {
-                setCap(Math.min(capLevel, cap) * CUT);
-                lastCapCut = now;
+    public void rateLimited(Permit permit, boolean concurrency, Duration retryAfter) {
+        lock.lock();
+        try {
+            long now = ticker.nanoTime();
+            refill(now);
+            if (concurrency) {
+                double level = capLevel;
+                if (permit.sentNanos() > lastCapCut) {
+                    level = Math.min(capLevel, cap) * CUT;
+                    lastCapCut = now;
+                }
+                // Gmail refused with this many of ours in flight: its limit (for us) is below that
+                setCap(Math.min(level, permit.inFlightAtSend() - 1));
+            } else {
+                if (permit.sentNanos() > lastRateCut) {
+                    setRate(rateShare * CUT);
+                    lastRateCut = now;
+                }
+                units = 0; // Gmail's bucket is empty: ours too, so the next call waits for the refill
             }
-        } else {
-            if (permit.sentNanos() >= lastRateCut) {
-                setRate(rateShare * CUT);
-                lastRateCut = now;
+            if (retryAfter != null) {
+                pausedUntil = Math.max(pausedUntil, now + retryAfter.toNanos());
             }
-            units = 0; // Gmail's bucket is empty: ours too, so the next call waits for the refill
-        }
-        if (retryAfter != null) {
-            pausedUntil = Math.max(pausedUntil, now + retryAfter.toNanos());
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Calls let in flight at once now (the configured cap, or less after concurrency refusals). */
-    public synchronized int maxInFlight() {
-        return cap;
+    public int maxInFlight() {
+        lock.lock();
+        try {
+            return cap;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Quota units a minute let through now (the configured quota, or less after refusals). */
-    public synchronized double unitsPerMinute() {
-        return configuredUnitsPerMinute * rateShare;
-    }
-
-    /** A fair semaphore whose permits can also be taken away (the cap shrinking while calls are in flight). */
-    private static final class Slots extends Semaphore {
-        private static final long serialVersionUID = 1L;
-
-        Slots(int permits) {
-            super(permits, true);
-        }
-
-        void shrink(int n) {
-            reducePermits(n);
+    public double unitsPerMinute() {
+        lock.lock();
+        try {
+            return configuredUnitsPerMinute * rateShare;
+        } finally {
+            lock.unlock();
         }
     }
 }

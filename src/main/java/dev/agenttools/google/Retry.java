@@ -105,6 +105,8 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
                 return inOrder(keys, done);
             }
             Exception last = refused.values().iterator().next();
+            deadline.noteFailure(GoogleErrors.translate(last, operationOf.apply(refused.keySet().iterator().next()), attempt,
+                    deadline).getMessage());
             long wait = backoffNanos(attempt, last);
             if (wait >= deadline.remainingNanos(ticker.nanoTime())) {
                 String parts = keys.size() > 1 ? " " + refused.size() + " refused parts of a batch" : "";

@@ -47,7 +47,16 @@ public final class ToolProtocol {
         }
     }
 
+    /** The answer to a request received now. */
     public Answer answer(String request) {
+        return answer(request, System.nanoTime());
+    }
+
+    /**
+     * The answer to a request received at {@code receivedNanos} (a {@link System#nanoTime()} reading): its
+     * {@code timeout_ms} counts from then.
+     */
+    public Answer answer(String request, long receivedNanos) {
         JsonNode id = null;
         try {
             if (request.isBlank()) {
@@ -90,7 +99,7 @@ public final class ToolProtocol {
             }
             JsonNode agent = p.get("agent_name");
             ToolCall call = new ToolCall(command.asText(), p, agent != null && agent.isTextual() ? agent.asText() : null,
-                    id == null || id.isNull() ? null : id.asText());
+                    id == null || id.isNull() ? null : id.asText(), receivedNanos, null);
             ToolResult result = registry.call(call);
             return ok(id, result.data(), result.backend(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {

@@ -38,7 +38,7 @@ class BenchmarkTest {
         assertThat(results.get("environment").get("cpus").asInt()).isPositive();
         assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
         JsonNode rows = results.get("rows");
-        assertThat(rows).hasSize(9); // 2 tools x 3 strategies, and get_email in-process, through serve, through call
+        assertThat(rows).hasSize(7); // list_emails x 3 strategies, get_email (no strategy), and in-process, through serve, through call
         assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "call");
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
         for (JsonNode row : rows) {

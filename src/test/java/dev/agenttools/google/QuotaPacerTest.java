@@ -250,7 +250,7 @@ class QuotaPacerTest {
     }
 
     @Test
-    void refusalsOfCallsSentAtTheOldPaceCutOnlyOnce() throws Exception {
+    void refusalsOfCallsSentAtTheOldPaceCutTheRateOnlyOnce() throws Exception {
         QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
         List<QuotaPacer.Permit> burst = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -259,18 +259,34 @@ class QuotaPacerTest {
         time.advance(Duration.ofMillis(1));
 
         for (QuotaPacer.Permit p : burst) {
-            pacer.rateLimited(p, true, null);
             pacer.rateLimited(p, false, null);
             p.close();
         }
 
-        assertThat(pacer.maxInFlight()).isEqualTo(4);
         assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND / 2.0);
         // a call sent after the cut and refused too cuts again: the new pace is still too fast
+        time.advance(Duration.ofMillis(1));
         QuotaPacer.Permit after = pacer.acquire(1, 1, time.deadline(HOUR), "after");
         after.close();
-        pacer.rateLimited(after, true, null);
+        pacer.rateLimited(after, false, null);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(TEN_A_SECOND / 4.0);
+    }
+
+    @Test
+    void oneBurstOfConcurrencyRefusalsTeachesTheLimitItHit() throws Exception {
+        // ten calls at once against a Gmail that lets two of them in: the eight refused went out with 3..10 in flight
+        QuotaPacer pacer = new QuotaPacer(60_000, 1_000, 20, time);
+        List<QuotaPacer.Permit> burst = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            burst.add(pacer.acquire(5, 1, time.deadline(HOUR), "messages.get " + i));
+        }
+        for (QuotaPacer.Permit p : burst.subList(2, 10)) {
+            pacer.rateLimited(p, true, null);
+            p.close();
+        }
+
         assertThat(pacer.maxInFlight()).isEqualTo(2);
+        assertThat(pacer.unitsPerMinute()).as("the quota was not the problem").isEqualTo(60_000);
     }
 
     @Test
@@ -281,7 +297,7 @@ class QuotaPacerTest {
             inFlight.add(pacer.acquire(1, 1, time.deadline(HOUR), "call " + i));
         }
 
-        pacer.rateLimited(inFlight.getFirst(), true, null);
+        pacer.rateLimited(inFlight.getLast(), true, null);
         inFlight.forEach(QuotaPacer.Permit::close);
 
         QuotaPacer.Permit a = pacer.acquire(1, 1, time.deadline(Duration.ZERO), "a");
@@ -297,10 +313,14 @@ class QuotaPacerTest {
     @Test
     void successesWinTheLimitsBackSlowlyAndNeverPastTheConfiguredOnes() throws Exception {
         QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
-        QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused");
-        p.close();
+        List<QuotaPacer.Permit> eight = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            eight.add(pacer.acquire(0, 1, time.deadline(HOUR), "call " + i));
+        }
+        QuotaPacer.Permit p = eight.getLast();
         pacer.rateLimited(p, true, null);
         pacer.rateLimited(p, false, null);
+        eight.forEach(QuotaPacer.Permit::close);
         assertThat(pacer.maxInFlight()).isEqualTo(4);
 
         for (int i = 0; i < 3; i++) {
@@ -323,6 +343,7 @@ class QuotaPacerTest {
     void theRateIsNeverCutToNothing() throws Exception {
         QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 2, time);
         for (int i = 0; i < 50; i++) {
+            time.advance(Duration.ofMillis(1)); // each sent after the last cut
             QuotaPacer.Permit p = pacer.acquire(0, 1, time.deadline(HOUR), "refused " + i);
             p.close();
             time.advance(Duration.ofMillis(1));
@@ -347,6 +368,37 @@ class QuotaPacerTest {
 
         pacer.acquire(1, 1, time.deadline(HOUR), "messages.list").close();
         assertThat(time.slept()).isGreaterThanOrEqualTo(Duration.ofSeconds(3).toNanos());
+    }
+
+    @Test
+    void theCallWithTheEarliestDeadlineGoesFirstWhateverItsArrival() throws Exception {
+        QuotaPacer pacer = new QuotaPacer(6_000, 100, 1, time);
+        QuotaPacer.Permit only = pacer.acquire(1, 1, time.deadline(HOUR), "holder");
+        List<String> order = new CopyOnWriteArrayList<>();
+        List<QuotaPacer.Permit> held = new CopyOnWriteArrayList<>();
+        Thread relaxed = waiter(pacer, "relaxed", Duration.ofMinutes(50), order, held);
+        awaitParked(relaxed);
+        Thread urgent = waiter(pacer, "urgent", Duration.ofMinutes(10), order, held);
+        awaitParked(urgent);
+
+        only.close();
+        urgent.join(Duration.ofSeconds(20));
+        held.forEach(QuotaPacer.Permit::close);
+        relaxed.join(Duration.ofSeconds(20));
+
+        assertThat(order).containsExactly("urgent", "relaxed");
+        held.forEach(QuotaPacer.Permit::close);
+    }
+
+    private Thread waiter(QuotaPacer pacer, String name, Duration budget, List<String> order, List<QuotaPacer.Permit> held) {
+        return Thread.ofVirtual().name(name).start(() -> {
+            try {
+                held.add(pacer.acquire(1, 1, time.deadline(budget), name));
+                order.add(name);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 
     private Thread waiter(QuotaPacer pacer, String name, List<String> order, List<QuotaPacer.Permit> held) {

@@ -35,7 +35,7 @@ final class VirtualTime implements Ticker {
 
     /** A deadline of {@code budget} starting now, on this clock. */
     Deadline deadline(Duration budget) {
-        return new Deadline(nanoTime(), budget.toNanos());
+        return Deadline.since(nanoTime(), budget);
     }
 
     long slept() {
