@@ -134,10 +134,6 @@ public final class Emulator implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    public EmulatorConfig config() {
-        return config;
-    }
-
     /** The self-signed certificate (PEM) clients must trust, or null without TLS. */
     public Path certificate() {
         return certificate;
@@ -145,11 +141,6 @@ public final class Emulator implements AutoCloseable {
 
     public EmulatorCounters counters() {
         return counters.snapshot(concurrency.peak());
-    }
-
-    public void resetCounters() {
-        counters.reset();
-        concurrency.resetPeak();
     }
 
     /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */
