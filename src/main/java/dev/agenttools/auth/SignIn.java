@@ -45,14 +45,14 @@ public final class SignIn {
     private static final String ACCOUNT_FILE = "account.json";
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
-     * The OAuth library logs a refused refresh as SEVERE with a stack trace on stderr; the tools report it themselves,
-     * in one line that says what to run. Kept in a field: java.util.logging holds loggers weakly.
+     * Where {@link Credential} logs. When a refresh fails after Gmail answered 401, {@code Credential.handleResponse}
+     * logs "unable to refresh token" as SEVERE with a stack trace on stderr, then lets the 401 through; the tools report
+     * that 401 themselves, in one line that says what to run. So {@link #credential} drops that one record (every
+     * other record of the library still logs), and only in a process that builds a refreshing credential. Kept in a
+     * field: java.util.logging holds loggers weakly, and a collected logger would lose the filter.
      */
     private static final java.util.logging.Logger CREDENTIAL_LOG = java.util.logging.Logger.getLogger(Credential.class.getName());
-
-    static {
-        CREDENTIAL_LOG.setLevel(java.util.logging.Level.OFF);
-    }
+    private static final String REFRESH_FAILED = "unable to refresh token";
 
     private SignIn() {
     }
@@ -146,6 +146,7 @@ public final class SignIn {
 
     /** The stored sign-in as a self-refreshing credential, or empty when nobody signed in. */
     public static Optional<Credential> credential(AuthSettings settings, HttpTransport transport) {
+        quietRefreshFailures();
         try {
             Path accountFile = settings.storeDir().resolve(ACCOUNT_FILE);
             if (!Files.isRegularFile(accountFile)) {
@@ -173,6 +174,13 @@ public final class SignIn {
         } catch (IOException e) {
             throw new AuthException("cannot read the stored sign-in in " + settings.storeDir() + ": " + e.getMessage()
                     + "; run 'agent-tools auth login' again", e);
+        }
+    }
+
+    /** Drops {@link Credential}'s stack trace of a failed refresh (see {@link #CREDENTIAL_LOG}); idempotent. */
+    private static synchronized void quietRefreshFailures() {
+        if (CREDENTIAL_LOG.getFilter() == null) {
+            CREDENTIAL_LOG.setFilter(r -> !REFRESH_FAILED.equals(r.getMessage()));
         }
     }
 

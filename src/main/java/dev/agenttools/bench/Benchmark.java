@@ -147,7 +147,7 @@ public final class Benchmark {
                 }
                 done.set(true);
                 Runtime.getRuntime().removeShutdownHook(reporter);
-                progress.close();
+                progress.finish(); // the bar's last line before the report, not after it
                 rows = BenchReport.withSpeedups(rows);
                 sweepRows = BenchReport.withSpeedups(sweepRows);
                 String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
@@ -304,12 +304,17 @@ public final class Benchmark {
             }
         }
 
-        @Override
-        public void close() {
+        /** Ends the bar (idempotent). */
+        void finish() {
             if (bar != null && !closed) {
                 bar.close();
             }
             closed = true;
+        }
+
+        @Override
+        public void close() {
+            finish();
         }
     }
 }

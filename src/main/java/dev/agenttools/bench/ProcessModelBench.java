@@ -249,14 +249,19 @@ final class ProcessModelBench {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             try {
                 in.close();
             } catch (IOException ignored) {
                 // already gone
             }
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }

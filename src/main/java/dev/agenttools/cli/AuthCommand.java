@@ -3,9 +3,10 @@ package dev.agenttools.cli;
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
 import com.google.api.client.http.javanet.NetHttpTransport;
 import dev.agenttools.Config;
-import dev.agenttools.auth.AuthException;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
+import dev.agenttools.tool.ToolException;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -27,8 +28,7 @@ final class AuthCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return 2;
+        throw new CommandLine.ParameterException(spec.commandLine(), "auth needs a subcommand: login, status or logout");
     }
 
     static AuthSettings settings() {
@@ -40,9 +40,10 @@ final class AuthCommand implements Callable<Integer> {
     }
 
     @Command(name = "login", mixinStandardHelpOptions = true,
-            description = {"Open Google's consent page (or print its address), catch the answer on a loopback address and",
-                    "store the refresh token in the config folder, readable by you only. The address carries PKCE (S256)",
-                    "and a random state; an answer without that state is refused."})
+            description = {"Sign in: open Google's consent page and store the refresh token it grants.",
+                    "Opens the page (or prints its address), catches the answer on a loopback address and stores the refresh "
+                            + "token in the config folder, readable by you only. The address carries PKCE (S256) and a random "
+                            + "state; an answer without that state is refused."})
     static final class Login implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -72,18 +73,16 @@ final class AuthCommand implements Callable<Integer> {
                     AuthorizationCodeInstalledApp.browse(url); // the desktop's browser, where there is one
                 }
             };
+            SignIn.Status status;
             try {
-                SignIn.Status status = SignIn.login(s, new NetHttpTransport(), browser);
-                spec.commandLine().getOut().println("signed in as " + who() + "; scopes " + String.join(" ", status.scopes())
-                        + "; stored in " + status.store());
-                return 0;
-            } catch (AuthException e) {
-                err.println("agent-tools auth login: " + e.getMessage());
-                return 4;
+                status = SignIn.login(s, new NetHttpTransport(), browser); // an AuthException is unauthenticated: 4
             } catch (IOException e) {
-                err.println("agent-tools auth login: " + e.getMessage() + " (is the token endpoint " + s.tokenUrl() + " reachable?)");
-                return 6;
+                throw new ToolException(ToolException.Kind.UPSTREAM,
+                        e.getMessage() + " (is the token endpoint " + s.tokenUrl() + " reachable?)", e);
             }
+            spec.commandLine().getOut().println("signed in as " + who() + "; scopes " + String.join(" ", status.scopes())
+                    + "; stored in " + status.store());
+            return 0;
         }
     }
 
@@ -98,7 +97,7 @@ final class AuthCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             if (!status.signedIn()) {
                 out.println("not signed in: run 'agent-tools auth login --client-secrets FILE'");
-                return 4;
+                return ToolException.Kind.UNAUTHENTICATED.exitStatus(); // the answer, not a failure: on stdout
             }
             out.println("signed in as " + who() + " with OAuth client " + status.clientId());
             out.println("scopes: " + String.join(" ", status.scopes()));
@@ -115,7 +114,7 @@ final class AuthCommand implements Callable<Integer> {
         try {
             return new dev.agenttools.gmail.GmailService(dev.agenttools.gmail.GmailSettings.fromEnvironment(settings)
                     .withAccessToken(null), settings(settings)).emailAddress(java.time.Duration.ofSeconds(15));
-        } catch (dev.agenttools.tool.ToolException e) {
+        } catch (ToolException e) {
             return "(unknown: " + e.getMessage() + ")";
         }
     }

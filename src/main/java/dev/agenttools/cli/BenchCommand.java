@@ -13,26 +13,38 @@ import java.util.concurrent.Callable;
 
 /** {@code agent-tools bench}: the article's benchmark, against the embedded emulator by default. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmark list_emails, search_emails and get_email with each fetch strategy (1 warm-up + 50 runs",
-                "by default) against the embedded Gmail emulator at 150 ms per call, print a comparison table and write",
-                "the results as JSON (and a chart with --sweep)."})
+        description = {"Benchmark the Gmail tools' fetch strategies against each other.",
+                "Runs list_emails, search_emails and get_email with each fetch strategy (1 warm-up + 50 runs by default) "
+                        + "against the embedded Gmail emulator at 150 ms per call, prints a comparison table and writes the "
+                        + "results as JSON (and a chart with --sweep)."})
 final class BenchCommand implements Callable<Integer> {
+    // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
+
+    /** Where the benchmark's calls go. */
+    enum Target { emulator, gmail }
+
+    /** The tools the benchmark times. */
+    enum BenchTool { list_emails, search_emails, get_email }
+
+    /** The fetch strategies (the tools' {@code strategy} parameter). */
+    enum Strategy { sequential, concurrent, batch }
+
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--target", description = "emulator (default, no account needed) or gmail (stored credentials, read-only).",
-            defaultValue = "emulator")
-    String target;
+    @Option(names = "--target", description = "${COMPLETION-CANDIDATES}: the embedded emulator (no account needed) or Gmail "
+            + "(the stored sign-in, read-only) (default: ${DEFAULT-VALUE}).", defaultValue = "emulator")
+    Target target;
     @Option(names = "--runs", description = "Measured runs per row (default: ${DEFAULT-VALUE}).", defaultValue = "50")
     int runs;
     @Option(names = "--warmup", description = "Warm-up runs per row (default: ${DEFAULT-VALUE}).", defaultValue = "1")
     int warmup;
     @Option(names = "--n", description = "Emails per list/search call (default: ${DEFAULT-VALUE}).", defaultValue = "10")
     int n;
-    @Option(names = "--tools", split = ",", description = "Tools to run (default: list_emails,search_emails,get_email).")
-    List<String> tools = List.of("list_emails", "search_emails", "get_email");
-    @Option(names = "--strategies", split = ",", description = "Strategies to run (default: sequential,concurrent,batch).")
-    List<String> strategies = List.of("sequential", "concurrent", "batch");
+    @Option(names = "--tools", split = ",", description = "Tools to run, among ${COMPLETION-CANDIDATES} (default: all).")
+    List<BenchTool> tools = List.of(BenchTool.values());
+    @Option(names = "--strategies", split = ",", description = "Strategies to run, among ${COMPLETION-CANDIDATES} (default: all).")
+    List<Strategy> strategies = List.of(Strategy.values());
     @Option(names = "--latency", description = "Emulator latency per call (default: ${DEFAULT-VALUE}).", defaultValue = "150ms")
     Duration latency;
     @Option(names = "--sweep", split = ",", description = "Also sweep list_emails over these sizes and chart it, e.g. 1,5,10,25,50,100.")
@@ -55,11 +67,11 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Benchmark.Options options;
         try {
-            options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
-                    tools, strategies, latency, sweep, quick ? 1 : sweepRuns, out, pause, !noProcessModel);
+            options = new Benchmark.Options(target.name(), quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
+                    tools.stream().map(Enum::name).toList(), strategies.stream().map(Enum::name).toList(), latency, sweep,
+                    quick ? 1 : sweepRuns, out, pause, !noProcessModel);
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("agent-tools bench: " + e.getMessage());
-            return 2;
+            throw new ConfigurationException(e.getMessage(), e);
         }
         return Benchmark.run(options, spec.commandLine().getOut(), System.err);
     }

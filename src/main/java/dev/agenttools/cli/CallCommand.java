@@ -13,9 +13,10 @@ import java.util.concurrent.Callable;
 
 /** {@code agent-tools call}: the article's protocol, one JSON request on stdin, one JSON answer on stdout. */
 @Command(name = "call", mixinStandardHelpOptions = true,
-        description = {"Read one JSON request from stdin, {\"command\": \"gmail.list-emails\", \"params\": {...}},",
-                "and write one JSON answer to stdout. Exit status 0 on ok; on error the status names the kind",
-                "(2 invalid_argument, 3 not_found, 4 unauthenticated, 5 rate_limited, 6 upstream, 7 deadline, 1 internal)."})
+        description = {"Answer one JSON request from stdin with one JSON answer on stdout.",
+                "The request is {\"command\": \"gmail.list-emails\", \"params\": {...}}. Exit status 0 on ok; on error the "
+                        + "status names the kind (2 invalid_argument, 3 not_found, 4 unauthenticated, 5 rate_limited, "
+                        + "6 upstream, 7 deadline, 1 internal)."})
 final class CallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

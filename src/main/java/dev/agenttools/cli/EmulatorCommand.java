@@ -16,9 +16,9 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code agent-tools emulator}: serves the Gmail API emulator until stopped. */
 @Command(name = "emulator", mixinStandardHelpOptions = true,
-        description = {"Serve a local Gmail API v1 (the real REST surface over a seeded or loaded mailbox) with latency,",
-                "handshake, quota, concurrency and fault models. Prints 'emulator listening on URL' on stdout;",
-                "give that URL to a client as its root URL."})
+        description = {"Serve a local Gmail API v1 with latency, handshake, quota, concurrency and fault models.",
+                "The real REST surface over a seeded or loaded mailbox. Prints 'emulator listening on URL' on stdout; give "
+                        + "that URL to a client as its root URL."})
 final class EmulatorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -105,16 +105,9 @@ final class EmulatorCommand implements Callable<Integer> {
         try {
             config = b.build();
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("agent-tools emulator: " + e.getMessage());
-            return 2;
+            throw new ConfigurationException(e.getMessage(), e);
         }
-        Emulator emulator;
-        try {
-            emulator = Emulator.start(config);
-        } catch (IllegalArgumentException | IllegalStateException | java.io.UncheckedIOException e) {
-            spec.commandLine().getErr().println("agent-tools emulator: " + e.getMessage());
-            return 1;
-        }
+        Emulator emulator = Emulator.start(config); // a mailbox it cannot load or a port it cannot bind: 1
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             emulator.close();

@@ -1,14 +1,23 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.auth.AuthException;
+import dev.agenttools.tool.ToolException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code agent-tools} command line. The only place that calls System.exit. */
+import java.time.Duration;
+
+/**
+ * The {@code agent-tools} command line. The only place that calls System.exit, and the one place that turns a
+ * failure into an exit status ({@link #exitStatus}): commands return 0 (or a result's status) and throw on failure.
+ */
 @Command(name = "agent-tools", mixinStandardHelpOptions = true, version = "agent-tools 0.1.0",
         description = "Fast, dependable Gmail tools for AI agents, with a Gmail API emulator.",
         subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class, TrainAotCommand.class,
                 BenchCommand.class})
 public final class Main {
+    /** A bad flag or setting: picocli's own status for a usage error. */
+    static final int CONFIGURATION = CommandLine.ExitCode.USAGE;
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -17,11 +26,28 @@ public final class Main {
     /** The configured command line (tests run commands through it and capture their output). */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
-        cli.registerConverter(java.time.Duration.class, new DurationConverter());
+        cli.registerConverter(Duration.class, new DurationConverter());
+        cli.setExitCodeExceptionMapper(Main::exitStatus);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("agent-tools " + cmd.getCommandName() + ": " + e.getMessage());
-            return 1;
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": "
+                    + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            cmd.getErr().flush();
+            return cmd.getExitCodeExceptionMapper().getExitCode(e);
         });
         return cli;
+    }
+
+    /**
+     * The exit status of a failure: 2 for a bad flag or setting, a {@link ToolException}'s kind's status (a sign-in
+     * problem is unauthenticated, 4), else 1.
+     */
+    static int exitStatus(Throwable e) {
+        return switch (e) {
+            case ConfigurationException c -> CONFIGURATION;
+            case CommandLine.ParameterException p -> CONFIGURATION;
+            case ToolException t -> t.kind().exitStatus();
+            case AuthException a -> ToolException.Kind.UNAUTHENTICATED.exitStatus();
+            default -> CommandLine.ExitCode.SOFTWARE;
+        };
     }
 }

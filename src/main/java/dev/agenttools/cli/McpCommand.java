@@ -12,9 +12,9 @@ import java.util.concurrent.Callable;
 
 /** {@code agent-tools mcp}: the tools as an MCP server over stdio. */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
-        description = {"Serve the tools over the Model Context Protocol on stdin/stdout (for Claude Desktop, IDEs and",
-                "agent frameworks): list_emails, search_emails, get_email. Every bad line gets a JSON-RPC error; end of",
-                "input finishes the calls in flight, then exits. Logs go to stderr."})
+        description = {"Serve the tools over the Model Context Protocol on stdin/stdout.",
+                "For Claude Desktop, IDEs and agent frameworks: list_emails, search_emails, get_email. Every bad line gets "
+                        + "a JSON-RPC error; end of input finishes the calls in flight, then exits. Logs go to stderr."})
 final class McpCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -26,8 +26,7 @@ final class McpCommand implements Callable<Integer> {
             opened = ToolSession.open(spec.commandLine().getErr());
         } catch (IllegalArgumentException e) {
             // before any MCP traffic: a bad setting is a start-up failure, not an error on every tool call
-            spec.commandLine().getErr().println("agent-tools mcp: configuration: " + e.getMessage());
-            return 2;
+            throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
         try (ToolSession session = opened) {
             McpStdioServer.serve(session.registry, Tools.SHORT_NAMES, "0.1.0", System.in, new FileOutputStream(FileDescriptor.out),

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 
 /** {@code agent-tools serve --stdio}: the persistent JSON-lines mode. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"Serve the tools as JSON lines on stdin/stdout: one request per line, each with an id that its",
-                "answer echoes; requests run concurrently, so answers may come out of order. Bad lines get error",
-                "answers; a request beyond the limits below is answered 'overloaded' at once and not run. End of",
-                "input or SIGTERM finishes the calls admitted, then exits."})
+        description = {"Serve the tools as JSON lines on stdin/stdout.",
+                "One request per line, each with an id that its answer echoes; requests run concurrently, so answers may "
+                        + "come out of order. Bad lines get error answers; a request beyond the limits below is answered "
+                        + "'overloaded' at once and not run. End of input or SIGTERM finishes the calls admitted, then exits."})
 final class ServeCommand implements Callable<Integer> {
     static final String MAX_IN_FLIGHT = "AGENT_TOOLS_SERVE_MAX_IN_FLIGHT";
     static final String MAX_QUEUED = "AGENT_TOOLS_SERVE_MAX_QUEUED";
@@ -46,8 +46,7 @@ final class ServeCommand implements Callable<Integer> {
             limits = limits(Config.load());
             session = ToolSession.open(spec.commandLine().getErr());
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("agent-tools serve: configuration: " + e.getMessage());
-            return 2;
+            throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
         ToolProtocol protocol = new ToolProtocol(session.registry);
         // Raw stdout: answers are written whole, line by line, by the server itself.

@@ -20,8 +20,10 @@ import java.util.UUID;
 /**
  * Google's HTTP batch format: a multipart/mixed body whose parts are whole HTTP requests, answered by a
  * multipart/mixed body whose parts are whole HTTP responses, in request order, each tagged
- * {@code Content-ID: <response-ID>}. The multipart layer is parsed by Angus Mail; the HTTP messages inside
- * the parts are read and written here, since no library parses a bare HTTP request from bytes.
+ * {@code Content-ID: <response-ID>}. The multipart layer is parsed by Angus Mail. The HTTP request inside each
+ * part is read here, not by Jetty's {@code HttpParser}: that parser wants a callback handler and reads a body only
+ * by {@code Content-Length} or chunking, while a part's body here is whatever follows the blank line (CRLF or bare
+ * LF line ends), and its headers merge with the outer request's. The HTTP responses are written here too.
  */
 final class BatchCodec {
     static final int MAX_PARTS = 100;

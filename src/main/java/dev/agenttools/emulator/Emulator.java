@@ -1,6 +1,9 @@
 package dev.agenttools.emulator;
 
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
+import org.eclipse.jetty.compression.gzip.GzipCompression;
+import org.eclipse.jetty.compression.server.CompressionConfig;
+import org.eclipse.jetty.compression.server.CompressionHandler;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.io.Connection;
@@ -12,7 +15,6 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.server.handler.gzip.GzipHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -95,12 +97,13 @@ public final class Emulator implements AutoCloseable {
         connector.setIdleTimeout(IDLE_TIMEOUT_MS);
         connector.addBean(new ConnectionWatch(counters, front));
         server.addConnector(connector);
-        GzipHandler gzip = new GzipHandler();
-        // Official clients gzip their request bodies: RequestBody inflates them, counting both sizes against the
-        // limits; this handler only compresses responses.
-        gzip.setInflateBufferSize(-1);
-        gzip.setHandler(front);
-        server.setHandler(gzip);
+        // Gzip responses for clients that accept it (GET and POST, 32 bytes or more, as Jetty's defaults have it).
+        // Official clients gzip their request bodies too: RequestBody inflates them, counting both sizes against the
+        // limits, so this handler never decompresses a request.
+        CompressionHandler compression = new CompressionHandler(front);
+        compression.putCompression(new GzipCompression());
+        compression.putConfiguration("/", CompressionConfig.builder().defaults().decompressExcludePath("/*").build());
+        server.setHandler(compression);
         server.setErrorHandler(new JsonErrorHandler(config.maxHeaderSize())); // Jetty's own errors in Google's JSON, never an HTML page
         server.start();
     }
@@ -131,10 +134,6 @@ public final class Emulator implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    public EmulatorConfig config() {
-        return config;
-    }
-
     /** The self-signed certificate (PEM) clients must trust, or null without TLS. */
     public Path certificate() {
         return certificate;
@@ -142,11 +141,6 @@ public final class Emulator implements AutoCloseable {
 
     public EmulatorCounters counters() {
         return counters.snapshot(concurrency.peak());
-    }
-
-    public void resetCounters() {
-        counters.reset();
-        concurrency.resetPeak();
     }
 
     /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */

@@ -299,10 +299,6 @@ final class Mailbox {
         }
     }
 
-    long oldestValidHistoryId() {
-        return oldestValidHistoryId;
-    }
-
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> all = new ArrayList<>(a);
         all.addAll(b);

@@ -19,7 +19,7 @@ import java.util.zip.ZipException;
  * {@code Content-Length} is refused before a byte is read) and, for {@code Content-Encoding: gzip}, at most
  * {@code maxInflated} bytes once inflated. Both are counted while streaming, so neither a large upload nor a small
  * gzip bomb ever sits whole in memory; past a limit the call is answered 413. Gzip is undone here rather than by
- * Jetty's {@code GzipHandler} because only here can both sizes be counted. Thread-safe (stateless).
+ * Jetty's {@code CompressionHandler} because only here can both sizes be counted. Thread-safe (stateless).
  */
 final class RequestBody {
     private static final int BUFFER = 8 * 1024;

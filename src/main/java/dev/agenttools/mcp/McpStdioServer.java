@@ -52,8 +52,8 @@ public final class McpStdioServer {
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : registry.specs()) {
             String name = names.getOrDefault(spec.name(), spec.name().replaceAll("[^A-Za-z0-9_-]", "_"));
-            McpSchema.Tool tool = McpSchema.Tool.builder().name(name).description(spec.description())
-                    .inputSchema(mapper, Json.write(spec.inputSchema())).build();
+            McpSchema.Tool tool = McpSchema.Tool.builder(name, mapper, Json.write(spec.inputSchema()))
+                    .description(spec.description()).build();
             tools.add(new McpServerFeatures.SyncToolSpecification(tool,
                     (exchange, request) -> call(registry, spec.name(), tool, validator, request)));
         }

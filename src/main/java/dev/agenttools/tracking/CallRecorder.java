@@ -33,7 +33,6 @@ public final class CallRecorder implements AutoCloseable {
     private final AtomicLong accepted = new AtomicLong();
     /** Records refused because the queue was full or the recorder closed. */
     private final AtomicLong rejected = new AtomicLong();
-    private final AtomicLong sinkFailures = new AtomicLong();
     // written, failed, givenUp and abandoned change together, under this lock: once close gives up, the writer's
     // late outcome no longer counts (its records are already counted as given up).
     private long written;
@@ -77,17 +76,9 @@ public final class CallRecorder implements AutoCloseable {
         return rejected.get() + failed + givenUp;
     }
 
-    public long sinkFailures() {
-        return sinkFailures.get();
-    }
-
     /** The sink's last error message (or why close gave up), or null. */
     public String lastError() {
         return lastError;
-    }
-
-    public CallSink sink() {
-        return sink;
     }
 
     /** The writer thread: batches until closed and drained (or given up), then closes the sink itself. */
@@ -130,7 +121,6 @@ public final class CallRecorder implements AutoCloseable {
                 }
                 failed += batch.size();
             }
-            sinkFailures.incrementAndGet();
             String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
             if (!message.equals(lastError)) {
                 System.err.println("agent-tools: " + message); // once per distinct failure, not per batch

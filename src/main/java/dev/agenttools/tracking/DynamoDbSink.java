@@ -16,8 +16,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
-import software.amazon.awssdk.core.retry.backoff.FixedDelayBackoffStrategy;
 import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 import java.time.Duration;
@@ -89,7 +89,7 @@ public final class DynamoDbSink implements CallSink {
             // The SDK's default waiter polls every 20 s; tables are usually ready in a second or two.
             try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
                     .overrideConfiguration(WaiterOverrideConfiguration.builder()
-                            .backoffStrategy(FixedDelayBackoffStrategy.create(Duration.ofMillis(250))).maxAttempts(240).build())
+                            .backoffStrategyV2(BackoffStrategy.fixedDelayWithoutJitter(Duration.ofMillis(250))).maxAttempts(240).build())
                     .build()) {
                 waiter.waitUntilTableExists(DescribeTableRequest.builder().tableName(table).build());
             }

@@ -36,14 +36,6 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
         }
     }
 
-    public static TrackingSettings none() {
-        return new TrackingSettings("none", null, null, null, null);
-    }
-
-    public static TrackingSettings sqlite(Path file) {
-        return new TrackingSettings("sqlite", file, null, null, null);
-    }
-
     /**
      * Reads {@code AGENT_TOOLS_TRACKING}, {@code AGENT_TOOLS_TRACKING_DB}, {@code AGENT_TOOLS_TRACKING_FLUSH_MS},
      * {@code AGENT_TOOLS_DYNAMODB_TABLE},

@@ -236,4 +236,18 @@ class SignInTest {
         assertThatThrownBy(() -> SignIn.login(settings().withClientSecrets(null), new NetHttpTransport(), FOLLOWING_BROWSER))
                 .isInstanceOf(AuthException.class).hasMessageContaining("--client-secrets");
     }
+
+    @Test
+    void onlyTheRefreshFailuresStackTraceIsDroppedAndOnlyOnceACredentialIsBuilt(@TempDir Path home) {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(
+                com.google.api.client.auth.oauth2.Credential.class.getName());
+        assertThat(log.getLevel()).as("the library's logging is left on").isNotEqualTo(java.util.logging.Level.OFF);
+        AuthSettings nobody = AuthSettings.from(java.util.Map.of(), home);
+        assertThat(SignIn.credential(nobody, new NetHttpTransport())).isEmpty();
+        assertThat(log.getFilter()).isNotNull();
+        assertThat(log.getFilter().isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.SEVERE,
+                "unable to refresh token"))).isFalse();
+        assertThat(log.getFilter().isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.WARNING,
+                "anything else"))).isTrue();
+    }
 }

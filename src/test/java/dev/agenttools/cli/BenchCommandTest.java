@@ -17,20 +17,32 @@ class BenchCommandTest {
     }
 
     @Test
+    void toolsAndStrategiesDefaultToAllAndReadAsTyped() {
+        assertThat(parse("bench").tools).containsExactly(BenchCommand.BenchTool.values());
+        assertThat(parse("bench", "--strategies", "batch,sequential").strategies)
+                .containsExactly(BenchCommand.Strategy.batch, BenchCommand.Strategy.sequential);
+        assertThat(parse("bench").target).isEqualTo(BenchCommand.Target.emulator);
+    }
+
+    @Test
     void processModelRowsAreOnByDefaultAndOffWithTheFlag() {
         assertThat(parse("bench").noProcessModel).isFalse();
         assertThat(parse("bench", "--no-process-model").noProcessModel).isTrue();
     }
 
     @Test
-    void badOptionsAreNamedAndExitTwo() {
+    void badOptionsNameTheAllowedWordsAndExitTwo() {
         StringWriter err = new StringWriter();
         var cli = Main.commandLine();
         cli.setErr(new PrintWriter(err));
         cli.setOut(new PrintWriter(new StringWriter()));
         assertThat(cli.execute("bench", "--target", "prod")).isEqualTo(2);
-        assertThat(err.toString()).contains("target must be emulator or gmail");
-        assertThat(cli.execute("bench", "--tools", "send_email")).isEqualTo(2);
-        assertThat(err.toString()).contains("tools must be among");
+        assertThat(err.toString()).contains("'--target': expected one of [emulator, gmail] (case-sensitive) but was 'prod'");
+        assertThat(cli.execute("bench", "--tools", "list_emails,send_email")).isEqualTo(2);
+        assertThat(err.toString()).contains("expected one of [list_emails, search_emails, get_email] (case-sensitive) but was 'send_email'");
+        assertThat(cli.execute("bench", "--strategies", "fast")).isEqualTo(2);
+        assertThat(err.toString()).contains("expected one of [sequential, concurrent, batch] (case-sensitive) but was 'fast'");
+        assertThat(cli.execute("bench", "--runs", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("agent-tools bench: runs must be >= 1");
     }
 }

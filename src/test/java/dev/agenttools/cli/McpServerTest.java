@@ -65,7 +65,7 @@ class McpServerTest {
 
     @Test
     void callsAToolAndReturnsItsJson() throws Exception {
-        McpSchema.CallToolResult result = client.callTool(new McpSchema.CallToolRequest("list_emails", Map.of("max_results", 3)));
+        McpSchema.CallToolResult result = client.callTool(McpSchema.CallToolRequest.builder("list_emails").arguments(Map.of("max_results", 3)).build());
         assertThat(result.isError()).isFalse();
         String text = ((McpSchema.TextContent) result.content().getFirst()).text();
         assertThat(Json.MAPPER.readTree(text).get("emails")).hasSize(3);
@@ -73,11 +73,11 @@ class McpServerTest {
 
     @Test
     void reportsFailuresAsToolErrors() {
-        McpSchema.CallToolResult bad = client.callTool(new McpSchema.CallToolRequest("get_email", Map.of("message_id", "nope!")));
+        McpSchema.CallToolResult bad = client.callTool(McpSchema.CallToolRequest.builder("get_email").arguments(Map.of("message_id", "nope!")).build());
         assertThat(bad.isError()).isTrue();
         // the input schema is checked before our own validation runs; its errors carry the code like every other
         assertThat(((McpSchema.TextContent) bad.content().getFirst()).text()).startsWith("invalid_argument: ").contains("message_id");
-        McpSchema.CallToolResult missing = client.callTool(new McpSchema.CallToolRequest("get_email", Map.of("message_id", "00000000000000ab")));
+        McpSchema.CallToolResult missing = client.callTool(McpSchema.CallToolRequest.builder("get_email").arguments(Map.of("message_id", "00000000000000ab")).build());
         assertThat(missing.isError()).isTrue();
         assertThat(((McpSchema.TextContent) missing.content().getFirst()).text()).startsWith("not_found:");
     }

@@ -125,7 +125,7 @@ class TrackingEndToEndTest {
         String stdout = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(2);
-        assertThat(err).contains("--since must be a number with m, h, d or w");
+        assertThat(err).contains("Invalid value for option '--since': 'yesterday' is not a duration: write a number with ms, s, m, h, d or w");
         assertThat(stdout).as("nothing on stdout").isEmpty();
     }
 

@@ -37,7 +37,8 @@ final class Dynalite implements AutoCloseable {
                 "--createTableMs", "20").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
+            try {
+                new Socket("127.0.0.1", port).close(); // it accepts connections: up
                 return new Dynalite(p, URI.create("http://127.0.0.1:" + port));
             } catch (IOException notYet) {
                 Thread.sleep(100);
@@ -53,10 +54,19 @@ final class Dynalite implements AutoCloseable {
                 .httpClient(UrlConnectionHttpClient.create()).build();
     }
 
-    @Override
-    public void close() throws InterruptedException {
+    /** Stops the server now (a test's "the server goes away"); idempotent. */
+    void stop() {
         // SIGKILL: a graceful stop waits for clients' keep-alive connections, and its store is in memory anyway
         process.destroyForcibly();
-        process.waitFor();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 }

@@ -19,7 +19,7 @@ public final class DynaliteAccess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         dynalite.close();
     }
 }

@@ -125,7 +125,7 @@ class DynamoDbSinkTest {
             assertThat(throttled.written()).isZero();
 
             CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, java.time.Duration.ofMillis(1_000));
-            dynalite.close(); // the server goes away
+            dynalite.stop(); // the server goes away
             for (CallRecord r : records(5, Instant.now())) {
                 recorder.record(r);
             }
