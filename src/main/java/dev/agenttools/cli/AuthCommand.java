@@ -36,7 +36,7 @@ final class AuthCommand implements Callable<Integer> {
     }
 
     static AuthSettings settings(Map<String, String> settings) {
-        return AuthSettings.from(settings, Config.configHome(System.getenv()));
+        return AuthSettings.from(settings, Config.configHome(settings));
     }
 
     @Command(name = "login", mixinStandardHelpOptions = true,

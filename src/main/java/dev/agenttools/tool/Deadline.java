@@ -54,10 +54,6 @@ public final class Deadline {
         return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
-    public boolean expired() {
-        return remainingNanos() <= 0;
-    }
-
     public Duration budget() {
         return Duration.ofNanos(budgetNanos);
     }

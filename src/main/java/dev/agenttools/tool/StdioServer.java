@@ -72,7 +72,6 @@ public final class StdioServer {
     /** Calls admitted and not yet answered (running plus queued), and the request text they hold. */
     private final AtomicInteger admitted = new AtomicInteger();
     private final AtomicLong admittedChars = new AtomicLong();
-    private final AtomicLong answered = new AtomicLong();
     private final AtomicLong overloaded = new AtomicLong();
     private volatile boolean stopping;
 
@@ -107,10 +106,6 @@ public final class StdioServer {
         workers.awaitTermination(timeout, unit);
     }
 
-    public long answered() {
-        return answered.get();
-    }
-
     /** Requests answered {@code overloaded} without being run. */
     public long overloaded() {
         return overloaded.get();
@@ -131,12 +126,13 @@ public final class StdioServer {
         }
         admitted.incrementAndGet();
         admittedChars.addAndGet(chars);
+        long received = System.nanoTime(); // the call's timeout_ms counts its time in the queue too
         workers.execute(() -> {
             String answer;
             try {
                 running.acquire(); // the queue: wait here for a running slot
                 try {
-                    answer = protocol.answer(request.strip()).line();
+                    answer = protocol.answer(request.strip(), received).line();
                 } finally {
                     running.release();
                 }
@@ -188,7 +184,6 @@ public final class StdioServer {
             try {
                 out.write(bytes);
                 out.flush();
-                answered.incrementAndGet();
             } catch (IOException e) {
                 stopping = true; // the reader went away: nobody to answer
             }

@@ -69,6 +69,10 @@ public final class ToolRegistry {
         ToolException error = null;
         try {
             call = request.withDeadline(timeouts.deadlineOf(request));
+            if (call.deadline().remainingNanos() <= 0) {
+                // it waited its whole time before it could start (in serve's queue, say): running it now helps nobody
+                throw call.deadline().exceeded(request.tool() + " (the call waited its whole timeout before it could start)");
+            }
             result = chain(tool).call(call);
             return result = result.withDuration(since(request));
         } catch (ToolException e) {

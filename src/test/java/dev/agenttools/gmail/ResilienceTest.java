@@ -112,9 +112,12 @@ class ResilienceTest {
             } finally {
                 // Let every stalled set-up go: a writer on the pipe (read-write: Linux opens that without waiting) releases
                 // the reader waiting in open and leaves it EOF when it closes; set-ups still to come find an empty file.
-                try (var writer = new java.io.RandomAccessFile(pipe.toFile(), "rw")) {
+                var writer = new java.io.RandomAccessFile(pipe.toFile(), "rw");
+                try {
                     java.nio.file.Files.delete(pipe);
                     java.nio.file.Files.createFile(pipe);
+                } finally {
+                    writer.close();
                 }
             }
         }

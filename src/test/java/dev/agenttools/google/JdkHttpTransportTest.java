@@ -405,9 +405,13 @@ class JdkHttpTransportTest {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException {
             release.countDown();
-            jetty.stop();
+            try {
+                jetty.stop();
+            } catch (Exception e) {
+                throw new IOException("cannot stop the test server", e);
+            }
         }
 
         private static byte[] gzip(String text) throws IOException {

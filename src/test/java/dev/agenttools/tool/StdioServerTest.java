@@ -153,4 +153,42 @@ class StdioServerTest {
         assertThat(StdioServer.idOf("[1]")).isNull();
         assertThat(StdioServer.idOf("{\"id\": ")).isNull();
     }
+    @Test
+    void aCallThatWaitedInTheQueuePastItsTimeoutIsAnsweredDeadlineWithoutRunning() throws Exception {
+        HeldTool held = new HeldTool();
+        ToolProtocol protocol = new ToolProtocol(ToolRegistry.builder().tool(held).build());
+        java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
+        java.io.PipedInputStream in = new java.io.PipedInputStream(feed, 1 << 16);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StdioServer server = new StdioServer(protocol, in, out, new StdioServer.Limits(1, 4));
+        Thread loop = Thread.ofVirtual().start(() -> {
+            try {
+                server.run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        feed.write("{\"id\": 1, \"command\": \"test.held\"}\n{\"id\": 2, \"command\": \"test.held\", \"params\": {\"timeout_ms\": 200}}\n"
+                .getBytes(StandardCharsets.UTF_8));
+        feed.flush();
+        long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (held.started.get() < 1 && System.nanoTime() < waitUntil) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(400); // call 2 waits in the queue past its 200 ms
+
+        held.release.countDown();
+        feed.close();
+        loop.join(java.time.Duration.ofSeconds(20));
+
+        List<JsonNode> answers = new ArrayList<>();
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            answers.add(Json.MAPPER.readTree(line));
+        }
+        assertThat(answers).hasSize(2);
+        JsonNode second = answers.stream().filter(a -> a.get("id").asInt() == 2).findFirst().orElseThrow();
+        assertThat(second.path("error").path("code").asText()).isEqualTo("deadline");
+        assertThat(second.path("error").path("message").asText()).contains("waited its whole timeout before it could start");
+        assertThat(held.started.get()).as("the late call never ran").isEqualTo(1);
+    }
 }
