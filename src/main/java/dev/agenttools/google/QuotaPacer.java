@@ -40,6 +40,8 @@ public final class QuotaPacer {
     static final double CAP_GAIN = 0.25;
     /** The lowest the rate is cut to, as a share of the configured one. */
     static final double MIN_RATE_SHARE = 1.0 / 100;
+    /** How much slower the limits grow near the level Gmail last refused: probing it costs a refusal each time. */
+    static final double NEAR_REFUSAL_SLOWDOWN = 4;
 
     private final int configuredUnitsPerMinute;
     private final int configuredBurst;
@@ -62,6 +64,9 @@ public final class QuotaPacer {
     private int cap;
     private long lastRateCut;
     private long lastCapCut;
+    /** The rate share and the cap Gmail last refused at (infinite before any refusal, and once grown past). */
+    private double refusedRateShare = Double.POSITIVE_INFINITY;
+    private double refusedCap = Double.POSITIVE_INFINITY;
     private long pausedUntil;
 
     public QuotaPacer(int unitsPerMinute, int burst, int maxInFlight) {
@@ -220,8 +225,16 @@ public final class QuotaPacer {
         lock.lock();
         try {
             refill(ticker.nanoTime());
-            setRate(rateShare * (1 + RATE_GAIN));
-            setCap(capLevel + CAP_GAIN / capLevel);
+            double rateGain = RATE_GAIN / (rateShare * (1 + RATE_GAIN) >= refusedRateShare * 0.9 ? NEAR_REFUSAL_SLOWDOWN : 1);
+            setRate(rateShare * (1 + rateGain));
+            if (rateShare > refusedRateShare) {
+                refusedRateShare = Double.POSITIVE_INFINITY; // past it without a refusal: whatever limited us then has gone
+            }
+            double capGain = CAP_GAIN / capLevel / (capLevel + 1 >= refusedCap ? NEAR_REFUSAL_SLOWDOWN : 1);
+            setCap(capLevel + capGain);
+            if (capLevel > refusedCap) {
+                refusedCap = Double.POSITIVE_INFINITY;
+            }
         } finally {
             lock.unlock();
         }
@@ -244,9 +257,11 @@ public final class QuotaPacer {
                     lastCapCut = now;
                 }
                 // Gmail refused with this many of ours in flight: its limit (for us) is below that
+                refusedCap = permit.inFlightAtSend();
                 setCap(Math.min(level, permit.inFlightAtSend() - 1));
             } else {
                 if (permit.sentNanos() > lastRateCut) {
+                    refusedRateShare = rateShare;
                     setRate(rateShare * CUT);
                     lastRateCut = now;
                 }
