@@ -36,15 +36,25 @@ final class CallCommand implements Callable<Integer> {
 
     /**
      * When this process started, on the {@link System#nanoTime()} clock: a one-shot call's {@code timeout_ms} counts
-     * from there, as the agent that spawned it counts, so the JVM's start and the tools' set-up are inside it.
-     * The kernel's start time (10 ms ticks on Linux); now, when it is unknown or implausible.
+     * from there, as the agent that spawned it counts, so the JVM's start and the tools' set-up are inside it. Read
+     * from Linux's /proc (the process's start and the time since boot, both in 10 ms ticks of the same clock), not
+     * from {@link ProcessHandle.Info#startInstant()}, whose boot time has whole-second precision (it put the start
+     * 0.6 s too early here). Now, where /proc cannot tell.
      */
     static long processStartNanos() {
         long now = System.nanoTime();
-        return ProcessHandle.current().info().startInstant()
-                .map(start -> java.time.Duration.between(start, java.time.Instant.now()).toNanos())
-                .filter(age -> age >= 0 && age < java.time.Duration.ofMinutes(1).toNanos())
-                .map(age -> now - age).orElse(now);
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            // the command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            double startedSeconds = Long.parseLong(fields[19]) / 100.0; // field 22, in USER_HZ ticks (100 on Linux)
+            double upSeconds = Double.parseDouble(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/uptime"))
+                    .split(" ")[0]);
+            long age = (long) ((upSeconds - startedSeconds) * 1e9);
+            return age >= 0 && age < java.time.Duration.ofMinutes(1).toNanos() ? now - age : now;
+        } catch (java.io.IOException | RuntimeException e) {
+            return now;
+        }
     }
 
     /** Reads and answers the request; the session it opened (if any) is left in {@code opened} for the caller to close. */
