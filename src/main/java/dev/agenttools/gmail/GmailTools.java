@@ -3,7 +3,6 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.google.AccessToken;
-import dev.agenttools.tool.Deadline;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Params;

@@ -11,7 +11,6 @@ import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
 
 import static dev.agenttools.gmail.GmailToolsTest.obj;
 import static org.assertj.core.api.Assertions.assertThat;
