@@ -1,6 +1,7 @@
 package dev.agenttools.bench;
 
 import dev.agenttools.Tools;
+import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
@@ -40,8 +41,9 @@ public final class Benchmark {
                           Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause,
                           boolean processModel) {
         public Options {
-            if (!target.equals("emulator") && !target.equals("gmail")) {
-                throw new IllegalArgumentException("target must be emulator or gmail, got " + target);
+            if (!target.equals("emulator") && !target.equals("gmail") && !isUrl(target)) {
+                throw new IllegalArgumentException("target must be emulator, gmail or an http(s) root URL such as "
+                        + "http://127.0.0.1:8080/ (an emulator's), got " + target);
             }
             if (runs < 1 || warmup < 0 || n < 1 || n > 500 || sweepRuns < 1) {
                 throw new IllegalArgumentException("runs must be >= 1, warmup >= 0, n 1..500 and sweep runs >= 1; got runs "
@@ -74,11 +76,18 @@ public final class Benchmark {
     private Benchmark() {
     }
 
+    /** A root URL target: an emulator running on its own ({@code ./agent-tools emulator}), or any Gmail-compatible server. */
+    static boolean isUrl(String target) {
+        return target.startsWith("http://") || target.startsWith("https://");
+    }
+
     /** Runs the benchmark; returns 0, or 1 when any call failed, 130 when interrupted. */
     public static int run(Options o, java.io.PrintWriter out, PrintStream err) throws Exception {
         Emulator emulator = null;
         try {
             ToolRegistry tools;
+            java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters = null;
+            String token = "bench-token";
             Map<String, Object> env = environment(o);
             Bounds bounds;
             if (o.target().equals("emulator")) {
@@ -91,11 +100,28 @@ public final class Benchmark {
                         config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
+            } else if (isUrl(o.target())) {
+                // the server the user runs: its latency is what --latency says; its limits are what the client is set to
+                GmailSettings configured = GmailSettings.fromEnvironment(dev.agenttools.Config.load());
+                GmailSettings settings = GmailSettings.forRoot(o.target())
+                        .withPacing(configured.quotaPerMinute(), configured.burst(), configured.maxInFlight())
+                        .withTrustedCertificate(configured.trustedCertificate())
+                        .withAccessToken(configured.accessToken() != null ? configured.accessToken() : "bench-token");
+                tools = Tools.builder().gmail(settings).build();
+                bounds = new Bounds(o.latency().toNanos() / 1e6, settings.quotaPerMinute(), settings.burst(),
+                        settings.maxInFlight(), settings.batchSize(), 0, o.pause().toNanos() / 1e6);
+                counters = RemoteCounters.at(o.target());
+                token = settings.accessToken();
+                err.println("bench: " + o.target() + (counters == null ? "" : " (an agent-tools emulator: its counters are read)"));
             } else {
                 tools = Tools.builder().settings(dev.agenttools.Config.load()).build();
                 bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
             }
             Emulator e = emulator;
+            if (e != null) {
+                counters = e::counters;
+            }
+            String processRoot = e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
             List<String> ids = messageIds(tools);
             List<Scenario> scenarios = new ArrayList<>();
             for (String tool : o.tools()) {
@@ -116,7 +142,7 @@ public final class Benchmark {
             }
             long totalCalls = (long) scenarios.size() * (o.warmup() + o.runs()) + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
-                BenchRunner runner = new BenchRunner(tools, e == null ? null : e::counters, bounds, progress, o.pause());
+                BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
                 AtomicBoolean done = new AtomicBoolean();
                 Thread reporter = new Thread(() -> {
                     if (!done.get()) {
@@ -131,8 +157,8 @@ public final class Benchmark {
                     rows.add(runner.run(s, o.warmup(), o.runs(), ids));
                 }
                 Map<String, Object> processModel = null;
-                if (o.processModel() && e != null && o.tools().contains("get_email")) {
-                    ProcessModelBench models = new ProcessModelBench(tools, e.rootUri().toString(), bounds, progress);
+                if (o.processModel() && processRoot != null && o.tools().contains("get_email")) {
+                    ProcessModelBench models = new ProcessModelBench(tools, processRoot, token, bounds, progress);
                     Path jar = ProcessModelBench.ownJar();
                     Path aot = jar == null ? null : jar.resolveSibling("agent-tools.aot");
                     aot = aot != null && java.nio.file.Files.isRegularFile(aot) ? aot : null;
@@ -158,8 +184,8 @@ public final class Benchmark {
                 out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
                         + "429s: calls the server refused (the client retried them)");
-                if (e != null) {
-                    var c = e.counters();
+                if (counters != null) {
+                    var c = counters.get();
                     out.println("the whole run: " + c.apiCalls() + " API calls in " + c.httpRequests() + " HTTP requests over "
                             + c.connectionsOpened() + " connection(s); peak " + c.peakInFlight() + " calls in flight");
                     env.put("totals", Map.of("api_calls", c.apiCalls(), "http_requests", c.httpRequests(),

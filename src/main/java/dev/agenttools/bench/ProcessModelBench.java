@@ -29,12 +29,15 @@ final class ProcessModelBench {
     private static final String MAIN = "dev.agenttools.cli.Main";
     private final ToolRegistry tools;
     private final String rootUrl;
+    private final String token;
     private final Bounds bounds;
     private final BenchRunner.Progress progress;
 
-    ProcessModelBench(ToolRegistry tools, String rootUrl, Bounds bounds, BenchRunner.Progress progress) {
+    /** @param token the access token the child processes call with (never printed) */
+    ProcessModelBench(ToolRegistry tools, String rootUrl, String token, Bounds bounds, BenchRunner.Progress progress) {
         this.tools = tools;
         this.rootUrl = rootUrl;
+        this.token = token;
         this.bounds = bounds;
         this.progress = progress;
     }
@@ -149,7 +152,7 @@ final class ProcessModelBench {
 
     /** The child processes track their calls as users' do, into a store of the benchmark's own. */
     private Map<String, String> env() {
-        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", "bench-token",
+        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", token,
                 "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString());
     }
 

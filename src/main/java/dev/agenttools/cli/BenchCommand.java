@@ -20,9 +20,6 @@ import java.util.concurrent.Callable;
 final class BenchCommand implements Callable<Integer> {
     // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
 
-    /** Where the benchmark's calls go. */
-    enum Target { emulator, gmail }
-
     /** The tools the benchmark times. */
     enum BenchTool { list_emails, search_emails, get_email }
 
@@ -32,9 +29,12 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--target", description = "${COMPLETION-CANDIDATES}: the embedded emulator (no account needed) or Gmail "
-            + "(the stored sign-in, read-only) (default: ${DEFAULT-VALUE}).", defaultValue = "emulator")
-    Target target;
+    @Option(names = "--target", paramLabel = "emulator|gmail|URL", description = "Where the calls go: emulator (the embedded "
+            + "one, no account needed), gmail (the stored sign-in, read-only), or a root URL such as http://127.0.0.1:8080/ "
+            + "(an ./agent-tools emulator running on its own, timed as users meet it; its counters are read; the token is "
+            + "AGENT_TOOLS_ACCESS_TOKEN's, else bench-token; --latency names its latency for the bound) "
+            + "(default: ${DEFAULT-VALUE}).", defaultValue = "emulator")
+    String target;
     @Option(names = "--runs", description = "Measured runs per row (default: ${DEFAULT-VALUE}).", defaultValue = "50")
     int runs;
     @Option(names = "--warmup", description = "Warm-up runs per row (default: ${DEFAULT-VALUE}).", defaultValue = "1")
@@ -67,7 +67,7 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Benchmark.Options options;
         try {
-            options = new Benchmark.Options(target.name(), quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
+            options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
                     tools.stream().map(Enum::name).toList(), strategies.stream().map(Enum::name).toList(), latency, sweep,
                     quick ? 1 : sweepRuns, out, pause, !noProcessModel);
         } catch (IllegalArgumentException e) {

@@ -62,7 +62,7 @@ class BenchmarkTest {
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("target must be emulator or gmail");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
                 Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("tools must be among");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
@@ -86,5 +86,30 @@ class BenchmarkTest {
         Bounds paused = new Bounds(150, 15_000, 250, 20, 50, 1, 1_500);
         assertThat(paused.of(new Scenario("list_emails", "concurrent", 100), 1, 20)).isEqualTo(b.of(new Scenario("list_emails", "concurrent", 100)));
         assertThat(b.refillMs()).isEqualTo(1000);
+    }
+    @Test
+    void runsAgainstAnEmulatorOfItsOwnByRootUrlAndReadsItsCounters(@TempDir Path out) throws Exception {
+        try (dev.agenttools.emulator.Emulator external = dev.agenttools.emulator.Emulator.start(
+                dev.agenttools.emulator.EmulatorConfig.builder().latency(Duration.ofMillis(20)).jitter(Duration.ZERO)
+                        .handshake(Duration.ZERO).build())) {
+            StringWriter table = new StringWriter();
+            Benchmark.Options options = new Benchmark.Options(external.rootUri().toString(), 3, 1, 5, List.of("list_emails", "get_email"),
+                    List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false);
+
+            int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
+
+            assertThat(status).as(table.toString()).isZero();
+            Path json;
+            try (var files = Files.list(out)) {
+                json = files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
+            }
+            JsonNode results = Json.MAPPER.readTree(json.toFile());
+            assertThat(results.get("environment").get("target").asText()).isEqualTo(external.rootUri().toString());
+            JsonNode list = results.get("rows").get(0);
+            assertThat(list.get("tool").asText()).isEqualTo("list_emails");
+            assertThat(list.get("errors").asInt()).isZero();
+            assertThat(list.get("requests").asDouble()).as("1 list + 5 gets, read from the emulator's counters").isEqualTo(6.0);
+            assertThat(table.toString()).contains("the whole run:");
+        }
     }
 }

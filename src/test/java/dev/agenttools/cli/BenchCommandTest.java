@@ -21,7 +21,8 @@ class BenchCommandTest {
         assertThat(parse("bench").tools).containsExactly(BenchCommand.BenchTool.values());
         assertThat(parse("bench", "--strategies", "batch,sequential").strategies)
                 .containsExactly(BenchCommand.Strategy.batch, BenchCommand.Strategy.sequential);
-        assertThat(parse("bench").target).isEqualTo(BenchCommand.Target.emulator);
+        assertThat(parse("bench").target).isEqualTo("emulator");
+        assertThat(parse("bench", "--target", "http://127.0.0.1:8080/").target).isEqualTo("http://127.0.0.1:8080/");
     }
 
     @Test
@@ -37,7 +38,8 @@ class BenchCommandTest {
         cli.setErr(new PrintWriter(err));
         cli.setOut(new PrintWriter(new StringWriter()));
         assertThat(cli.execute("bench", "--target", "prod")).isEqualTo(2);
-        assertThat(err.toString()).contains("'--target': expected one of [emulator, gmail] (case-sensitive) but was 'prod'");
+        assertThat(err.toString()).contains("agent-tools bench: target must be emulator, gmail or an http(s) root URL such as "
+                + "http://127.0.0.1:8080/ (an emulator's), got prod");
         assertThat(cli.execute("bench", "--tools", "list_emails,send_email")).isEqualTo(2);
         assertThat(err.toString()).contains("expected one of [list_emails, search_emails, get_email] (case-sensitive) but was 'send_email'");
         assertThat(cli.execute("bench", "--strategies", "fast")).isEqualTo(2);

@@ -1,0 +1,59 @@
+package dev.agenttools.bench;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.agenttools.emulator.EmulatorCounters;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The counters of an agent-tools emulator running as its own process ({@code GET <root>emulator/v1/counters}), so
+ * that a benchmark against it reports API calls, connections and refusals per row as it does in-process.
+ */
+final class RemoteCounters implements Supplier<EmulatorCounters> {
+    /** The emulator writes its own field names (camelCase), not the tools' snake_case. */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final URI uri;
+
+    private RemoteCounters(URI uri) {
+        this.uri = uri;
+    }
+
+    /** The counters at {@code rootUrl}, or null when it is not an agent-tools emulator (Gmail, say). */
+    static RemoteCounters at(String rootUrl) {
+        RemoteCounters counters = new RemoteCounters(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/") + "emulator/v1/counters"));
+        try {
+            counters.get();
+            return counters;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public EmulatorCounters get() {
+        try {
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("GET " + uri + " answered HTTP " + r.statusCode());
+            }
+            return JSON.readValue(r.body(), EmulatorCounters.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the emulator's counters at " + uri + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the emulator's counters", e);
+        }
+    }
+}
