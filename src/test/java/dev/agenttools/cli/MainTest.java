@@ -77,7 +77,7 @@ class MainTest {
     @Test
     void helpListsTheWordsAnOptionTakes() {
         assertThat(run("bench", "--help").out().replaceAll("\\s+", " "))
-                .contains("--target=<target> emulator, gmail")
+                .contains("--target=emulator|gmail|URL Where the calls go: emulator")
                 .contains("among list_emails, search_emails, get_email")
                 .contains("among sequential, concurrent, batch");
         assertThat(run("stats", "--help").out().replaceAll("\\s+", " ")).contains("Output: table, json (default: table)");
