@@ -72,6 +72,35 @@ public final class Tools {
             return gmail(GmailSettings.fromEnvironment(settings)).auth(AuthSettings.from(settings, Config.configHome(settings)));
         }
 
+        /**
+         * Gmail at {@code url} instead (an emulator's, a benchmark's target), the other settings kept; Google's
+         * published limits when none were set.
+         */
+        public Builder rootUrl(String url) {
+            this.gmail = gmail == null ? GmailSettings.forRoot(url) : gmail.withRootUrl(url);
+            return this;
+        }
+
+        /** The per-user limits the client starts pacing at: quota units a minute, burst units, calls in flight. */
+        public Builder pacing(int quotaPerMinute, int burst, int maxInFlight) {
+            this.gmail = current().withPacing(quotaPerMinute, burst, maxInFlight);
+            return this;
+        }
+
+        /** The token for calls that bring none, unless the settings name one. */
+        public Builder defaultAccessToken(String token) {
+            GmailSettings g = current();
+            this.gmail = g.accessToken() == null ? g.withAccessToken(token) : g;
+            return this;
+        }
+
+        private GmailSettings current() {
+            if (gmail == null) {
+                throw new IllegalStateException("no Gmail settings: call gmail(...), settings(...) or rootUrl(...) first");
+            }
+            return gmail;
+        }
+
         /** Where call records go (null: none). */
         public Builder recorder(CallRecorder callRecorder) {
             this.recorder = callRecorder;

@@ -70,6 +70,24 @@ class ArchitectureTest {
         }
     }
 
+    /** A fully qualified name written in code (not in a comment or a string): a dependency an import would show. */
+    private static final java.util.regex.Pattern QUALIFIED = java.util.regex.Pattern.compile("\\bdev\\.agenttools\\.[a-z]+\\.[A-Z]\\w*");
+    private static final java.util.regex.Pattern STRING = java.util.regex.Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
+
+    /** What one source line depends on of ours: its import, or the fully qualified names in its code. */
+    private static Stream<String> referencesIn(String line) {
+        String l = line.strip();
+        if (l.startsWith("import ")) {
+            return Stream.of(l.replaceFirst("import (static )?", "").replace(";", "").strip());
+        }
+        if (l.startsWith("*") || l.startsWith("/*") || l.startsWith("//") || l.startsWith("package ")) {
+            return Stream.empty();
+        }
+        String code = STRING.matcher(l.replaceFirst("//.*", "")).replaceAll("\"\"");
+        return QUALIFIED.matcher(code).results().map(java.util.regex.MatchResult::group);
+    }
+
+    /** Our dependencies from {@code pkg}: its imports and the fully qualified names its code uses. */
     private static List<String> importsOf(String pkg) throws IOException {
         try (Stream<Path> files = Files.walk(MAIN.resolve(pkg))) {
             return files.filter(f -> f.toString().endsWith(".java")).flatMap(f -> {
@@ -78,7 +96,7 @@ class ArchitectureTest {
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
-            }).filter(l -> l.startsWith("import ")).map(l -> l.replaceFirst("import (static )?", "").replace(";", "").strip()).toList();
+            }).flatMap(ArchitectureTest::referencesIn).toList();
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.agenttools.bench;
 
 import dev.agenttools.Tools;
-import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
@@ -93,25 +92,22 @@ public final class Benchmark {
             if (o.target().equals("emulator")) {
                 EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
                 emulator = Emulator.start(config);
-                tools = Tools.builder().gmail(dev.agenttools.gmail.GmailSettings.forRoot(emulator.rootUri().toString())
-                        .withPacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
-                        .withAccessToken("bench-token")).build();
+                tools = Tools.builder().rootUrl(emulator.rootUri().toString())
+                        .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
+                        .defaultAccessToken("bench-token").build();
                 bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
                         config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
             } else if (isUrl(o.target())) {
-                // the server the user runs: its latency is what --latency says; its limits are what the client is set to
-                GmailSettings configured = GmailSettings.fromEnvironment(dev.agenttools.Config.load());
-                GmailSettings settings = GmailSettings.forRoot(o.target())
-                        .withPacing(configured.quotaPerMinute(), configured.burst(), configured.maxInFlight())
-                        .withTrustedCertificate(configured.trustedCertificate())
-                        .withAccessToken(configured.accessToken() != null ? configured.accessToken() : "bench-token");
-                tools = Tools.builder().gmail(settings).build();
-                bounds = new Bounds(o.latency().toNanos() / 1e6, settings.quotaPerMinute(), settings.burst(),
-                        settings.maxInFlight(), settings.batchSize(), 0, o.pause().toNanos() / 1e6);
+                // the server the user runs, reached with the configured client (token, CA certificate, pacing); its
+                // latency is what --latency says, and the bound assumes Gmail's published limits, as for --target gmail
+                Map<String, String> settings = dev.agenttools.Config.load();
+                tools = Tools.builder().settings(settings).rootUrl(o.target()).defaultAccessToken("bench-token").build();
+                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
                 counters = RemoteCounters.at(o.target());
-                token = settings.accessToken();
+                String configured = settings.get("AGENT_TOOLS_ACCESS_TOKEN");
+                token = configured == null || configured.isBlank() ? "bench-token" : configured;
                 err.println("bench: " + o.target() + (counters == null ? "" : " (an agent-tools emulator: its counters are read)"));
             } else {
                 tools = Tools.builder().settings(dev.agenttools.Config.load()).build();

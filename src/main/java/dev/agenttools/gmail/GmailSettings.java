@@ -129,6 +129,10 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
         return null;
     }
 
+    public GmailSettings withRootUrl(String url) {
+        return new GmailSettings(url, quotaPerMinute, burst, maxInFlight, batchSize, timeout, maxBodyChars, trustedCertificate, accessToken);
+    }
+
     public GmailSettings withPacing(int quota, int burstUnits, int inFlight) {
         return new GmailSettings(rootUrl, quota, burstUnits, inFlight, batchSize, timeout, maxBodyChars, trustedCertificate, accessToken);
     }
