@@ -40,6 +40,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The Gmail calls the tools make, every one through the {@link GoogleCalls} path (paced per user, retried, bounded
@@ -74,15 +75,11 @@ public final class GmailService {
     /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
     private volatile HttpTransport transport;
     private final GoogleCalls calls;
-    private final PerAccount<LabelCache> labels = new PerAccount<>(LABEL_CACHE_ACCOUNTS, a -> new LabelCache());
+    /** Each account's labels as last listed (null until listed). */
+    private final PerAccount<AtomicReference<Listed>> labels = new PerAccount<>(LABEL_CACHE_ACCOUNTS, a -> new AtomicReference<>());
     private final AuthSettings auth;
     /** The stored sign-in, loaded on first need (null: not looked up yet). */
     private volatile Optional<Credential> signIn;
-
-    /** One account's labels, as last listed. */
-    private static final class LabelCache {
-        private volatile Listed last;
-    }
 
     private record Listed(List<Label> labels, long fetchedNanos) {
     }
@@ -281,15 +278,15 @@ public final class GmailService {
         if (SYSTEM_LABELS.contains(upper)) {
             return upper;
         }
-        LabelCache cache = labels.get(s.account());
-        Listed last = cache.last;
+        AtomicReference<Listed> cache = labels.get(s.account());
+        Listed last = cache.get();
         if (last == null || System.nanoTime() - last.fetchedNanos() > LABEL_CACHE_TTL.toNanos()) {
             List<Label> listed = calls.one(s.account(), "gmail labels.list", LABELS_UNITS, deadline, () -> {
                 List<Label> l = s.gmail().users().labels().list("me").execute().getLabels();
                 return l == null ? List.<Label>of() : l;
             });
             last = new Listed(listed, System.nanoTime());
-            cache.last = last;
+            cache.set(last);
         }
         List<Label> known = last.labels();
         for (Label l : known) {

@@ -22,6 +22,15 @@ public final class Answers<K, V> {
         failures.put(key, e);
     }
 
+    /** Every key of {@code pending} not answered yet failed with {@code e}: the exchange as a whole did. */
+    void failUnanswered(java.util.List<K> pending, Exception e) {
+        for (K k : pending) {
+            if (!answered(k)) {
+                failed(k, e);
+            }
+        }
+    }
+
     boolean answered(K key) {
         return values.containsKey(key) || failures.containsKey(key);
     }

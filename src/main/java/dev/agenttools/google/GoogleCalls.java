@@ -30,7 +30,7 @@ public final class GoogleCalls {
      * @param maxInFlight    calls in flight per user to start from
      */
     public GoogleCalls(int unitsPerMinute, int burst, int maxInFlight, Retry retry) {
-        new QuotaPacer(unitsPerMinute, burst, maxInFlight); // the settings' check, at start-up rather than at the first call
+        QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
         this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(unitsPerMinute, burst, maxInFlight));
     }
@@ -77,11 +77,7 @@ public final class GoogleCalls {
                 } catch (InterruptedException e) {
                     throw e;
                 } catch (Exception e) {
-                    for (K k : pending) {
-                        if (!answers.answered(k)) {
-                            answers.failed(k, e);
-                        }
-                    }
+                    answers.failUnanswered(pending, e); // here, not only in Retry: the pacer learns from it below
                 }
                 learn(pacer, permit, answers);
             }

@@ -74,10 +74,7 @@ public final class QuotaPacer {
     }
 
     QuotaPacer(int unitsPerMinute, int burst, int maxInFlight, Ticker ticker) {
-        if (unitsPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
-            throw new IllegalArgumentException("quota pacing needs positive units per minute, burst and concurrency, got "
-                    + unitsPerMinute + ", " + burst + ", " + maxInFlight);
-        }
+        check(unitsPerMinute, burst, maxInFlight);
         this.configuredUnitsPerMinute = unitsPerMinute;
         this.configuredBurst = burst;
         this.configuredMaxInFlight = maxInFlight;
@@ -91,6 +88,14 @@ public final class QuotaPacer {
         this.units = capacity;
         this.capLevel = maxInFlight;
         this.cap = maxInFlight;
+    }
+
+    /** @throws IllegalArgumentException unless all three are positive */
+    static void check(int unitsPerMinute, int burst, int maxInFlight) {
+        if (unitsPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
+            throw new IllegalArgumentException("quota pacing needs positive units per minute, burst and concurrency, got "
+                    + unitsPerMinute + ", " + burst + ", " + maxInFlight);
+        }
     }
 
     /** A call waiting its turn: by when it must be done, then in order of arrival. */

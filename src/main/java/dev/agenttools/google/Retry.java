@@ -81,11 +81,7 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
                 if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedException(operation + " cancelled");
                 }
-                for (K k : pending) {
-                    if (!answers.answered(k)) {
-                        answers.failed(k, e);
-                    }
-                }
+                answers.failUnanswered(pending, e);
             }
             Map<K, Exception> refused = new LinkedHashMap<>();
             for (K k : pending) {

@@ -252,10 +252,7 @@ class QuotaPacerTest {
     @Test
     void refusalsOfCallsSentAtTheOldPaceCutTheRateOnlyOnce() throws Exception {
         QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
-        List<QuotaPacer.Permit> burst = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            burst.add(pacer.acquire(1, 1, time.deadline(HOUR), "burst " + i));
-        }
+        List<QuotaPacer.Permit> burst = hold(pacer, 6, 1);
         time.advance(Duration.ofMillis(1));
 
         for (QuotaPacer.Permit p : burst) {
@@ -276,10 +273,7 @@ class QuotaPacerTest {
     void oneBurstOfConcurrencyRefusalsTeachesTheLimitItHit() throws Exception {
         // ten calls at once against a Gmail that lets two of them in: the eight refused went out with 3..10 in flight
         QuotaPacer pacer = new QuotaPacer(60_000, 1_000, 20, time);
-        List<QuotaPacer.Permit> burst = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            burst.add(pacer.acquire(5, 1, time.deadline(HOUR), "messages.get " + i));
-        }
+        List<QuotaPacer.Permit> burst = hold(pacer, 10, 5);
         for (QuotaPacer.Permit p : burst.subList(2, 10)) {
             pacer.rateLimited(p, true, null);
             p.close();
@@ -292,10 +286,7 @@ class QuotaPacerTest {
     @Test
     void theCapShrinksUnderCallsAlreadyInFlight() throws Exception {
         QuotaPacer pacer = new QuotaPacer(6_000, 100, 4, time);
-        List<QuotaPacer.Permit> inFlight = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            inFlight.add(pacer.acquire(1, 1, time.deadline(HOUR), "call " + i));
-        }
+        List<QuotaPacer.Permit> inFlight = hold(pacer, 4, 1);
 
         pacer.rateLimited(inFlight.getLast(), true, null);
         inFlight.forEach(QuotaPacer.Permit::close);
@@ -313,10 +304,7 @@ class QuotaPacerTest {
     @Test
     void successesWinTheLimitsBackSlowlyAndNeverPastTheConfiguredOnes() throws Exception {
         QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
-        List<QuotaPacer.Permit> eight = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            eight.add(pacer.acquire(0, 1, time.deadline(HOUR), "call " + i));
-        }
+        List<QuotaPacer.Permit> eight = hold(pacer, 8, 0);
         QuotaPacer.Permit p = eight.getLast();
         pacer.rateLimited(p, true, null);
         pacer.rateLimited(p, false, null);
@@ -399,6 +387,15 @@ class QuotaPacerTest {
                 Thread.currentThread().interrupt();
             }
         });
+    }
+
+    /** {@code n} calls of {@code cost} units let go one after another and still in flight. */
+    private List<QuotaPacer.Permit> hold(QuotaPacer pacer, int n, int cost) throws InterruptedException {
+        List<QuotaPacer.Permit> held = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            held.add(pacer.acquire(cost, 1, time.deadline(HOUR), "call " + i));
+        }
+        return held;
     }
 
     private Thread waiter(QuotaPacer pacer, String name, List<String> order, List<QuotaPacer.Permit> held) {
