@@ -24,7 +24,8 @@ public final class Config {
         return load(System.getenv());
     }
 
-    static Map<String, String> load(Map<String, String> env) {
+    /** The config file that {@code env} points at (or the default one), overlaid by {@code env}. */
+    public static Map<String, String> load(Map<String, String> env) {
         Map<String, String> merged = new HashMap<>();
         Path file = file(env);
         if (Files.isRegularFile(file)) {

@@ -18,20 +18,51 @@ import java.util.concurrent.Callable;
                         + "status names the kind (2 invalid_argument, 3 not_found, 4 unauthenticated, 5 rate_limited, "
                         + "6 upstream, 7 deadline, 1 internal)."})
 final class CallCommand implements Callable<Integer> {
+    /** Whether the launcher forwards one-shot calls to the resident server. */
+    static final String DAEMON = "AGENT_TOOLS_DAEMON";
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
-        var out = spec.commandLine().getOut();
         ToolSession[] session = new ToolSession[1];
-        ToolProtocol.Answer answer = answer(System.in, spec.commandLine().getErr(), session);
-        out.println(answer.line());
-        out.flush();
+        ToolProtocol.Answer answer = answer(readRequest(System.in), processStartNanos(), () -> {
+            java.util.Map<String, String> settings = dev.agenttools.Config.load();
+            checkDaemonSetting(settings);
+            session[0] = ToolSession.open(spec.commandLine().getErr(), settings);
+            return session[0];
+        });
+        // Raw UTF-8 bytes on stdout, as serve writes them: JSON is UTF-8 whatever the locale says, and the
+        // resident server (see the launcher) sends these same bytes.
+        try {
+            java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+            out.write(outputOf(answer));
+            out.flush();
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("agent-tools: cannot write the answer to stdout: " + e.getMessage());
+        }
         if (session[0] != null) {
             session[0].close(); // after the answer is out: flushing the call record must not delay the caller
         }
         return answer.exitStatus();
+    }
+
+    /** The bytes a one-shot call writes on stdout for an answer: its line and a newline. */
+    static byte[] outputOf(ToolProtocol.Answer answer) {
+        return (answer.line() + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * {@value #DAEMON} (on, the default, or off) and the server's idle time: the launcher and the server read them;
+     * the in-process call checks them, so that a bad value gets the usual configuration error.
+     */
+    static void checkDaemonSetting(java.util.Map<String, String> settings) {
+        String v = settings.get(DAEMON);
+        if (v != null && !v.isBlank() && !v.equals("on") && !v.equals("off")) {
+            throw new IllegalArgumentException(DAEMON + " must be on or off, got \"" + v + "\"");
+        }
+        DaemonCommand.idle(settings);
     }
 
     /**
@@ -57,14 +88,28 @@ final class CallCommand implements Callable<Integer> {
         }
     }
 
-    /** Reads and answers the request; the session it opened (if any) is left in {@code opened} for the caller to close. */
-    static ToolProtocol.Answer answer(InputStream in, java.io.PrintWriter err, ToolSession[] opened) {
-        byte[] request;
+    /** The request as read from stdin: its bytes, at most one past the 1 MiB limit, or the error answer for it. */
+    record Request(byte[] bytes, ToolProtocol.Answer error) {
+    }
+
+    static Request readRequest(InputStream in) {
         try {
-            request = in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1);
+            return new Request(in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1), null);
         } catch (IOException e) {
-            return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "cannot read the request from stdin: " + e.getMessage());
+            return new Request(null, ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "cannot read the request from stdin: " + e.getMessage()));
         }
+    }
+
+    /**
+     * Answers a request received at {@code startNanos}, with the session {@code session} opens (only when the
+     * request is worth a session). The in-process call and the resident server both answer through here, so that
+     * their answers are the same bytes.
+     */
+    static ToolProtocol.Answer answer(Request read, long startNanos, java.util.function.Supplier<ToolSession> session) {
+        if (read.error() != null) {
+            return read.error();
+        }
+        byte[] request = read.bytes();
         if (request.length > dev.agenttools.tool.StdioServer.MAX_LINE_BYTES) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "request over 1 MB");
         }
@@ -74,8 +119,7 @@ final class CallCommand implements Callable<Integer> {
                     "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
         }
         try {
-            opened[0] = ToolSession.open(err);
-            return new ToolProtocol(opened[0].registry).answer(text, processStartNanos());
+            return new ToolProtocol(session.get().registry).answer(text, startNanos);
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

@@ -27,7 +27,15 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err) {
-        java.util.Map<String, String> settings = dev.agenttools.Config.load();
+        return open(err, dev.agenttools.Config.load());
+    }
+
+    /**
+     * A session on these settings (the config file and the environment merged, see {@link dev.agenttools.Config}).
+     *
+     * @throws IllegalArgumentException for bad settings (the message names the variable)
+     */
+    static ToolSession open(PrintWriter err, java.util.Map<String, String> settings) {
         TrackingSettings tracking = TrackingSettings.fromEnvironment(settings);
         CallRecorder recorder = null;
         try {

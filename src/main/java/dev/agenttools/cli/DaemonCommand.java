@@ -1,0 +1,170 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Config;
+import dev.agenttools.daemon.DaemonDirectory;
+import dev.agenttools.daemon.DaemonServer;
+import dev.agenttools.daemon.LauncherRequest;
+import dev.agenttools.tool.ToolProtocol;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+/**
+ * The resident server the launcher forwards one-shot calls to (hidden: the launcher starts it, detached, on the
+ * first {@code call}). It answers each forwarded call as the in-process {@code call} would, with the caller's
+ * settings, on warm code and warm connections. It prints {@code ready} on stdout once the launcher may connect (or
+ * {@code busy} when another server holds the folder) and closes stdout, so that the launcher's read returns.
+ */
+@Command(name = "daemon", hidden = true, description = "Serve the launcher's one-shot calls from a resident process.")
+final class DaemonCommand implements Callable<Integer> {
+    static final String IDLE = "AGENT_TOOLS_DAEMON_IDLE";
+    static final Duration DEFAULT_IDLE = Duration.ofMinutes(10);
+    /** How long a new server waits for the one it replaces (the jar changed) to finish its calls and let go. */
+    private static final Duration LOCK_WAIT = Duration.ofSeconds(2);
+    /**
+     * Settings that name files: relative ones are relative to the caller's folder, which the server does not share,
+     * so they are resolved against it before use.
+     */
+    private static final List<String> PATH_SETTINGS = List.of("AGENT_TOOLS_CONFIG", "AGENT_TOOLS_CLIENT_SECRETS",
+            "AGENT_TOOLS_CA_CERT", "AGENT_TOOLS_TRACKING_DB", "XDG_CONFIG_HOME", "XDG_DATA_HOME");
+
+    @Option(names = "--dir", required = true, description = "The server's private folder (address file, lock).")
+    Path dir;
+
+    @Override
+    public Integer call() throws Exception {
+        Duration idle;
+        try {
+            idle = idle(Config.load());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException("configuration: " + e.getMessage(), e);
+        }
+        PrintWriter log = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+        DaemonDirectory directory = DaemonDirectory.lock(dir, LOCK_WAIT);
+        if (directory == null) {
+            ready("busy");
+            return 0;
+        }
+        // the jar the launcher started (java -jar puts it alone on the class path): a rebuild replaces it
+        Path jar = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0]);
+        FileTime built = modified(jar);
+        try (directory; SessionCache sessions = new SessionCache()) {
+            DaemonServer server = DaemonServer.start(request -> handle(request, sessions), log, idle,
+                    () -> !Objects.equals(built, modified(jar)) || directory.lost(), directory::unpublish);
+            directory.publish(server.port(), server.serverSecret(), server.clientSecret());
+            log.println(java.time.Instant.now() + " serving on 127.0.0.1:" + server.port() + " for " + idle.toSeconds() + " s idle");
+            ready("ready");
+            server.awaitStop();
+        }
+        return 0;
+    }
+
+    /** Tells the launcher that waits on this process's stdout, then closes stdout: the server's output goes to its log. */
+    private static void ready(String word) {
+        System.out.println(word);
+        System.out.close();
+    }
+
+    private static DaemonServer.Reply handle(LauncherRequest request, SessionCache sessions) {
+        if (!awsSettings(request.settings()).equals(awsSettings(System.getenv()))) {
+            // The AWS SDK (DynamoDB tracking) reads credentials from this process's environment, not the caller's.
+            return DaemonServer.Reply.FALLBACK;
+        }
+        Map<String, String> settings;
+        try {
+            settings = settings(request);
+        } catch (RuntimeException e) {
+            return DaemonServer.Reply.FALLBACK; // an unreadable config file: the in-process call says so as it always does
+        }
+        if ("off".equals(settings.get(CallCommand.DAEMON))) {
+            return DaemonServer.Reply.FALLBACK; // turned off in the config file, which the launcher does not read
+        }
+        StringWriter warnings = new StringWriter();
+        ToolProtocol.Answer answer = CallCommand.answer(new CallCommand.Request(request.body(), null), request.startNanos(), () -> {
+            CallCommand.checkDaemonSetting(settings);
+            SessionCache.Entry entry = sessions.get(settings);
+            warnings.append(entry.warnings());
+            return entry.session();
+        });
+        return new DaemonServer.Reply(answer.exitStatus(), warnings.toString().getBytes(StandardCharsets.UTF_8),
+                CallCommand.outputOf(answer));
+    }
+
+    /** The caller's settings as the in-process call would read them: its config file overlaid by its environment. */
+    private static Map<String, String> settings(LauncherRequest request) {
+        Map<String, String> env = resolved(request.settings(), request.workingDirectory());
+        return resolved(Config.load(env), request.workingDirectory());
+    }
+
+    private static Map<String, String> resolved(Map<String, String> settings, String workingDirectory) {
+        Map<String, String> out = new HashMap<>(settings);
+        for (String name : PATH_SETTINGS) {
+            String v = out.get(name);
+            if (v != null && !v.isBlank()) {
+                try {
+                    Path p = Path.of(v.strip());
+                    if (!p.isAbsolute()) {
+                        out.put(name, Path.of(workingDirectory).resolve(p).toString());
+                    }
+                } catch (java.nio.file.InvalidPathException e) {
+                    // left as given: the setting's own check names it
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, String> awsSettings(Map<String, String> env) {
+        Map<String, String> aws = new TreeMap<>();
+        env.forEach((k, v) -> {
+            if (k.startsWith("AWS_")) {
+                aws.put(k, v);
+            }
+        });
+        return aws;
+    }
+
+    private static FileTime modified(Path jar) {
+        try {
+            return Files.getLastModifiedTime(jar);
+        } catch (IOException e) {
+            return null; // gone: a rebuild is under way, and the server stops
+        }
+    }
+
+    /**
+     * {@value #IDLE}: how long the server waits for a call before it exits.
+     *
+     * @throws IllegalArgumentException naming the variable, for a value that is not a duration of 1s..7d
+     */
+    static Duration idle(Map<String, String> settings) {
+        String v = settings.get(IDLE);
+        if (v == null || v.isBlank()) {
+            return DEFAULT_IDLE;
+        }
+        Duration d;
+        try {
+            d = new DurationConverter().convert(v);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(IDLE + ": " + e.getMessage(), e);
+        }
+        if (d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofDays(7)) > 0) {
+            throw new IllegalArgumentException(IDLE + " must be 1s..7d, got " + v);
+        }
+        return d;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.agenttools.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The resident server's tool sessions, one per distinct configuration its callers bring (root URL, token,
+ * tracking...), so that each keeps its warm HTTP/2 connections and pacing across calls. Kept in memory only (the
+ * key holds the caller's token); the least recently used beyond {@link #MAX_SESSIONS} is closed. Thread-safe.
+ */
+final class SessionCache implements AutoCloseable {
+    static final int MAX_SESSIONS = 8;
+
+    /** A session and what opening it printed (a tracking store that failed), which every call of it repeats on stderr. */
+    record Entry(ToolSession session, String warnings) {
+    }
+
+    private final LinkedHashMap<Map<String, String>, Entry> sessions = new LinkedHashMap<>(16, 0.75f, true);
+
+    /**
+     * The session for these settings, opened on first use.
+     *
+     * @throws IllegalArgumentException for bad settings, as {@link ToolSession#open} (nothing is kept then)
+     */
+    synchronized Entry get(Map<String, String> settings) {
+        Entry entry = sessions.get(settings);
+        if (entry == null) {
+            StringWriter warnings = new StringWriter();
+            PrintWriter err = new PrintWriter(warnings);
+            entry = new Entry(ToolSession.open(err, settings), "");
+            err.flush();
+            entry = new Entry(entry.session(), warnings.toString());
+            sessions.put(Map.copyOf(settings), entry);
+            if (sessions.size() > MAX_SESSIONS) {
+                var eldest = sessions.entrySet().iterator();
+                Entry evicted = eldest.next().getValue();
+                eldest.remove();
+                evicted.session().close();
+            }
+        }
+        return entry;
+    }
+
+    @Override
+    public synchronized void close() {
+        sessions.values().forEach(e -> e.session().close());
+        sessions.clear();
+    }
+}

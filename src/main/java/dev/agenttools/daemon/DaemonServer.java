@@ -1,0 +1,204 @@
+package dev.agenttools.daemon;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The resident server behind the launcher's one-shot {@code call}: a loopback TCP port that answers one call per
+ * connection. Loopback TCP because bash reaches it through {@code /dev/tcp} with no helper program (a Unix socket
+ * would need socat or nc, which a fresh machine lacks); a port is open to every local user, hence two random
+ * secrets kept in the owner-only {@link DaemonDirectory}: the server greets each connection with the server secret
+ * (so that the launcher sends nothing, its token included, to some other program that took a dead server's port)
+ * and drops any connection whose first fields do not carry the client secret.
+ *
+ * <p>Reply, after the greeting line: {@code fallback\n} when the handler cannot answer this caller faithfully (the
+ * launcher then runs the call in-process), else {@code <exit status>\n<stderr byte count>\n<stderr bytes><stdout
+ * bytes>} and the connection closes. Each connection runs on its own virtual thread. The server stops after
+ * {@code idle} with no call, or as soon as {@code stale} says so (the jar changed, the address file is gone), once
+ * the calls in flight are answered. Thread-safe.
+ */
+public final class DaemonServer implements AutoCloseable {
+    /** How long a connection may take to send its request: the launcher sends it in one go. */
+    static final Duration REQUEST_READ_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration HOUSEKEEPING = Duration.ofMillis(500);
+
+    /** Answers one forwarded call. */
+    public interface Handler {
+        /** @return the answer, or {@link Reply#FALLBACK} */
+        Reply handle(LauncherRequest request);
+    }
+
+    /** What the launcher writes: {@code stderr} to its stderr, {@code stdout} to its stdout, then it exits with the status. */
+    public record Reply(int exitStatus, byte[] stderr, byte[] stdout) {
+        /** The launcher should answer this call in-process. */
+        public static final Reply FALLBACK = new Reply(-1, new byte[0], new byte[0]);
+    }
+
+    private final ServerSocket socket;
+    private final Handler handler;
+    private final String serverSecret = secret();
+    private final String clientSecret = secret();
+    private final PrintWriter log;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong lastActivity = new AtomicLong(System.nanoTime());
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final ScheduledExecutorService housekeeping;
+
+    private final Runnable onStop;
+
+    private DaemonServer(ServerSocket socket, Handler handler, PrintWriter log, Duration idle, BooleanSupplier stale, Runnable onStop) {
+        this.socket = socket;
+        this.onStop = onStop;
+        this.handler = handler;
+        this.log = log;
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("daemon-housekeeping").factory());
+        housekeeping.scheduleWithFixedDelay(() -> {
+            boolean idleTooLong = inFlight.get() == 0 && System.nanoTime() - lastActivity.get() >= idle.toNanos();
+            if (idleTooLong || stale.getAsBoolean()) {
+                log("stopping: " + (idleTooLong ? "idle for " + idle.toSeconds() + " s" : "the jar or the address file changed"));
+                stop();
+            }
+        }, HOUSEKEEPING.toMillis(), HOUSEKEEPING.toMillis(), TimeUnit.MILLISECONDS);
+        Thread.ofPlatform().name("daemon-accept").start(this::acceptLoop);
+    }
+
+    /**
+     * Listens on a free loopback port.
+     *
+     * @param idle   how long without a call before the server stops
+     * @param stale  asked twice a second: true stops the server
+     * @param onStop run once when the server stops taking connections (before the calls in flight are answered)
+     */
+    public static DaemonServer start(Handler handler, PrintWriter log, Duration idle, BooleanSupplier stale, Runnable onStop)
+            throws IOException {
+        ServerSocket socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+        return new DaemonServer(socket, handler, log, idle, stale, onStop);
+    }
+
+    public int port() {
+        return socket.getLocalPort();
+    }
+
+    public String serverSecret() {
+        return serverSecret;
+    }
+
+    public String clientSecret() {
+        return clientSecret;
+    }
+
+    /** Blocks until the server stopped and every call it took is answered. */
+    public void awaitStop() throws InterruptedException {
+        stopped.await();
+        while (inFlight.get() > 0) {
+            Thread.sleep(20);
+        }
+    }
+
+    /** Stops taking connections; calls in flight still get their answers. */
+    public synchronized void stop() {
+        if (stopped.getCount() == 0) {
+            return;
+        }
+        onStop.run();
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        housekeeping.shutdown();
+        stopped.countDown();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void acceptLoop() {
+        while (!socket.isClosed()) {
+            try {
+                Socket connection = socket.accept();
+                inFlight.incrementAndGet();
+                lastActivity.set(System.nanoTime());
+                Thread.ofVirtual().name("daemon-call").start(() -> serve(connection));
+            } catch (SocketException e) {
+                return; // closed by stop()
+            } catch (IOException e) {
+                log("accept failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void serve(Socket connection) {
+        try (connection) {
+            connection.setSoTimeout((int) REQUEST_READ_TIMEOUT.toMillis());
+            connection.setTcpNoDelay(true); // each write is a whole message: send it now
+            OutputStream out = connection.getOutputStream();
+            out.write((serverSecret + "\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            LauncherRequest request;
+            try {
+                request = LauncherRequest.read(new BufferedInputStream(connection.getInputStream()),
+                        clientSecret.getBytes(StandardCharsets.US_ASCII));
+            } catch (IOException e) {
+                log("dropped a connection: " + e.getMessage());
+                return;
+            }
+            Reply reply;
+            try {
+                reply = handler.handle(request);
+            } catch (RuntimeException e) {
+                log("the call failed in the server, the launcher runs it itself: " + e);
+                reply = Reply.FALLBACK;
+            }
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream(reply.stdout().length + 64);
+            whole.write(header(reply));
+            whole.write(reply.stderr());
+            whole.write(reply.stdout());
+            whole.writeTo(out); // one write: the launcher reads the status line at once
+            out.flush();
+        } catch (IOException e) {
+            log("connection failed: " + e.getMessage());
+        } finally {
+            lastActivity.set(System.nanoTime());
+            inFlight.decrementAndGet();
+        }
+    }
+
+    private static byte[] header(Reply reply) {
+        String header = reply == Reply.FALLBACK ? "fallback\n" : reply.exitStatus() + "\n" + reply.stderr().length + "\n";
+        return header.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private void log(String line) {
+        synchronized (log) {
+            log.println(java.time.Instant.now() + " " + line);
+            log.flush();
+        }
+    }
+
+    /** 32 random bytes as URL-safe base64: no spaces or NULs, so that it fits the address file's one line. */
+    private static String secret() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+}
