@@ -28,6 +28,7 @@ class ArchitectureTest {
         assertImportsOnly("mcp", "tool");
         assertImportsOnly("tracking", "tool");
         assertImportsOnly("auth");
+        assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools
         assertImportsOnly("bench", "tool", "emulator", "Tools", "tracking");
     }
 
