@@ -162,6 +162,10 @@ public final class Benchmark {
                     processModel = new LinkedHashMap<>();
                     processModel.put("serve_overhead", models.serveOverhead(o.runs(), 5_000));
                     processModel.put("startup", models.startup(Math.min(o.runs(), 20), aot));
+                    processModel.put("costs", models.costs());
+                    if (models.firstCall() != null) {
+                        processModel.put("launcher_first_call", models.firstCall());
+                    }
                 }
                 List<Row> sweepRows = new ArrayList<>();
                 for (Scenario s : sweep) {
@@ -226,14 +230,33 @@ public final class Benchmark {
     private static void printProcessModel(java.io.PrintWriter out, Map<String, Object> m) {
         Map<String, Object> serve = (Map<String, Object>) m.get("serve_overhead");
         Map<String, Object> startup = (Map<String, Object>) m.get("startup");
-        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'call' (a JVM per call)%s;%n",
-                startup.containsKey("aot_cache_p50_ms") ? ", 'call+aot' (with the JDK AOT cache)" : "");
+        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'call' (a JVM per call)%s%s;%n",
+                startup.containsKey("aot_cache_p50_ms") ? ", 'call+aot' (with the JDK AOT cache)" : "",
+                startup.containsKey("launcher_p50_ms") ? ", 'launcher' (./agent-tools call through its resident server)" : "");
         out.printf(java.util.Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",
                 serve.get("serve_added_p50_ms"), serve.get("serve_p50_ms"), serve.get("in_process_p50_ms"),
                 serve.get("serve_pipelined_calls_per_second"));
-        out.printf(java.util.Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%n", startup.get("plain_p50_ms"),
+        out.printf(java.util.Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%s%n", startup.get("plain_p50_ms"),
                 startup.containsKey("aot_cache_p50_ms")
-                        ? String.format(java.util.Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "");
+                        ? String.format(java.util.Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "",
+                startup.containsKey("launcher_p50_ms")
+                        ? String.format(java.util.Locale.ROOT, ", %.1f ms through the launcher's resident server", startup.get("launcher_p50_ms")) : "");
+        Map<String, Object> first = (Map<String, Object>) m.get("launcher_first_call");
+        if (first != null) {
+            out.printf(java.util.Locale.ROOT, "  the launcher's first call (starts its server): p50 %.0f ms, max %.0f ms over %s starts%n",
+                    first.get("first_call_p50_ms"), first.get("first_call_max_ms"), first.get("first_calls"));
+        }
+        out.println("  per get_email call:  caller CPU ms | server CPU ms | peak RSS MB (the process the caller starts, or serve) | server RSS MB");
+        for (Map<String, Object> c : (List<Map<String, Object>>) m.get("costs")) {
+            out.printf(java.util.Locale.ROOT, "    %-10s %13s | %13s | %11s | %s%n", c.get("model"), orDash(c.get("caller_cpu_ms_per_call")),
+                    orDash(c.get("server_cpu_ms_per_call")), orDash(c.get("peak_rss_mb")), orDash(c.get("server_rss_mb")));
+        }
+        out.println("  (CPU from /proc in 10 ms ticks, a mean over the row's runs; in-process CPU is the whole benchmark JVM's,"
+                + " the emulator's included when it runs in this JVM)");
+    }
+
+    private static String orDash(Object value) {
+        return value == null ? "-" : value.toString();
     }
 
     private static List<String> messageIds(ToolRegistry tools) {

@@ -46,17 +46,121 @@ final class ProcessModelBench {
     List<Row> rows(int warmup, int runs, List<String> ids, Path aotCache) throws Exception {
         List<Row> rows = new ArrayList<>();
         ToolProtocol protocol = new ToolProtocol(tools);
-        rows.add(measure("in-process", warmup, runs, i -> protocol.answer(getEmail(ids, i)).line()));
+        long self = ProcessHandle.current().pid();
+        rows.add(measure("in-process", warmup, runs, i -> protocol.answer(getEmail(ids, i)).line(),
+                new Meter(() -> ProcStat.cpuNanos(self), null, null)));
         try (Serve serve = Serve.start(command("serve", "--stdio"), env())) {
-            rows.add(measure("serve", warmup, runs, i -> serve.roundTrip(getEmail(ids, i))));
+            long pid = serve.process.pid();
+            rows.add(measure("serve", warmup, runs, i -> serve.roundTrip(getEmail(ids, i)),
+                    new Meter(null, () -> ProcStat.cpuNanos(pid), () -> ProcStat.peakRssKb(pid))));
         }
-        rows.add(measure("call", warmup, runs, i -> callOnce(command("call"), getEmail(ids, i))));
+        rows.add(measure("call", warmup, runs, i -> callOnce(command("call"), getEmail(ids, i), Map.of()), oneShotMeter(null)));
         if (aotCache != null) {
             List<String> withCache = new ArrayList<>(command("call"));
             withCache.add(1, "-XX:AOTCache=" + aotCache);
-            rows.add(measure("call+aot", warmup, runs, i -> callOnce(withCache, getEmail(ids, i))));
+            rows.add(measure("call+aot", warmup, runs, i -> callOnce(withCache, getEmail(ids, i), Map.of()), oneShotMeter(null)));
+        }
+        Path launcher = launcher();
+        if (launcher != null) {
+            rows.add(launcherRow(launcher, warmup, runs, ids));
         }
         return rows;
+    }
+
+    /**
+     * CPU and memory per call of each model measured by {@link #rows}: the caller's side (the process the agent
+     * starts, and what it starts in turn), the server's side (serve, or the launcher's resident server), peak RSS.
+     */
+    List<Map<String, Object>> costs() {
+        return costs;
+    }
+
+    /**
+     * {@code ./agent-tools call}, the launcher, through its resident server: the first call (which starts the server)
+     * a few times over, then the row. The server runs in a runtime folder of the benchmark's own, so that neither
+     * the user's server nor an earlier run's warm one is measured; it is stopped afterwards.
+     */
+    private Row launcherRow(Path launcher, int warmup, int runs, List<String> ids) throws Exception {
+        Path runtime = Files.createTempDirectory("agent-tools-bench-run-");
+        Map<String, String> env = Map.of("XDG_RUNTIME_DIR", runtime.toString());
+        List<String> command = List.of(launcher.toString(), "call");
+        try {
+            callOnce(command, getEmail(ids, 0), env); // not measured: builds the jar and trains the AOT cache when due
+            Histogram first = new Histogram(3_600_000_000L, 3);
+            for (int i = 0; i < FIRST_CALLS; i++) {
+                stopServer(runtime);
+                long start = System.nanoTime();
+                String answer = callOnce(command, getEmail(ids, i), env);
+                if (answer.contains("\"status\":\"ok\"")) {
+                    first.recordValue((System.nanoTime() - start) / 1_000);
+                }
+            }
+            firstCall = first.getTotalCount() == 0 ? null : Map.of("first_call_p50_ms", first.getValueAtPercentile(50) / 1e3,
+                    "first_call_max_ms", first.getMaxValue() / 1e3, "first_calls", first.getTotalCount());
+            Long server = serverPid(runtime);
+            return measure("launcher", warmup, runs, i -> callOnce(command, getEmail(ids, i), env),
+                    oneShotMeter(server == null ? null : () -> ProcStat.cpuNanos(server)), () -> server == null ? null : ProcStat.rssKb(server));
+        } finally {
+            stopServer(runtime);
+            Files.deleteIfExists(runtime);
+        }
+    }
+
+    private static final int FIRST_CALLS = 3;
+    private Map<String, Object> firstCall;
+
+    /** The launcher's first call, which starts its server: p50 and max over a few fresh starts (null when not run). */
+    Map<String, Object> firstCall() {
+        return firstCall;
+    }
+
+    /** The launcher next to the jar this runs from (a checkout's target/), if any. */
+    private static Path launcher() {
+        Path jar = ownJar();
+        Path launcher = jar == null || jar.getParent() == null || jar.getParent().getParent() == null ? null
+                : jar.getParent().getParent().resolve("agent-tools");
+        return launcher != null && Files.isExecutable(launcher) ? launcher : null;
+    }
+
+    /** Stops the benchmark's resident server (its address file gone, it stops within a second) and waits for it. */
+    private static void stopServer(Path runtime) throws IOException, InterruptedException {
+        Long pid = serverPid(runtime);
+        try (var files = Files.walk(runtime)) {
+            files.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(runtime)).forEach(p -> p.toFile().delete());
+        }
+        if (pid != null) {
+            ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> h).join());
+        }
+    }
+
+    private static Long serverPid(Path runtime) throws IOException {
+        try (var files = Files.walk(runtime)) {
+            Path address = files.filter(p -> p.getFileName().toString().equals("daemon")).findFirst().orElse(null);
+            if (address == null) {
+                return null;
+            }
+            String[] fields = Files.readString(address).strip().split(" ");
+            return fields.length >= 4 ? Long.valueOf(fields[3]) : null;
+        } catch (java.io.UncheckedIOException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** A one-shot process per call: the caller's CPU is what the processes it started and reaped used. */
+    private Meter oneShotMeter(Counter serverCpu) {
+        oneShotPeakKb.set(0);
+        return new Meter(ProcStat::reapedChildrenCpuNanos, serverCpu, () -> oneShotPeakKb.get() == 0 ? null : oneShotPeakKb.get());
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong oneShotPeakKb = new java.util.concurrent.atomic.AtomicLong();
+    private final List<Map<String, Object>> costs = new ArrayList<>();
+
+    private interface Counter {
+        Long read();
+    }
+
+    /** Reads CPU counters before and after a row's measured runs, and its peak memory after them. */
+    private record Meter(Counter callerCpu, Counter serverCpu, Counter peakKb) {
     }
 
     /** serve's own cost on a call that does no I/O: p50 over in-process, and calls per second pipelined. */
@@ -89,11 +193,25 @@ final class ProcessModelBench {
         String request = "{\"command\": \"tools.list\", \"params\": {}}";
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("what", "one-shot call: process start to answer of tools.list");
-        m.put("plain_p50_ms", histogram(runs, () -> callOnce(command("call"), request)).getValueAtPercentile(50) / 1e3);
+        m.put("plain_p50_ms", histogram(runs, () -> callOnce(command("call"), request, Map.of())).getValueAtPercentile(50) / 1e3);
         if (aotCache != null) {
             List<String> withCache = new ArrayList<>(command("call"));
             withCache.add(1, "-XX:AOTCache=" + aotCache);
-            m.put("aot_cache_p50_ms", histogram(runs, () -> callOnce(withCache, request)).getValueAtPercentile(50) / 1e3);
+            m.put("aot_cache_p50_ms", histogram(runs, () -> callOnce(withCache, request, Map.of())).getValueAtPercentile(50) / 1e3);
+        }
+        Path launcher = launcher();
+        if (launcher != null) {
+            // tools.list through the launcher's resident server: already running after the get_email rows' own, or started now
+            Path runtime = Files.createTempDirectory("agent-tools-bench-run-");
+            try {
+                Map<String, String> env = Map.of("XDG_RUNTIME_DIR", runtime.toString());
+                callOnce(List.of(launcher.toString(), "call"), request, env);
+                m.put("launcher_p50_ms", histogram(runs, () -> callOnce(List.of(launcher.toString(), "call"), request, env))
+                        .getValueAtPercentile(50) / 1e3);
+            } finally {
+                stopServer(runtime);
+                Files.deleteIfExists(runtime);
+            }
         }
         return m;
     }
@@ -106,13 +224,19 @@ final class ProcessModelBench {
         Object run() throws Exception;
     }
 
-    private Row measure(String model, int warmup, int runs, Run run) throws Exception {
+    private Row measure(String model, int warmup, int runs, Run run, Meter meter) throws Exception {
+        return measure(model, warmup, runs, run, meter, null);
+    }
+
+    private Row measure(String model, int warmup, int runs, Run run, Meter meter, Counter serverRssKb) throws Exception {
         Scenario s = new Scenario("get_email", model, 1);
         progress.scenario(s, warmup + runs);
         for (int i = 0; i < warmup; i++) {
             run.run(i);
             progress.call();
         }
+        Long callerBefore = read(meter.callerCpu());
+        Long serverBefore = read(meter.serverCpu());
         Histogram h = new Histogram(3_600_000_000L, 3);
         int errors = 0;
         for (int i = 0; i < runs; i++) {
@@ -126,6 +250,15 @@ final class ProcessModelBench {
             }
             progress.call();
         }
+        Map<String, Object> cost = new LinkedHashMap<>();
+        cost.put("model", model);
+        cost.put("caller_cpu_ms_per_call", perCall(callerBefore, read(meter.callerCpu()), runs));
+        cost.put("server_cpu_ms_per_call", perCall(serverBefore, read(meter.serverCpu()), runs));
+        Long peak = read(meter.peakKb());
+        cost.put("peak_rss_mb", peak == null ? null : Math.round(peak / 102.4) / 10.0);
+        Long serverRss = read(serverRssKb);
+        cost.put("server_rss_mb", serverRss == null ? null : Math.round(serverRss / 102.4) / 10.0);
+        costs.add(cost);
         boolean any = h.getTotalCount() > 0;
         Row row = new Row("get_email", model, 1, runs, warmup, any ? h.getMean() / 1e3 : Double.NaN,
                 any ? h.getMinValue() / 1e3 : Double.NaN, any ? h.getMaxValue() / 1e3 : Double.NaN,
@@ -133,6 +266,14 @@ final class ProcessModelBench {
                 any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, errors, 1, -1, 0, bounds.latencyMs(), null);
         progress.finished(row);
         return row;
+    }
+
+    private static Long read(Counter c) {
+        return c == null ? null : c.read();
+    }
+
+    private static Double perCall(Long before, Long after, int runs) {
+        return before == null || after == null || runs == 0 ? null : Math.round((after - before) / 1e5 / runs) / 10.0;
     }
 
     private static Histogram histogram(int runs, Step step) throws Exception {
@@ -159,16 +300,32 @@ final class ProcessModelBench {
     private static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
             "agent-tools-bench-calls-" + ProcessHandle.current().pid() + ".db");
 
-    private String callOnce(List<String> command, String request) throws IOException, InterruptedException {
+    /** Runs one one-shot process to its exit; its peak RSS, sampled while it runs, goes to {@link #oneShotPeakKb}. */
+    private String callOnce(List<String> command, String request, Map<String, String> extraEnv) throws IOException, InterruptedException {
         ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
         b.environment().putAll(env());
+        b.environment().putAll(extraEnv);
         Process p = b.start();
         try (OutputStream in = p.getOutputStream()) {
             in.write(request.getBytes(StandardCharsets.UTF_8));
         }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(60, TimeUnit.SECONDS);
-        return out;
+        String[] out = new String[1];
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try {
+                out[0] = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                out[0] = e.toString();
+            }
+        });
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!p.waitFor(5, TimeUnit.MILLISECONDS) && System.nanoTime() < until) {
+            Long kb = ProcStat.peakRssKb(p.pid());
+            if (kb != null) {
+                oneShotPeakKb.accumulateAndGet(kb, Math::max);
+            }
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(60));
+        return out[0];
     }
 
     /** How to start agent-tools in a new JVM: from its jar when running from one, else from this class path. */

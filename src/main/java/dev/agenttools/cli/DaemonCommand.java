@@ -62,9 +62,10 @@ final class DaemonCommand implements Callable<Integer> {
         // the jar the launcher started (java -jar puts it alone on the class path): a rebuild replaces it
         Path jar = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0]);
         FileTime built = modified(jar);
+        SourceWatch sources = SourceWatch.of(jar);
         try (directory; SessionCache sessions = new SessionCache()) {
             DaemonServer server = DaemonServer.start(request -> handle(request, sessions), log, idle,
-                    () -> !Objects.equals(built, modified(jar)) || directory.lost(), directory::unpublish);
+                    () -> !Objects.equals(built, modified(jar)) || sources.newerThan(built) || directory.lost(), directory::unpublish);
             directory.publish(server.port(), server.serverSecret(), server.clientSecret());
             log.println(java.time.Instant.now() + " serving on 127.0.0.1:" + server.port() + " for " + idle.toSeconds() + " s idle");
             ready("ready");

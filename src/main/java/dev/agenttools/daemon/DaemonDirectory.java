@@ -23,7 +23,7 @@ import java.util.Set;
  * since the secrets in it open the port. Thread-safe.
  */
 public final class DaemonDirectory implements AutoCloseable {
-    /** The file the launcher reads: {@code port serverSecret clientSecret} on one line. */
+    /** The file the launcher reads: {@code port serverSecret clientSecret pid} on one line (the pid for people and the benchmark). */
     public static final String ADDRESS_FILE = "daemon";
     private static final Set<PosixFilePermission> OWNER_ONLY_DIR = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
@@ -101,7 +101,7 @@ public final class DaemonDirectory implements AutoCloseable {
 
     /** Writes the address file in one step (a reader sees the old file or the whole new one), readable by the owner only. */
     public synchronized void publish(int port, String serverSecret, String clientSecret) throws IOException {
-        String line = port + " " + serverSecret + " " + clientSecret + "\n";
+        String line = port + " " + serverSecret + " " + clientSecret + " " + ProcessHandle.current().pid() + "\n";
         Path temp = Files.createTempFile(dir, ADDRESS_FILE, ".new", PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
         try {
             Files.writeString(temp, line, StandardCharsets.US_ASCII);

@@ -26,7 +26,7 @@ class DaemonDirectoryTest {
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
             Path address = dir.resolve(DaemonDirectory.ADDRESS_FILE);
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(address))).isEqualTo("rw-------");
-            assertThat(Files.readString(address)).isEqualTo("4242 server client\n");
+            assertThat(Files.readString(address)).isEqualTo("4242 server client " + ProcessHandle.current().pid() + "\n");
             assertThat(d.lost()).isFalse();
             Files.delete(address);
             assertThat(d.lost()).as("someone removed the address file").isTrue();
