@@ -207,6 +207,29 @@ class LauncherTest {
     }
 
     @Test
+    void callsThatArriveTogetherStartOneServer() throws Exception {
+        List<Thread> callers = new ArrayList<>();
+        List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            callers.add(Thread.ofVirtual().start(() -> {
+                try {
+                    runs.add(call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}"));
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }));
+        }
+        for (Thread t : callers) {
+            t.join(120_000);
+        }
+        assertThat(runs).hasSize(5).allSatisfy(r -> {
+            assertThat(r.exit()).isZero();
+            assertThat(r.stderr()).isEmpty();
+        });
+        assertThat(Files.readString(serverFolder().resolve("daemon.log"))).containsOnlyOnce("serving on");
+    }
+
+    @Test
     void keepsItsSecretsInOwnerOnlyFilesAndTheTokenOffTheDisk() throws Exception {
         assertThat(call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}").exit()).isZero();
         Path folder = serverFolder();
