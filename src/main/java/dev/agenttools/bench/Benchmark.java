@@ -35,10 +35,12 @@ public final class Benchmark {
      * @param target    {@code emulator} or {@code gmail}
      * @param sweep     sizes of list_emails to sweep over (empty: no sweep)
      * @param sweepRuns measured runs per sweep point
+     * @param external  with the embedded emulator, also run list_emails (concurrent, batch) and get_email against an
+     *                  emulator process of its own, and the process-model rows against that one
      */
     public record Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
                           Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause,
-                          boolean processModel) {
+                          boolean processModel, boolean external) {
         public Options {
             if (!target.equals("emulator") && !target.equals("gmail") && !isUrl(target)) {
                 throw new IllegalArgumentException("target must be emulator, gmail or an http(s) root URL such as "
@@ -83,6 +85,7 @@ public final class Benchmark {
     /** Runs the benchmark; returns 0, or 1 when any call failed, 130 when interrupted. */
     public static int run(Options o, java.io.PrintWriter out, PrintStream err) throws Exception {
         Emulator emulator = null;
+        ExternalEmulator external = null;
         try {
             ToolRegistry tools;
             java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters = null;
@@ -117,7 +120,23 @@ public final class Benchmark {
             if (e != null) {
                 counters = e::counters;
             }
-            String processRoot = e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
+            ToolRegistry externalTools = null;
+            List<Scenario> externalScenarios = new ArrayList<>();
+            if (e != null && o.external()) {
+                external = ExternalEmulator.start(o.latency());
+                EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
+                externalTools = Tools.builder().rootUrl(external.rootUrl())
+                        .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent()).defaultAccessToken("bench-token").build();
+                err.println("bench: and an emulator process of its own at " + external.rootUrl());
+                for (String tool : o.tools()) {
+                    if (tool.equals("get_email")) {
+                        externalScenarios.add(new Scenario(tool, "sequential", 1));
+                    } else if (tool.equals("list_emails")) {
+                        o.strategies().stream().filter(s -> !s.equals("sequential")).forEach(s -> externalScenarios.add(new Scenario(tool, s, o.n())));
+                    }
+                }
+            }
+            String processRoot = external != null ? external.rootUrl() : e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
             List<String> ids = messageIds(tools);
             List<Scenario> scenarios = new ArrayList<>();
             for (String tool : o.tools()) {
@@ -136,7 +155,8 @@ public final class Benchmark {
                     sweep.add(new Scenario("list_emails", strategy, size));
                 }
             }
-            long totalCalls = (long) scenarios.size() * (o.warmup() + o.runs()) + (long) sweep.size() * (1 + o.sweepRuns());
+            long totalCalls = (long) (scenarios.size() + externalScenarios.size()) * (o.warmup() + o.runs())
+                    + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
                 BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
                 AtomicBoolean done = new AtomicBoolean();
@@ -151,6 +171,14 @@ public final class Benchmark {
                 List<Row> rows = new ArrayList<>();
                 for (Scenario s : scenarios) {
                     rows.add(runner.run(s, o.warmup(), o.runs(), ids));
+                }
+                List<Row> externalRows = new ArrayList<>();
+                if (externalTools != null && !externalScenarios.isEmpty()) {
+                    BenchRunner outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl()), bounds, progress, o.pause());
+                    List<String> externalIds = messageIds(externalTools);
+                    for (Scenario s : externalScenarios) {
+                        externalRows.add(outside.run(s, o.warmup(), o.runs(), externalIds));
+                    }
                 }
                 Map<String, Object> processModel = null;
                 if (o.processModel() && processRoot != null && o.tools().contains("get_email")) {
@@ -181,6 +209,11 @@ public final class Benchmark {
                 out.println("agent-tools bench: " + o.target() + ", latency " + o.latency().toMillis() + " ms, "
                         + o.warmup() + " warm-up + " + o.runs() + " runs per row");
                 out.print(BenchReport.table(rows));
+                if (!externalRows.isEmpty()) {
+                    out.println("the same against an emulator process of its own (" + external.rootUrl() + "), as users meet it:");
+                    out.print(BenchReport.table(externalRows));
+                    env.put("external_emulator", external.rootUrl());
+                }
                 out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
                         + "429s: calls the server refused (the client retried them)");
@@ -214,6 +247,9 @@ public final class Benchmark {
                 if (processModel != null) {
                     env.put("process_model", processModel);
                 }
+                if (!externalRows.isEmpty()) {
+                    env.put("external_rows", externalRows);
+                }
                 env.put("tracking_overhead", tracking);
                 out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows, decoding));
                 boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
@@ -222,6 +258,9 @@ public final class Benchmark {
         } finally {
             if (emulator != null) {
                 emulator.close();
+            }
+            if (external != null) {
+                external.close();
             }
         }
     }

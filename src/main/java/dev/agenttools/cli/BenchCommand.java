@@ -60,6 +60,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-process-model",
             description = "Skip timing get_email in-process, through serve --stdio and through a JVM per call (done by default).")
     boolean noProcessModel;
+    @Option(names = "--no-external", description = "With the embedded emulator, skip the rows against an emulator process "
+            + "of its own (list_emails concurrent and batch, get_email; the process-model rows then use the embedded one).")
+    boolean noExternal;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;
 
@@ -69,7 +72,7 @@ final class BenchCommand implements Callable<Integer> {
         try {
             options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
                     tools.stream().map(Enum::name).toList(), strategies.stream().map(Enum::name).toList(), latency, sweep,
-                    quick ? 1 : sweepRuns, out, pause, !noProcessModel);
+                    quick ? 1 : sweepRuns, out, pause, !noProcessModel, !noExternal);
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }

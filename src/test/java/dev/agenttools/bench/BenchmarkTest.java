@@ -25,10 +25,11 @@ class BenchmarkTest {
         StringWriter table = new StringWriter();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
-                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true);
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true, true);
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
         assertThat(status).isZero();
-        assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:");
+        assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:",
+                "the same against an emulator process of its own", "caller CPU ms");
 
         Path json;
         try (var files = Files.list(out)) {
@@ -41,6 +42,15 @@ class BenchmarkTest {
         assertThat(rows).hasSize(7); // list_emails x 3 strategies, get_email (no strategy), and in-process, through serve, through call
         assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "call");
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
+        JsonNode costs = results.get("environment").get("process_model").get("costs");
+        assertThat(costs.findValuesAsText("model")).containsExactly("in-process", "serve", "call");
+        assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
+        assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
+        JsonNode external = results.get("environment").get("external_rows");
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential");
+        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email");
+        assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
+        assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(4.0);
         for (JsonNode row : rows) {
             for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
                     "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
@@ -62,11 +72,11 @@ class BenchmarkTest {
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("tools must be among");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("tools must be among");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false)).hasMessageContaining("runs must be >= 1");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("runs must be >= 1");
     }
 
     @Test
@@ -94,7 +104,7 @@ class BenchmarkTest {
                         .handshake(Duration.ZERO).build())) {
             StringWriter table = new StringWriter();
             Benchmark.Options options = new Benchmark.Options(external.rootUri().toString(), 3, 1, 5, List.of("list_emails", "get_email"),
-                    List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false);
+                    List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, false);
 
             int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
 
