@@ -29,8 +29,9 @@ import java.util.function.BooleanSupplier;
  * and drops any connection whose first fields do not carry the client secret.
  *
  * <p>Reply, after the greeting line: {@code fallback\n} when the handler cannot answer this caller faithfully (the
- * launcher then runs the call in-process), else {@code <exit status>\n<stderr byte count>\n<stderr bytes><stdout
- * bytes>} and the connection closes. Each connection runs on its own virtual thread. The server stops after
+ * launcher then runs the call in-process), else {@code <exit status>\n<stderr byte count>\n<stdout byte count>\n
+ * <stderr bytes><stdout bytes>} and the connection closes (the counts let bash read each part in a few reads, where a
+ * read up to a delimiter takes one system call per byte). Each connection runs on its own virtual thread. The server stops after
  * {@code idle} with no call, or as soon as {@code stale} says so (the jar changed, the address file is gone), once
  * the calls in flight are answered. Thread-safe.
  */
@@ -184,7 +185,8 @@ public final class DaemonServer implements AutoCloseable {
     }
 
     private static byte[] header(Reply reply) {
-        String header = reply == Reply.FALLBACK ? "fallback\n" : reply.exitStatus() + "\n" + reply.stderr().length + "\n";
+        String header = reply == Reply.FALLBACK ? "fallback\n"
+                : reply.exitStatus() + "\n" + reply.stderr().length + "\n" + reply.stdout().length + "\n";
         return header.getBytes(StandardCharsets.US_ASCII);
     }
 

@@ -100,7 +100,7 @@ class DaemonServerTest {
                 List.of("AGENT_TOOLS_ACCESS_TOKEN=t=k", "XDG_CONFIG_HOME=/h/.config"), body));
 
         assertThat(e.greeting()).isEqualTo(server.serverSecret());
-        assertThat(e.restText()).isEqualTo("3\n5\nwarn\n{\"echo\":\"a\0b ü\"}\n");
+        assertThat(e.restText()).isEqualTo("3\n5\n17\nwarn\n{\"echo\":\"a\0b ü\"}\n");
         LauncherRequest r = received.getFirst();
         assertThat(r.settings()).containsEntry("AGENT_TOOLS_ACCESS_TOKEN", "t=k").containsEntry("XDG_CONFIG_HOME", "/h/.config");
         assertThat(r.workingDirectory()).isEqualTo("/work/x");
@@ -153,7 +153,7 @@ class DaemonServerTest {
         String epoch = twoSecondsAgo.getEpochSecond() + "," + String.format("%06d", twoSecondsAgo.getNano() / 1000); // a locale's comma
         Exchange e = exchange(launcherMessage(server.clientSecret(), epoch, "/", List.of(), new byte[0]));
         String[] reply = e.restText().split("\n");
-        assertThat(Long.parseLong(reply[2])).isBetween(2000L, 2000L + 5000);
+        assertThat(Long.parseLong(reply[3])).isBetween(2000L, 2000L + 5000);
     }
 
     @Test
@@ -223,7 +223,7 @@ class DaemonServerTest {
                 .as("no new connections once stopped").isInstanceOf(java.net.ConnectException.class);
         release.countDown();
         caller.join(10_000);
-        assertThat(answer[0]).isEqualTo("0\n0\nanswered");
+        assertThat(answer[0]).isEqualTo("0\n0\n8\nanswered");
         server.awaitStop();
     }
 }
