@@ -100,7 +100,7 @@ class DaemonServerTest {
                 List.of("AGENT_TOOLS_ACCESS_TOKEN=t=k", "XDG_CONFIG_HOME=/h/.config"), body));
 
         assertThat(e.greeting()).isEqualTo(server.serverSecret());
-        assertThat(e.restText()).isEqualTo("3\n5\n17\nwarn\n{\"echo\":\"a\0b ü\"}\n");
+        assertThat(e.restText()).isEqualTo("3\n5\n18\nwarn\n{\"echo\":\"a\0b ü\"}\n");
         LauncherRequest r = received.getFirst();
         assertThat(r.settings()).containsEntry("AGENT_TOOLS_ACCESS_TOKEN", "t=k").containsEntry("XDG_CONFIG_HOME", "/h/.config");
         assertThat(r.workingDirectory()).isEqualTo("/work/x");
