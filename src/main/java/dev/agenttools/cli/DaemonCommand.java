@@ -80,7 +80,8 @@ final class DaemonCommand implements Callable<Integer> {
         System.out.close();
     }
 
-    private static DaemonServer.Reply handle(LauncherRequest request, SessionCache sessions) {
+    /** Answers one forwarded call as the in-process call would (package-private for the AOT training run). */
+    static DaemonServer.Reply handle(LauncherRequest request, SessionCache sessions) {
         if (!awsSettings(request.settings()).equals(awsSettings(System.getenv()))) {
             // The AWS SDK (DynamoDB tracking) reads credentials from this process's environment, not the caller's.
             return DaemonServer.Reply.FALLBACK;

@@ -1,6 +1,9 @@
 package dev.agenttools.cli;
 
 import dev.agenttools.Tools;
+import dev.agenttools.daemon.DaemonDirectory;
+import dev.agenttools.daemon.DaemonServer;
+import dev.agenttools.daemon.LauncherRequest;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.gmail.GmailSettings;
@@ -50,11 +53,55 @@ final class TrainAotCommand implements Callable<Integer> {
                 protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 10}}");
                 protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
             }
+            trainResidentServer(emulator.rootUri().toString(), id);
             recorder.close();
             java.nio.file.Files.deleteIfExists(db);
             java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-wal"));
             java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-shm"));
         }
         return 0;
+    }
+
+    /**
+     * The resident server's own path (its folder, its socket, the launcher's wire format, a session per caller's
+     * settings), so that the server, which starts from the same cache, finds those classes in it too.
+     */
+    private static void trainResidentServer(String rootUrl, String id) throws java.io.IOException {
+        java.nio.file.Path home = java.nio.file.Files.createTempDirectory("agent-tools-aot-daemon"); // owner-only
+        java.nio.file.Path dir = home.resolve("server");
+        try (DaemonDirectory directory = DaemonDirectory.lock(dir, Duration.ZERO); SessionCache sessions = new SessionCache()) {
+            DaemonServer server = DaemonServer.start(r -> DaemonCommand.handle(r, sessions),
+                    new java.io.PrintWriter(java.io.Writer.nullWriter()), Duration.ofMinutes(1), () -> false, directory::unpublish);
+            directory.publish(server.port(), server.serverSecret(), server.clientSecret());
+            // a config file that does not exist: the user's own (tracking to DynamoDB, say) stays out of the training
+            java.util.Map<String, String> settings = java.util.Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
+                    "AGENT_TOOLS_ACCESS_TOKEN", "training", "AGENT_TOOLS_TRACKING", "none", "AGENT_TOOLS_GMAIL_QUOTA", "100000000",
+                    "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", "1000", "AGENT_TOOLS_CONFIG", home.resolve("none.properties").toString());
+            for (int i = 0; i < 50; i++) {
+                String request = i % 2 == 0 ? "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}"
+                        : "{\"command\": \"tools.list\"}";
+                java.time.Instant now = java.time.Instant.now();
+                byte[] message = new LauncherRequest(settings, home.toString(), now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000,
+                        request.getBytes(java.nio.charset.StandardCharsets.UTF_8)).encode(server.clientSecret());
+                try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port())) {
+                    java.io.InputStream in = socket.getInputStream();
+                    while (in.read() != '\n') {
+                        // the greeting
+                    }
+                    socket.getOutputStream().write(message);
+                    in.readAllBytes();
+                }
+            }
+            server.stop();
+            try {
+                server.awaitStop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            try (var files = java.nio.file.Files.walk(home)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
     }
 }

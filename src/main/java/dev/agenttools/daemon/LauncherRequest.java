@@ -28,6 +28,22 @@ public record LauncherRequest(Map<String, String> settings, String workingDirect
     static final int MAX_FIELD_BYTES = 64 * 1024;
     static final int MAX_SETTINGS = 512;
 
+    /** The bytes the launcher sends for this request (the training run and the tests speak as the launcher does). */
+    public byte[] encode(String clientSecret) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length + 256);
+        java.util.List<String> fields = new java.util.ArrayList<>(java.util.List.of(PROTOCOL, clientSecret,
+                startEpochMicros / 1_000_000 + "." + String.format(java.util.Locale.ROOT, "%06d", startEpochMicros % 1_000_000),
+                workingDirectory, Integer.toString(settings.size())));
+        settings.forEach((k, v) -> fields.add(k + "=" + v));
+        fields.add(Integer.toString(body.length));
+        for (String f : fields) {
+            out.writeBytes(f.getBytes(StandardCharsets.UTF_8));
+            out.write(0);
+        }
+        out.writeBytes(body);
+        return out.toByteArray();
+    }
+
     /**
      * Reads one request, checking the secret before anything else is read.
      *

@@ -58,6 +58,17 @@ class DaemonServerTest {
         return out.toByteArray();
     }
 
+    @Test
+    void encodesRequestsAsTheLauncherWritesThem() throws IOException {
+        LauncherRequest r = new LauncherRequest(new java.util.LinkedHashMap<>(java.util.Map.of("A", "1")), "/w", 1_700_000_000_000_042L,
+                new byte[] {'{', 0, '}'});
+        assertThat(r.encode("sec")).isEqualTo(launcherMessage("sec", "1700000000.000042", "/w", List.of("A=1"), new byte[] {'{', 0, '}'}));
+        LauncherRequest back = LauncherRequest.read(new java.io.ByteArrayInputStream(r.encode("sec")), "sec".getBytes(StandardCharsets.US_ASCII));
+        assertThat(back.settings()).isEqualTo(r.settings());
+        assertThat(back.startEpochMicros()).isEqualTo(r.startEpochMicros());
+        assertThat(back.body()).isEqualTo(r.body());
+    }
+
     private record Exchange(String greeting, byte[] rest) {
         String restText() {
             return new String(rest, StandardCharsets.UTF_8);
