@@ -10,7 +10,8 @@ import java.util.List;
  * {@code SpoolMain append <store> <count> <agent>} appends count records one by one, as that many one-shot calls
  * would, then prints "appended <count>"; {@code SpoolMain ingest <store> <stop file>} opens the store again and again
  * (each open ingests) until the stop file exists, printing "ready" after the first, then "ingested <records> in
- * <files> files".
+ * <files> files"; {@code SpoolMain hold <store> <ms>} holds the spool's lock for ms milliseconds, as an ingester
+ * renaming the spool does, printing "locked" once it has it.
  */
 public final class SpoolMain {
     private SpoolMain() {
@@ -26,6 +27,15 @@ public final class SpoolMain {
                         args[3] + "-" + i)));
             }
             System.out.println("appended " + count);
+        } else if (args[0].equals("hold")) {
+            Path lock = store.resolveSibling(store.getFileName() + ".pending.lock");
+            try (var channel = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                channel.lock(); // released when the channel closes
+                System.out.println("locked");
+                System.out.flush();
+                Thread.sleep(Long.parseLong(args[2]));
+            }
         } else {
             Path stop = Path.of(args[2]);
             long records = 0;

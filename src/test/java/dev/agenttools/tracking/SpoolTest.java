@@ -215,4 +215,20 @@ class SpoolTest {
         }
         assertThat(new Spool(db).hasPending()).isFalse();
     }
+
+    @Test
+    void anAppendWaitsWhileAnotherProcessHoldsTheSpoolsLock(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("calls.db");
+        Process holder = spoolMain("hold", db.toString(), "1500");
+        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("locked");
+        long start = System.nanoTime();
+        new Spool(db).write(List.of(record(1)));
+        long waitedMs = (System.nanoTime() - start) / 1_000_000;
+        assertThat(holder.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        // the holder had well over a second to go when the append started: an append that ignores the lock (and
+        // could then write into a spool an ingester is renaming away) returns at once
+        assertThat(waitedMs).isGreaterThan(500);
+        assertThat(Files.readAllLines(new Spool(db).file())).containsExactly(Spool.line(record(1)));
+    }
 }
