@@ -30,7 +30,7 @@ final class CallCommand implements Callable<Integer> {
         ToolProtocol.Answer answer = answer(readRequest(System.in), processStartNanos(), () -> {
             java.util.Map<String, String> settings = dev.agenttools.Config.load();
             checkDaemonSetting(settings);
-            session[0] = ToolSession.open(spec.commandLine().getErr(), settings);
+            session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), settings);
             return session[0];
         });
         // Raw UTF-8 bytes on stdout, as serve writes them: JSON is UTF-8 whatever the locale says, and the

@@ -36,10 +36,24 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err, java.util.Map<String, String> settings) {
+        return open(err, settings, false);
+    }
+
+    /**
+     * A session for one call in a process that then exits ({@code agent-tools call}): its call record goes to the
+     * SQLite store's spool (see {@link Tracking#openOneShotRecorder}), so that closing it never waits for SQLite.
+     *
+     * @throws IllegalArgumentException for bad settings (the message names the variable)
+     */
+    static ToolSession openOneShot(PrintWriter err, java.util.Map<String, String> settings) {
+        return open(err, settings, true);
+    }
+
+    private static ToolSession open(PrintWriter err, java.util.Map<String, String> settings, boolean oneShot) {
         TrackingSettings tracking = TrackingSettings.fromEnvironment(settings);
         CallRecorder recorder = null;
         try {
-            recorder = Tracking.openRecorder(tracking, Tools.commands());
+            recorder = oneShot ? Tracking.openOneShotRecorder(tracking, Tools.commands()) : Tracking.openRecorder(tracking, Tools.commands());
         } catch (RuntimeException e) {
             // a broken store must not stop the tools: run untracked and say so
             err.println("agent-tools: call tracking is off: " + e.getMessage());

@@ -16,7 +16,8 @@ import java.util.List;
 
 /**
  * Call records in a SQLite file (sqlite-jdbc) in WAL mode, so that several processes can write to one file and a
- * crash loses at most the batch being written, never the file. Batches go in one transaction each.
+ * crash loses at most the batch being written, never the file. Batches go in one transaction each. Opening the store
+ * moves the records one-shot calls left in its {@link Spool} into it first.
  */
 public final class SqliteSink implements CallSink {
     private static final String SCHEMA = """
@@ -24,10 +25,29 @@ public final class SqliteSink implements CallSink {
               ts_ms INTEGER NOT NULL, tool_name TEXT NOT NULL, agent_name TEXT NOT NULL, duration_ms REAL NOT NULL,
               backend TEXT, strategy TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT, items INTEGER NOT NULL,
               request_id TEXT NOT NULL)""";
+    /** The spool files whose lines are in {@code calls}: a file read twice is inserted once (see {@link Spool}). */
+    private static final String INGESTED_SCHEMA = "CREATE TABLE IF NOT EXISTS spool_ingested (name TEXT PRIMARY KEY, ts_ms INTEGER NOT NULL)";
+    private static final String INSERT = "INSERT INTO calls (ts_ms, tool_name, agent_name, duration_ms, backend, strategy, status,"
+            + " error_code, items, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private final Path file;
     private final Connection connection;
+    private final Ingested ingested;
 
-    /** Opens (creating the file, its folders and the table when missing) a store to write and read. */
+    /**
+     * What opening the store moved in from its spool.
+     *
+     * @param files     spool files whose lines were inserted (not those another ingester had inserted already)
+     * @param records   records inserted
+     * @param malformed lines of those files that were not a call record, skipped
+     */
+    record Ingested(int files, int records, int malformed) {
+        static final Ingested NOTHING = new Ingested(0, 0, 0);
+    }
+
+    /**
+     * Opens (creating the file, its folders and the tables when missing) a store to write and read, then ingests its
+     * spool. A spool that cannot be ingested now stays for the next open (stderr says why): it does not stop the store.
+     */
     public SqliteSink(Path file) {
         this.file = file;
         try {
@@ -43,7 +63,9 @@ public final class SqliteSink implements CallSink {
                 s.execute(SCHEMA);
                 s.execute("CREATE INDEX IF NOT EXISTS calls_by_tool_time ON calls (tool_name, ts_ms)");
                 s.execute("CREATE INDEX IF NOT EXISTS calls_by_time ON calls (ts_ms)");
+                s.execute(INGESTED_SCHEMA);
             }
+            ingested = ingestSpool();
             connection.setAutoCommit(false);
             connection.commit();
         } catch (SQLException e) {
@@ -56,13 +78,99 @@ public final class SqliteSink implements CallSink {
     private SqliteSink(Path file, Connection readOnly) {
         this.file = file;
         this.connection = readOnly;
+        this.ingested = Ingested.NOTHING;
     }
 
     /**
-     * Opens an existing store to read, creating nothing (no folder, file or table): empty when there is no file or no
-     * calls table yet, which means no call has been recorded there.
+     * Moves the spooled records in, each taken spool file in one transaction (BEGIN IMMEDIATE, so that the check for
+     * the file's name and the inserts see no other writer in between) that also records the file's name; deletes the
+     * file after the commit. Runs before the connection leaves auto-commit mode. Never throws: what is not ingested
+     * stays pending for the next open.
      */
-    static java.util.Optional<SqliteSink> openReadOnly(Path file) {
+    private Ingested ingestSpool() {
+        Spool spool = new Spool(file);
+        int files = 0;
+        int records = 0;
+        int malformed = 0;
+        try {
+            for (Path taken : spool.take()) {
+                Spool.Lines lines = Spool.read(taken);
+                if (lines == null) {
+                    continue; // another ingester finished it
+                }
+                String name = taken.getFileName().toString();
+                boolean inserted;
+                try (Statement s = connection.createStatement()) {
+                    s.execute("BEGIN IMMEDIATE");
+                    try {
+                        inserted = !alreadyIngested(name);
+                        if (inserted) {
+                            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                                for (CallRecord r : lines.records()) {
+                                    bind(insert, r);
+                                    insert.executeUpdate();
+                                }
+                            }
+                            try (PreparedStatement done = connection.prepareStatement("INSERT INTO spool_ingested (name, ts_ms) VALUES (?, ?)")) {
+                                done.setString(1, name);
+                                done.setLong(2, System.currentTimeMillis());
+                                done.executeUpdate();
+                            }
+                        }
+                        s.execute("COMMIT");
+                    } catch (SQLException | RuntimeException e) {
+                        try {
+                            s.execute("ROLLBACK");
+                        } catch (SQLException rollingBack) {
+                            e.addSuppressed(rollingBack);
+                        }
+                        throw e;
+                    }
+                }
+                Spool.remove(taken);
+                if (inserted) {
+                    files++;
+                    records += lines.records().size();
+                    malformed += lines.malformed();
+                }
+            }
+        } catch (IOException | SQLException e) {
+            System.err.println("agent-tools: the spooled call records of " + file + " stay pending (" + records
+                    + " ingested before this): " + e.getMessage());
+        }
+        if (malformed > 0) {
+            System.err.println("agent-tools: skipped " + malformed + " malformed lines of the call spool " + spool.file());
+        }
+        return new Ingested(files, records, malformed);
+    }
+
+    private boolean alreadyIngested(String spoolFile) throws SQLException {
+        try (PreparedStatement q = connection.prepareStatement("SELECT 1 FROM spool_ingested WHERE name = ?")) {
+            q.setString(1, spoolFile);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /** What opening this store moved in from its spool. */
+    Ingested ingested() {
+        return ingested;
+    }
+
+    /**
+     * Opens an existing store to read. With spooled records pending, that means opening it to write (creating it if
+     * need be), since they must be ingested to be counted; otherwise read-only, creating nothing (no folder, file or
+     * table), and empty when there is no file or no calls table yet, which means no call has been recorded there.
+     */
+    static java.util.Optional<SqliteSink> openToRead(Path file) {
+        try {
+            if (new Spool(file).hasPending()) {
+                return java.util.Optional.of(new SqliteSink(file));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look for the call spool of " + file + ": " + e.getMessage(), e);
+        }
         if (!Files.isRegularFile(file)) {
             return java.util.Optional.empty();
         }
@@ -104,20 +212,9 @@ public final class SqliteSink implements CallSink {
 
     @Override
     public synchronized void write(List<CallRecord> batch) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO calls (ts_ms, tool_name, agent_name, duration_ms, backend, strategy, status, error_code, items, request_id)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
             for (CallRecord r : batch) {
-                insert.setLong(1, r.ts().toEpochMilli());
-                insert.setString(2, r.toolName());
-                insert.setString(3, r.agentName());
-                insert.setDouble(4, r.durationMs());
-                insert.setString(5, r.backend());
-                insert.setString(6, r.strategy());
-                insert.setString(7, r.status());
-                insert.setString(8, r.errorCode());
-                insert.setInt(9, r.items());
-                insert.setString(10, r.requestId());
+                bind(insert, r);
                 insert.addBatch();
             }
             insert.executeBatch();
@@ -126,6 +223,19 @@ public final class SqliteSink implements CallSink {
             connection.rollback();
             throw e;
         }
+    }
+
+    private static void bind(PreparedStatement insert, CallRecord r) throws SQLException {
+        insert.setLong(1, r.ts().toEpochMilli());
+        insert.setString(2, r.toolName());
+        insert.setString(3, r.agentName());
+        insert.setDouble(4, r.durationMs());
+        insert.setString(5, r.backend());
+        insert.setString(6, r.strategy());
+        insert.setString(7, r.status());
+        insert.setString(8, r.errorCode());
+        insert.setInt(9, r.items());
+        insert.setString(10, r.requestId());
     }
 
     @Override

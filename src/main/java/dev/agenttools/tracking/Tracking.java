@@ -24,12 +24,13 @@ public final class Tracking {
     }
 
     /**
-     * The configured store opened to read, creating nothing: empty when it does not exist yet (no call recorded), or
-     * for {@code none}. For the read-only {@code stats}.
+     * The configured store opened to read: empty when it does not exist yet (no call recorded), or for {@code none}.
+     * For {@code stats}. Creates nothing, except that SQLite records still in the spool are first moved into the
+     * store (creating it if need be), so that they are counted.
      */
     public static Optional<CallSink> openReader(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
-            case "sqlite" -> SqliteSink.openReadOnly(settings.sqliteFile()).map(CallSink.class::cast);
+            case "sqlite" -> SqliteSink.openToRead(settings.sqliteFile()).map(CallSink.class::cast);
             case "dynamodb" -> DynamoDbSink.openReadOnly(dynamoClient(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
             default -> Optional.empty();
         };
@@ -61,6 +62,19 @@ public final class Tracking {
         }
         return new CallRecorder(new LazySink(settings.sink(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
                 settings.flushTimeout());
+    }
+
+    /**
+     * A recorder for a process that makes one call and exits ({@code agent-tools call}): as {@link #openRecorder}, but
+     * with {@code sqlite} the records are appended to the store's spool, so that the exit never waits for SQLite to
+     * load and open; the next process that opens the store moves them in. DynamoDB and {@code none} as in
+     * {@link #openRecorder}.
+     */
+    public static CallRecorder openOneShotRecorder(TrackingSettings settings, List<String> tools) {
+        if (settings.sink().equals("sqlite")) {
+            return new CallRecorder(new Spool(settings.sqliteFile()), CallRecorder.DEFAULT_CAPACITY, settings.flushTimeout());
+        }
+        return openRecorder(settings, tools);
     }
 
     /** Statistics per tool and backend since {@code since}: SQL for SQLite, Queries plus aggregation elsewhere. */

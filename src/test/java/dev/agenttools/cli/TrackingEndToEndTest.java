@@ -145,9 +145,33 @@ class TrackingEndToEndTest {
     void anEmptyTrackingDbRecordsInTheDefaultFile(@TempDir Path data) throws Exception {
         Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", "", "XDG_DATA_HOME", data.toString());
         assertThat(runFully(env, LIST, "call").exit()).isZero();
-        assertThat(data.resolve("agent-tools/calls.db")).exists();
+        assertThat(data.resolve("agent-tools/calls.db.pending")).as("the one-shot call's record, in the store's spool").exists();
         JsonNode stats = Json.MAPPER.readTree(runFully(env, "", "stats", "--since", "1h", "--format", "json").out());
         assertThat(stats.get("rows").findValuesAsText("tool")).contains("gmail.list-emails");
+        assertThat(data.resolve("agent-tools/calls.db")).exists();
+        assertThat(data.resolve("agent-tools/calls.db.pending")).as("stats moved it into the store").doesNotExist();
+    }
+
+    @Test
+    void aOneShotCallSpoolsItsRecordLoadingNoSqliteClassAndStatsCountsIt(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("calls.db");
+        Path classes = dir.resolve("classes.log");
+        Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", db.toString(),
+                "JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + classes);
+        Run call = runFully(env, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1, \"agent_name\": \"spooler\"}}", "call");
+        assertThat(call.exit()).as(call.err()).isZero();
+        String loaded = Files.readString(classes);
+        assertThat(loaded).as("the class log works").contains("dev.agenttools.tracking.Spool ");
+        assertThat(loaded).doesNotContain("org.sqlite");
+        assertThat(db).doesNotExist();
+        assertThat(Files.readString(dir.resolve("calls.db.pending"))).contains("\"agent_name\":\"spooler\"").hasLineCount(1);
+
+        run(Map.of("AGENT_TOOLS_TRACKING_DB", db.toString()), "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}", "call");
+        JsonNode rows = Json.MAPPER.readTree(run(Map.of("AGENT_TOOLS_TRACKING_DB", db.toString()), "", "stats", "--format", "json")).get("rows");
+        assertThat(rows).as("stats: %s", rows).filteredOn(r -> r.get("backend").asText().equals("all"))
+                .extracting(r -> r.get("tool").asText() + " " + r.get("calls").asInt())
+                .containsExactly("gmail.get-email 1", "gmail.list-emails 1");
+        assertThat(dir.resolve("calls.db.pending")).doesNotExist();
     }
 
     @Test
@@ -169,14 +193,31 @@ class TrackingEndToEndTest {
         new dev.agenttools.tracking.SqliteSink(db).close(); // the store exists, in WAL mode
         try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
             s.execute("BEGIN EXCLUSIVE"); // another process holds the write lock for as long as this test runs
-            Run call = runFully(Map.of("AGENT_TOOLS_TRACKING_DB", db.toString(), "AGENT_TOOLS_TRACKING_FLUSH_MS", "1500"), LIST, "call");
-            assertThat(call.exit()).isZero();
-            assertThat(Json.MAPPER.readTree(call.out()).path("status").asText()).isEqualTo("ok");
+            // serve writes the store itself (a one-shot call only appends to the spool: see the next test)
+            Run serve = runFully(Map.of("AGENT_TOOLS_TRACKING_DB", db.toString(), "AGENT_TOOLS_TRACKING_FLUSH_MS", "1500"), LIST, "serve", "--stdio");
+            assertThat(serve.exit()).isZero();
+            assertThat(Json.MAPPER.readTree(serve.out()).path("status").asText()).isEqualTo("ok");
             // Before, the exit waited out SQLite's 10 s busy timeout and more; now it gives up after its budget
             // (the default, 5 s, in this test 1.5 s)
-            assertThat(call.err()).contains("1 call records dropped (sqlite store did not take the last 1 call records within 1500 ms of closing");
+            assertThat(serve.err()).contains("1 call records dropped (sqlite store did not take the last 1 call records within 1500 ms of closing");
             s.execute("ROLLBACK");
         }
+    }
+
+    @Test
+    void aOneShotCallIsNotHeldUpByALockedStoreAndItsRecordWaitsInTheSpool(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("calls.db");
+        new dev.agenttools.tracking.SqliteSink(db).close();
+        Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", db.toString(), "AGENT_TOOLS_TRACKING_FLUSH_MS", "1500");
+        try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
+            s.execute("BEGIN EXCLUSIVE");
+            Run call = runFully(env, LIST, "call");
+            assertThat(call.exit()).isZero();
+            assertThat(call.err()).doesNotContain("dropped");
+            s.execute("ROLLBACK");
+        }
+        JsonNode stats = Json.MAPPER.readTree(run(env, "", "stats", "--format", "json"));
+        assertThat(stats.get("rows").findValuesAsText("tool")).containsOnly("gmail.list-emails");
     }
 
     @Test
