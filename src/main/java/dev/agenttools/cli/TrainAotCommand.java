@@ -54,12 +54,28 @@ final class TrainAotCommand implements Callable<Integer> {
                 protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
             }
             trainResidentServer(emulator.rootUri().toString(), id);
+            trainOneShotSpool(emulator.rootUri().toString(), id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
             recorder.close();
             java.nio.file.Files.deleteIfExists(db);
             java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-wal"));
             java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-shm"));
         }
         return 0;
+    }
+
+    /** A one-shot call's tracking: its record spooled as a JSON line, not written to SQLite. */
+    private static void trainOneShotSpool(String rootUrl, String id, java.nio.file.Path db) throws java.io.IOException {
+        CallRecorder spool = dev.agenttools.tracking.Tracking.openOneShotRecorder(dev.agenttools.tracking.TrackingSettings.fromEnvironment(
+                java.util.Map.of("AGENT_TOOLS_TRACKING_DB", db.toString())), Tools.commands());
+        ToolProtocol protocol = new ToolProtocol(Tools.builder().gmail(GmailSettings.forRoot(rootUrl)
+                .withPacing(100_000_000, 10_000_000, 1_000).withAccessToken("training")).recorder(spool).build());
+        protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
+        spool.close();
+        try (var files = java.nio.file.Files.list(db.getParent())) {
+            for (java.nio.file.Path f : files.filter(f -> f.getFileName().toString().startsWith(db.getFileName().toString())).toList()) {
+                java.nio.file.Files.deleteIfExists(f);
+            }
+        }
     }
 
     /**
