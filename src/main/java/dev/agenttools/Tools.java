@@ -120,7 +120,8 @@ public final class Tools {
             if (recorder != null) {
                 b.listener(new TrackingListener(recorder));
             }
-            return GmailTools.register(b, new GmailService(gmail, auth)).build();
+            GmailService service = new GmailService(gmail, auth);
+            return GmailTools.register(b.resource(service), service).build();
         }
     }
 }

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * The resident server's tool sessions, one per distinct configuration its callers bring (root URL, token,
  * tracking...), so that each keeps its warm HTTP/2 connections and pacing across calls. Kept in memory only (the
- * key holds the caller's token); the least recently used beyond {@link #MAX_SESSIONS} is closed. Thread-safe.
+ * key holds the caller's token); the least recently used beyond {@link #MAX_SESSIONS} is dropped, and closed once
+ * the calls it may be running are over. Thread-safe.
  */
 final class SessionCache implements AutoCloseable {
     static final int MAX_SESSIONS = 8;
@@ -37,7 +38,15 @@ final class SessionCache implements AutoCloseable {
                 var eldest = sessions.entrySet().iterator();
                 Entry evicted = eldest.next().getValue();
                 eldest.remove();
-                evicted.session().close();
+                // closed once any call it may still be running has had its longest timeout
+                Thread.ofVirtual().name("session-close").start(() -> {
+                    try {
+                        Thread.sleep(dev.agenttools.tool.CallTimeouts.MAX.plusSeconds(10));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    evicted.session().close();
+                });
             }
         }
         return entry;

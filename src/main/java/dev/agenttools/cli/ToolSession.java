@@ -10,7 +10,7 @@ import java.io.PrintWriter;
 
 /**
  * What call, serve and mcp share: the registry configured from the environment, with call tracking when it
- * is on. Closing flushes the pending call records and reports any that were dropped.
+ * is on. Closing stops the tools' HTTP clients, flushes the pending call records and reports any that were dropped.
  */
 final class ToolSession implements AutoCloseable {
     final ToolRegistry registry;
@@ -64,6 +64,7 @@ final class ToolSession implements AutoCloseable {
 
     @Override
     public void close() {
+        registry.close(); // its HTTP clients' threads: a JVM exits 300 ms sooner without them
         if (recorder != null) {
             recorder.close();
             if (recorder.dropped() > 0) {

@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The Gmail calls the tools make, every one through the {@link GoogleCalls} path (paced per user, retried, bounded
  * by the call's deadline), over one shared HTTP/2 transport. One instance per Gmail root URL; thread-safe.
  */
-public final class GmailService {
+public final class GmailService implements AutoCloseable {
     /** Quota units of the calls we make (Gmail's published costs). */
     static final int LIST_UNITS = 5;
     static final int GET_UNITS = 5;
@@ -296,5 +296,14 @@ public final class GmailService {
         }
         throw ToolException.invalidArgument("label '" + label + "' does not exist; labels: "
                 + String.join(", ", known.stream().map(Label::getName).sorted().toList()));
+    }
+
+    /** Stops the HTTP client (when one was made) and its threads; calls still running fail. */
+    @Override
+    public void close() throws IOException {
+        HttpTransport t = transport;
+        if (t != null) {
+            t.shutdown();
+        }
     }
 }

@@ -12,10 +12,12 @@ import java.util.Map;
  * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path.
  * A call enters with its start time; the registry gives it its one {@link Deadline} (from {@code timeout_ms}), runs
  * the interceptors (the first added is the outermost) and the tool, times the whole once, and tells the listeners.
- * Immutable once built; thread-safe.
+ * Immutable once built; thread-safe. {@link #close()} releases what the tools hold (HTTP clients and their
+ * threads): a process that ends, or a resident server that drops a session, closes its registry.
  */
-public final class ToolRegistry {
+public final class ToolRegistry implements AutoCloseable {
     private final Map<String, Tool> tools;
+    private final List<AutoCloseable> resources;
     private final List<ToolInterceptor> interceptors;
     private final List<CallListener> listeners;
     private final CallTimeouts timeouts;
@@ -25,6 +27,23 @@ public final class ToolRegistry {
         this.interceptors = List.copyOf(b.interceptors);
         this.listeners = List.copyOf(b.listeners);
         this.timeouts = b.timeouts;
+        this.resources = List.copyOf(b.resources);
+    }
+
+    /**
+     * Closes the resources the tools registered (last registered first), each once and whatever the others do; calls
+     * still running may then fail. A JVM with a live JDK HttpClient, say, takes 300 ms longer to exit: its selector
+     * thread sits in native code, which the VM's exit waits for.
+     */
+    @Override
+    public void close() {
+        for (AutoCloseable r : resources.reversed()) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                // closing anyway: one resource's failure must not keep the others open
+            }
+        }
     }
 
     public static Builder builder() {
@@ -131,8 +150,15 @@ public final class ToolRegistry {
         private final List<ToolInterceptor> interceptors = new ArrayList<>();
         private final List<CallListener> listeners = new ArrayList<>();
         private CallTimeouts timeouts = CallTimeouts.withDefault(Duration.ofSeconds(30));
+        private final List<AutoCloseable> resources = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /** Something the tools hold that {@link ToolRegistry#close()} should release (an HTTP client, say). */
+        public Builder resource(AutoCloseable resource) {
+            resources.add(java.util.Objects.requireNonNull(resource, "resource"));
+            return this;
         }
 
         public Builder tool(Tool tool) {
