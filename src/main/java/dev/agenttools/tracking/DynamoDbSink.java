@@ -191,4 +191,24 @@ public final class DynamoDbSink implements CallSink {
     public void close() {
         client.close();
     }
+
+    /**
+     * The client the settings describe. Here, not in {@link Tracking}, so that a Gmail call, which loads Tracking,
+     * loads no AWS class (the verifier would, to check this method's types).
+     */
+    static DynamoDbClient client(TrackingSettings settings) {
+        software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder b = DynamoDbClient.builder()
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .region(software.amazon.awssdk.regions.Region.of(settings.region()));
+        if (settings.dynamoEndpoint() != null) {
+            b.endpointOverride(settings.dynamoEndpoint());
+            // the process environment, not our settings: it is what the AWS SDK itself reads keys from
+            if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
+                // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
+                b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
+            }
+        }
+        return b.build();
+    }
 }

@@ -1,9 +1,5 @@
 package dev.agenttools.tracking;
 
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 import java.time.Instant;
 import java.util.List;
@@ -18,7 +14,7 @@ public final class Tracking {
     public static CallSink openSink(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
             case "sqlite" -> new SqliteSink(settings.sqliteFile());
-            case "dynamodb" -> new DynamoDbSink(dynamoClient(settings), settings.dynamoTable(), tools);
+            case "dynamodb" -> new DynamoDbSink(DynamoDbSink.client(settings), settings.dynamoTable(), tools);
             default -> null;
         };
     }
@@ -31,25 +27,11 @@ public final class Tracking {
     public static Optional<CallSink> openReader(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
             case "sqlite" -> SqliteSink.openToRead(settings.sqliteFile()).map(CallSink.class::cast);
-            case "dynamodb" -> DynamoDbSink.openReadOnly(dynamoClient(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
+            case "dynamodb" -> DynamoDbSink.openReadOnly(DynamoDbSink.client(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
             default -> Optional.empty();
         };
     }
 
-    private static DynamoDbClient dynamoClient(TrackingSettings settings) {
-        DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create())
-                .region(Region.of(settings.region()));
-        if (settings.dynamoEndpoint() != null) {
-            b.endpointOverride(settings.dynamoEndpoint());
-            // the process environment, not our settings: it is what the AWS SDK itself reads keys from
-            if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
-                // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
-                b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
-            }
-        }
-        return b.build();
-    }
 
     /**
      * A recorder writing to the configured sink, or null for {@code none}. The sink is opened by the recorder's own
