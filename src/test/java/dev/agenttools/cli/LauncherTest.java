@@ -136,10 +136,10 @@ class LauncherTest {
                 }
             });
             stdout = out.readAllBytes();
-            errText.join(60_000);
+            errText.join(180_000);
             stderr = errHolder[0];
         }
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+        assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
         return new Run(p.exitValue(), stdout, stderr);
     }
 
