@@ -269,7 +269,8 @@ public final class GmailService {
      */
     Fetched fetchListed(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         try {
-            return new Fetched.Found(get(s, id, view, deadline));
+            Message message = get(s, id, view, deadline);
+            return view == View.SUMMARY ? Fetched.Found.decoding(message) : new Fetched.Found(message);
         } catch (ToolException e) {
             return Fetched.ofFailure(id, e, retry().maxAttempts());
         }
