@@ -60,7 +60,7 @@ public final class GmailService {
      */
     static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
-    static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
+    private static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
     private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
     private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
     private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
@@ -76,19 +76,23 @@ public final class GmailService {
     enum View { SUMMARY, DETAIL }
 
     /**
-     * One call's way to Gmail: the account it acts as, the Authorization header of a call made with a token (null
-     * for the stored sign-in, whose credential refreshes itself through the Gmail client), and the Gmail client,
-     * built on first use: list and get never need it when there is a token. Thread-safe.
+     * One call's way to Gmail: the account it acts as, how its requests are authorized (the call's token, or the
+     * stored sign-in's credential, which refreshes itself), and the Gmail client, built on first use: list and get
+     * never need it. Thread-safe.
      */
     static final class Session {
         private final Account account;
-        private final String authorization;
+        /** "Bearer TOKEN" for a call made with a token; null for the stored sign-in. */
+        private final String bearer;
+        /** The stored sign-in; null for a call made with a token. */
+        private final Credential credential;
         private final java.util.function.Supplier<Gmail> client;
         private Gmail gmail;
 
-        Session(Account account, String authorization, java.util.function.Supplier<Gmail> client) {
+        Session(Account account, String bearer, Credential credential, java.util.function.Supplier<Gmail> client) {
             this.account = account;
-            this.authorization = authorization;
+            this.bearer = bearer;
+            this.credential = credential;
             this.client = client;
         }
 
@@ -183,7 +187,7 @@ public final class GmailService {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
         if (token != null && !token.isBlank()) {
             transport(); // made here, inside the deadline, rather than on first use
-            return new Session(Account.ofToken(token), "Bearer " + token, () -> new Gmail.Builder(transport(),
+            return new Session(Account.ofToken(token), "Bearer " + token, null, () -> new Gmail.Builder(transport(),
                     GsonFactory.getDefaultInstance(), request -> {
                         request.getHeaders().setAuthorization("Bearer " + token);
                         GoogleCalls.limit(request);
@@ -195,7 +199,7 @@ public final class GmailService {
             credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
             GoogleCalls.limit(request);
         }).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build();
-        return new Session(Account.STORED_SIGN_IN, null, () -> gmail);
+        return new Session(Account.STORED_SIGN_IN, null, credential, () -> gmail);
     }
 
     private Optional<Credential> storedSignIn() {
@@ -233,33 +237,19 @@ public final class GmailService {
     ListMessagesResponse list(Session s, String labelId, String query, int max, String pageToken, Deadline deadline)
             throws InterruptedException {
         return calls.one(s.account(), "gmail messages.list", LIST_UNITS, deadline, () -> {
-            if (s.authorization != null) {
-                StringBuilder url = new StringBuilder(settings.rootUrl()).append(MESSAGES_PATH).append("?maxResults=")
-                        .append(max).append("&fields=").append(LIST_FIELDS_QUERY);
-                if (labelId != null) {
-                    url.append("&labelIds=").append(query(labelId));
-                }
-                if (query != null) {
-                    url.append("&q=").append(query(query));
-                }
-                if (pageToken != null) {
-                    url.append("&pageToken=").append(query(pageToken));
-                }
-                return GmailJson.list(lean(s, url.toString(), false));
-            }
-            Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
-                    // the thread id too: an email that cannot be fetched is still answered with both ids
-                    .setFields(LIST_FIELDS);
+            // the thread id too: an email that cannot be fetched is still answered with both ids
+            StringBuilder url = new StringBuilder(settings.rootUrl()).append(MESSAGES_PATH).append("?maxResults=")
+                    .append(max).append("&fields=").append(LIST_FIELDS_QUERY);
             if (labelId != null) {
-                request.setLabelIds(List.of(labelId));
+                url.append("&labelIds=").append(query(labelId));
             }
             if (query != null) {
-                request.setQ(query);
+                url.append("&q=").append(query(query));
             }
             if (pageToken != null) {
-                request.setPageToken(pageToken);
+                url.append("&pageToken=").append(query(pageToken));
             }
-            return request.execute();
+            return GmailJson.list(lean(s, url.toString(), false));
         });
     }
 
@@ -277,18 +267,14 @@ public final class GmailService {
     }
 
     Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
-        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> {
-            if (s.authorization != null) {
-                // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
-                return GmailJson.message(lean(s, settings.rootUrl() + MESSAGES_PATH + "/" + query(id) + "?format=full"
-                        + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : ""), view == View.DETAIL));
-            }
-            return getRequest(s.gmail(), id, view).execute();
-        });
+        // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
+        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> GmailJson.message(lean(s,
+                settings.rootUrl() + MESSAGES_PATH + "/" + query(id) + "?format=full"
+                        + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : ""), view == View.DETAIL)));
     }
 
     /**
-     * The body of a GET made with the session's token on the shared transport, without the Gmail client's request
+     * The body of a GET made as the session's account on the shared transport, without the Gmail client's request
      * objects: list and get are on every list's critical path, and the client's request building (URI templates,
      * headers and the answer's parsing, all by reflection) cost more than the HTTP exchange itself until the JIT
      * had compiled it (see {@link GmailJson}). The answer is judged as the client would: a status other than 2xx
@@ -296,10 +282,13 @@ public final class GmailService {
      * and Retry-After, so that {@link GoogleCalls} classifies and retries both paths alike.
      */
     private byte[] lean(Session s, String url, boolean gzip) throws IOException {
-        JdkHttpTransport.Answer answer = transport().get(url, s.authorization, USER_AGENT, gzip,
-                GoogleCalls.requestTimeout());
+        String authorization = authorization(s, url);
+        JdkHttpTransport.Answer answer = transport().get(url, authorization, USER_AGENT, gzip, GoogleCalls.requestTimeout());
         if (answer.status() / 100 == 2) {
             return answer.body();
+        }
+        if (answer.status() == 401 && s.credential != null) {
+            refused(s.credential, authorization);
         }
         HttpHeaders headers = new HttpHeaders();
         answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
@@ -316,6 +305,36 @@ public final class GmailService {
         String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
         return throwing(new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
                 .setMessage(message), details));
+    }
+
+    /**
+     * The Authorization header for a request of the session: its token, or the stored sign-in's access token, which
+     * the credential refreshes first when it is missing or due within a minute (its {@code intercept}, under its own
+     * lock, so that concurrent calls share one refresh).
+     */
+    private String authorization(Session s, String url) throws IOException {
+        if (s.credential == null) {
+            return s.bearer;
+        }
+        com.google.api.client.http.HttpRequest carrier = transport().createRequestFactory()
+                .buildGetRequest(new com.google.api.client.http.GenericUrl(url));
+        s.credential.intercept(carrier);
+        return carrier.getHeaders().getAuthorization();
+    }
+
+    /**
+     * Gmail refused the stored sign-in's access token {@code sent}: refresh it for the next call unless another call
+     * has already, as the credential does for the Gmail client. The call itself still fails with the 401 (the client
+     * does not retry it either: its retries are off, ours decide). A refresh Google refuses is the 401's to report.
+     */
+    private static void refused(Credential credential, String sent) {
+        try {
+            if (sent != null && sent.equals("Bearer " + credential.getAccessToken())) {
+                credential.refreshToken();
+            }
+        } catch (IOException e) {
+            // the sign-in was revoked or has expired: the 401 says so, with what to run
+        }
     }
 
     private static byte[] throwing(GoogleJsonResponseException e) throws GoogleJsonResponseException {
