@@ -64,6 +64,8 @@ public final class GmailService {
     private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
     private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
     private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
+    /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
+    private static final int MAX_URL_LENGTH = 2048;
     private static final String APPLICATION = "agent-tools";
     /** What the Gmail client sends as User-Agent, so that Gmail sees one client whichever path a call takes. */
     private static final String USER_AGENT = APPLICATION + " Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
@@ -248,6 +250,12 @@ public final class GmailService {
             }
             if (pageToken != null) {
                 url.append("&pageToken=").append(query(pageToken));
+            }
+            if (url.length() > MAX_URL_LENGTH) {
+                // a long query: the Gmail client sends it as a POST with X-HTTP-Method-Override, as Google asks
+                Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
+                        .setFields(LIST_FIELDS).setQ(query).setPageToken(pageToken);
+                return request.setLabelIds(labelId == null ? null : List.of(labelId)).execute();
             }
             return GmailJson.list(lean(s, url.toString(), false));
         });
