@@ -19,8 +19,26 @@ sealed interface Fetched {
     Set<ToolException.Kind> PER_MESSAGE = Set.of(ToolException.Kind.INVALID_ARGUMENT, ToolException.Kind.UPSTREAM,
             ToolException.Kind.INTERNAL);
 
-    /** The message, to decode. */
-    record Found(Message message) implements Fetched {
+    /**
+     * The message, to decode; {@code summary} is its summary when the thread that fetched it has decoded it already
+     * (null: not decoded yet, or its decoding failed and is for {@link Salvage} to judge).
+     */
+    record Found(Message message, EmailSummary summary) implements Fetched {
+        Found(Message message) {
+            this(message, null);
+        }
+
+        /**
+         * The message with its summary decoded now, on the thread that fetched it: the summaries of a list are
+         * then decoded while the other answers are still on their way, not all after the last one.
+         */
+        static Found decoding(Message message) {
+            try {
+                return new Found(message, MessageDecoder.summary(message));
+            } catch (RuntimeException | StackOverflowError e) {
+                return new Found(message); // Salvage decides what can be read, and names the error
+            }
+        }
     }
 
     /** 404: deleted between the list and the get (counted in {@code skipped}). */

@@ -4,10 +4,10 @@ import com.google.api.client.auth.oauth2.Credential;
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
 import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import com.google.api.client.http.HttpHeaders;
 import com.google.api.client.http.HttpResponseException;
-import com.google.api.client.http.HttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Label;
@@ -60,6 +60,16 @@ public final class GmailService implements AutoCloseable {
      */
     static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
+    private static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
+    private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
+    private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
+    private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
+    /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
+    private static final int MAX_URL_LENGTH = 2048;
+    private static final String APPLICATION = "agent-tools";
+    /** What the Gmail client sends as User-Agent, so that Gmail sees one client whichever path a call takes. */
+    private static final String USER_AGENT = APPLICATION + " Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
+            + " " + com.google.api.client.http.HttpRequest.USER_AGENT_SUFFIX;
     private static final Duration LABEL_CACHE_TTL = Duration.ofMinutes(5);
     /** Accounts whose labels are remembered; beyond, the least recently used are asked again. */
     private static final int LABEL_CACHE_ACCOUNTS = 1_000;
@@ -67,13 +77,42 @@ public final class GmailService implements AutoCloseable {
     /** How much of a message to fetch. */
     enum View { SUMMARY, DETAIL }
 
-    /** One call's way to Gmail: its client and the account it acts as. */
-    record Session(Gmail gmail, Account account) {
+    /**
+     * One call's way to Gmail: the account it acts as, how its requests are authorized (the call's token, or the
+     * stored sign-in's credential, which refreshes itself), and the Gmail client, built on first use: list and get
+     * never need it. Thread-safe.
+     */
+    static final class Session {
+        private final Account account;
+        /** "Bearer TOKEN" for a call made with a token; null for the stored sign-in. */
+        private final String bearer;
+        /** The stored sign-in; null for a call made with a token. */
+        private final Credential credential;
+        private final java.util.function.Supplier<Gmail> client;
+        private Gmail gmail;
+
+        Session(Account account, String bearer, Credential credential, java.util.function.Supplier<Gmail> client) {
+            this.account = account;
+            this.bearer = bearer;
+            this.credential = credential;
+            this.client = client;
+        }
+
+        Account account() {
+            return account;
+        }
+
+        synchronized Gmail gmail() {
+            if (gmail == null) {
+                gmail = client.get();
+            }
+            return gmail;
+        }
     }
 
     private final GmailSettings settings;
     /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
-    private volatile HttpTransport transport;
+    private volatile JdkHttpTransport transport;
     private final GoogleCalls calls;
     /** Each account's labels as last listed (null until listed). */
     private final PerAccount<AtomicReference<Listed>> labels = new PerAccount<>(LABEL_CACHE_ACCOUNTS, a -> new AtomicReference<>());
@@ -126,8 +165,8 @@ public final class GmailService implements AutoCloseable {
         return calls.pacer(s.account()).maxInFlight();
     }
 
-    private HttpTransport transport() {
-        HttpTransport t = transport;
+    private JdkHttpTransport transport() {
+        JdkHttpTransport t = transport;
         if (t == null) {
             synchronized (this) {
                 t = transport;
@@ -149,17 +188,20 @@ public final class GmailService implements AutoCloseable {
     Session open(String accessToken) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
         if (token != null && !token.isBlank()) {
-            return new Session(new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
-                request.getHeaders().setAuthorization("Bearer " + token);
-                GoogleCalls.limit(request);
-            }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build(), Account.ofToken(token));
+            transport(); // made here, inside the deadline, rather than on first use
+            return new Session(Account.ofToken(token), "Bearer " + token, null, () -> new Gmail.Builder(transport(),
+                    GsonFactory.getDefaultInstance(), request -> {
+                        request.getHeaders().setAuthorization("Bearer " + token);
+                        GoogleCalls.limit(request);
+                    }).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
         }
         Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED,
                 "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token"));
-        return new Session(new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
+        Gmail gmail = new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
             credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
             GoogleCalls.limit(request);
-        }).setApplicationName("agent-tools").setRootUrl(settings.rootUrl()).build(), Account.STORED_SIGN_IN);
+        }).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build();
+        return new Session(Account.STORED_SIGN_IN, null, credential, () -> gmail);
     }
 
     private Optional<Credential> storedSignIn() {
@@ -197,19 +239,25 @@ public final class GmailService implements AutoCloseable {
     ListMessagesResponse list(Session s, String labelId, String query, int max, String pageToken, Deadline deadline)
             throws InterruptedException {
         return calls.one(s.account(), "gmail messages.list", LIST_UNITS, deadline, () -> {
-            Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
-                    // the thread id too: an email that cannot be fetched is still answered with both ids
-                    .setFields("messages(id,threadId),nextPageToken");
+            // the thread id too: an email that cannot be fetched is still answered with both ids
+            StringBuilder url = new StringBuilder(settings.rootUrl()).append(MESSAGES_PATH).append("?maxResults=")
+                    .append(max).append("&fields=").append(LIST_FIELDS_QUERY);
             if (labelId != null) {
-                request.setLabelIds(List.of(labelId));
+                url.append("&labelIds=").append(query(labelId));
             }
             if (query != null) {
-                request.setQ(query);
+                url.append("&q=").append(query(query));
             }
             if (pageToken != null) {
-                request.setPageToken(pageToken);
+                url.append("&pageToken=").append(query(pageToken));
             }
-            return request.execute();
+            if (url.length() > MAX_URL_LENGTH) {
+                // a long query: the Gmail client sends it as a POST with X-HTTP-Method-Override, as Google asks
+                Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
+                        .setFields(LIST_FIELDS).setQ(query).setPageToken(pageToken);
+                return request.setLabelIds(labelId == null ? null : List.of(labelId)).execute();
+            }
+            return GmailJson.list(lean(s, url.toString(), false));
         });
     }
 
@@ -219,15 +267,91 @@ public final class GmailService implements AutoCloseable {
      */
     Fetched fetchListed(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         try {
-            return new Fetched.Found(get(s, id, view, deadline));
+            Message message = get(s, id, view, deadline);
+            return view == View.SUMMARY ? Fetched.Found.decoding(message) : new Fetched.Found(message);
         } catch (ToolException e) {
             return Fetched.ofFailure(id, e, retry().maxAttempts());
         }
     }
 
     Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
-        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline,
-                () -> getRequest(s.gmail(), id, view).execute());
+        // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
+        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> GmailJson.message(lean(s,
+                settings.rootUrl() + MESSAGES_PATH + "/" + query(id) + "?format=full"
+                        + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : ""), view == View.DETAIL)));
+    }
+
+    /**
+     * The body of a GET made as the session's account on the shared transport, without the Gmail client's request
+     * objects: list and get are on every list's critical path, and the client's request building (URI templates,
+     * headers and the answer's parsing, all by reflection) cost more than the HTTP exchange itself until the JIT
+     * had compiled it (see {@link GmailJson}). The answer is judged as the client would: a status other than 2xx
+     * becomes the {@link GoogleJsonResponseException} the client would have thrown, with Google's error details
+     * and Retry-After, so that {@link GoogleCalls} classifies and retries both paths alike.
+     */
+    private byte[] lean(Session s, String url, boolean gzip) throws IOException {
+        String authorization = authorization(s, url);
+        JdkHttpTransport.Answer answer = transport().get(url, authorization, USER_AGENT, gzip, GoogleCalls.requestTimeout());
+        if (answer.status() / 100 == 2) {
+            return answer.body();
+        }
+        if (answer.status() == 401 && s.credential != null) {
+            refused(s.credential, authorization);
+        }
+        HttpHeaders headers = new HttpHeaders();
+        answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
+        answer.headers().firstValue("Content-Type").ifPresent(headers::setContentType);
+        GoogleJsonError details = null;
+        if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
+            try {
+                details = GsonFactory.getDefaultInstance().fromString(
+                        new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
+            } catch (IOException | IllegalArgumentException e) {
+                // not Google's error JSON: the status alone tells what happened
+            }
+        }
+        String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
+        return throwing(new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
+                .setMessage(message), details));
+    }
+
+    /**
+     * The Authorization header for a request of the session: its token, or the stored sign-in's access token, which
+     * the credential refreshes first when it is missing or due within a minute (its {@code intercept}, under its own
+     * lock, so that concurrent calls share one refresh).
+     */
+    private String authorization(Session s, String url) throws IOException {
+        if (s.credential == null) {
+            return s.bearer;
+        }
+        com.google.api.client.http.HttpRequest carrier = transport().createRequestFactory()
+                .buildGetRequest(new com.google.api.client.http.GenericUrl(url));
+        s.credential.intercept(carrier);
+        return carrier.getHeaders().getAuthorization();
+    }
+
+    /**
+     * Gmail refused the stored sign-in's access token {@code sent}: refresh it for the next call unless another call
+     * has already, as the credential does for the Gmail client. The call itself still fails with the 401 (the client
+     * does not retry it either: its retries are off, ours decide). A refresh Google refuses is the 401's to report.
+     */
+    private static void refused(Credential credential, String sent) {
+        try {
+            if (sent != null && sent.equals("Bearer " + credential.getAccessToken())) {
+                credential.refreshToken();
+            }
+        } catch (IOException e) {
+            // the sign-in was revoked or has expired: the 401 says so, with what to run
+        }
+    }
+
+    private static byte[] throwing(GoogleJsonResponseException e) throws GoogleJsonResponseException {
+        throw e;
+    }
+
+    /** A query parameter's value, percent-encoded (a space as %20, as the Gmail client sends it). */
+    private static String query(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /**
@@ -300,8 +424,8 @@ public final class GmailService implements AutoCloseable {
 
     /** Stops the HTTP client (when one was made) and its threads; calls still running fail. */
     @Override
-    public void close() throws IOException {
-        HttpTransport t = transport;
+    public void close() {
+        JdkHttpTransport t = transport;
         if (t != null) {
             t.shutdown();
         }

@@ -51,7 +51,8 @@ final class MailLister {
                         errors.add(f.error());
                     }
                     case Fetched.Found found -> {
-                        Salvage.Read<EmailSummary> read = Salvage.summary(found.message(), ref.getId(), ref.getThreadId());
+                        Salvage.Read<EmailSummary> read = found.summary() != null ? new Salvage.Read<>(found.summary(), null)
+                                : Salvage.summary(found.message(), ref.getId(), ref.getThreadId());
                         emails.add(read.email());
                         if (read.error() != null) {
                             errors.add(read.error());

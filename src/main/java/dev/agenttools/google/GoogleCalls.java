@@ -101,6 +101,15 @@ public final class GoogleCalls {
     }
 
     /**
+     * How long a request made now may wait for its answer: what is left of the deadline of the call it is made for
+     * (at least 1 ms), at most {@link #READ_TIMEOUT}; outside a call, {@link #READ_TIMEOUT}.
+     */
+    public static Duration requestTimeout() {
+        long leftMs = DEADLINE.isBound() ? Math.max(1, DEADLINE.get().remainingNanos() / 1_000_000) : Long.MAX_VALUE;
+        return Duration.ofMillis(Math.min(READ_TIMEOUT.toMillis(), leftMs));
+    }
+
+    /**
      * Sets a Google client request's timeouts from what is left of the deadline of the call it is made for, and turns
      * the client's own retries off (ours are paced and deadline-bound). API clients' request initializers call this;
      * outside a call (no deadline on this thread) the plain limits apply.

@@ -79,6 +79,14 @@ class GmailToolsTest {
         assertThat(Json.write(call(GmailTools.SEARCH, withStrategy(params, "batch")).data())).isEqualTo(sequential);
     }
 
+    @Test
+    void searchesWithAQueryTooLongForAUrl() {
+        // 7,000 spaces are 21,000 characters in a URL, past what a server takes (the emulator's 16 KiB): sent as a POST
+        String padded = "{\"query\":\"has:attachment" + " ".repeat(7_000) + "\",\"max_results\":5}";
+        assertThat(Json.write(call(GmailTools.SEARCH, padded).data()))
+                .isEqualTo(Json.write(call(GmailTools.SEARCH, "{\"query\":\"has:attachment\",\"max_results\":5}").data()));
+    }
+
     private static String withStrategy(String params, String strategy) {
         return params.replaceFirst("}$", ",\"strategy\":\"" + strategy + "\"}");
     }
