@@ -128,8 +128,9 @@ final class ProcessModelBench {
         try (var files = Files.walk(runtime)) {
             files.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(runtime)).forEach(p -> p.toFile().delete());
         }
-        if (pid != null) {
-            ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> h).join());
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pid != null && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < until) {
+            Thread.sleep(20);
         }
     }
 
