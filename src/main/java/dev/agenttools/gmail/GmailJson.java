@@ -35,36 +35,23 @@ final class GmailJson {
 
     static Message message(byte[] json) throws IOException {
         try (JsonParser p = JSON.createParser(json)) {
-            expect(p.nextToken(), JsonToken.START_OBJECT);
+            p.nextToken();
             return message(p);
         }
     }
 
     static ListMessagesResponse list(byte[] json) throws IOException {
         try (JsonParser p = JSON.createParser(json)) {
-            expect(p.nextToken(), JsonToken.START_OBJECT);
+            p.nextToken();
             ListMessagesResponse out = new ListMessagesResponse();
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                if (t == JsonToken.VALUE_NULL) {
-                    continue;
-                }
+            fields(p, (name, v) -> {
                 switch (name) {
-                    case "messages" -> {
-                        expect(t, JsonToken.START_ARRAY);
-                        List<Message> messages = new ArrayList<>();
-                        while (p.nextToken() != JsonToken.END_ARRAY) {
-                            expect(p.currentToken(), JsonToken.START_OBJECT);
-                            messages.add(message(p));
-                        }
-                        out.setMessages(messages);
-                    }
-                    case "nextPageToken" -> out.setNextPageToken(p.getValueAsString());
-                    case "resultSizeEstimate" -> out.setResultSizeEstimate(asLong(p));
-                    default -> p.skipChildren();
+                    case "messages" -> out.setMessages(array(v, GmailJson::message));
+                    case "nextPageToken" -> out.setNextPageToken(v.getValueAsString());
+                    case "resultSizeEstimate" -> out.setResultSizeEstimate(asLong(v));
+                    default -> v.skipChildren();
                 }
-            }
+            });
             return out;
         }
     }
@@ -72,106 +59,91 @@ final class GmailJson {
     /** A message object, the parser on its START_OBJECT. */
     private static Message message(JsonParser p) throws IOException {
         Message m = new Message();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            if (t == JsonToken.VALUE_NULL) {
-                continue;
-            }
+        fields(p, (name, v) -> {
             switch (name) {
-                case "id" -> m.setId(p.getValueAsString());
-                case "threadId" -> m.setThreadId(p.getValueAsString());
-                case "labelIds" -> m.setLabelIds(strings(p));
-                case "snippet" -> m.setSnippet(p.getValueAsString());
-                case "historyId" -> m.setHistoryId(new BigInteger(p.getValueAsString()));
-                case "internalDate" -> m.setInternalDate(asLong(p));
-                case "sizeEstimate" -> m.setSizeEstimate(p.getValueAsInt());
-                case "raw" -> m.setRaw(p.getValueAsString());
-                case "payload" -> m.setPayload(part(p));
-                default -> p.skipChildren();
+                case "id" -> m.setId(v.getValueAsString());
+                case "threadId" -> m.setThreadId(v.getValueAsString());
+                case "labelIds" -> m.setLabelIds(array(v, JsonParser::getValueAsString));
+                case "snippet" -> m.setSnippet(v.getValueAsString());
+                case "historyId" -> m.setHistoryId(new BigInteger(v.getValueAsString()));
+                case "internalDate" -> m.setInternalDate(asLong(v));
+                case "sizeEstimate" -> m.setSizeEstimate(v.getValueAsInt());
+                case "raw" -> m.setRaw(v.getValueAsString());
+                case "payload" -> m.setPayload(part(v));
+                default -> v.skipChildren();
             }
-        }
+        });
         return m;
     }
 
     private static MessagePart part(JsonParser p) throws IOException {
-        expect(p.currentToken(), JsonToken.START_OBJECT);
         MessagePart part = new MessagePart();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            if (t == JsonToken.VALUE_NULL) {
-                continue;
-            }
+        fields(p, (name, v) -> {
             switch (name) {
-                case "partId" -> part.setPartId(p.getValueAsString());
-                case "mimeType" -> part.setMimeType(p.getValueAsString());
-                case "filename" -> part.setFilename(p.getValueAsString());
-                case "headers" -> {
-                    expect(t, JsonToken.START_ARRAY);
-                    List<MessagePartHeader> headers = new ArrayList<>();
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        headers.add(header(p));
-                    }
-                    part.setHeaders(headers);
-                }
-                case "body" -> part.setBody(body(p));
-                case "parts" -> {
-                    expect(t, JsonToken.START_ARRAY);
-                    List<MessagePart> parts = new ArrayList<>();
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        parts.add(part(p));
-                    }
-                    part.setParts(parts);
-                }
-                default -> p.skipChildren();
+                case "partId" -> part.setPartId(v.getValueAsString());
+                case "mimeType" -> part.setMimeType(v.getValueAsString());
+                case "filename" -> part.setFilename(v.getValueAsString());
+                case "headers" -> part.setHeaders(array(v, GmailJson::header));
+                case "body" -> part.setBody(body(v));
+                case "parts" -> part.setParts(array(v, GmailJson::part));
+                default -> v.skipChildren();
             }
-        }
+        });
         return part;
     }
 
     private static MessagePartHeader header(JsonParser p) throws IOException {
-        expect(p.currentToken(), JsonToken.START_OBJECT);
         MessagePartHeader h = new MessagePartHeader();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            if (t == JsonToken.VALUE_NULL) {
-                continue;
-            }
+        fields(p, (name, v) -> {
             switch (name) {
-                case "name" -> h.setName(p.getValueAsString());
-                case "value" -> h.setValue(p.getValueAsString());
-                default -> p.skipChildren();
+                case "name" -> h.setName(v.getValueAsString());
+                case "value" -> h.setValue(v.getValueAsString());
+                default -> v.skipChildren();
             }
-        }
+        });
         return h;
     }
 
     private static MessagePartBody body(JsonParser p) throws IOException {
-        expect(p.currentToken(), JsonToken.START_OBJECT);
         MessagePartBody b = new MessagePartBody();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken t = p.nextToken();
-            if (t == JsonToken.VALUE_NULL) {
-                continue;
-            }
+        fields(p, (name, v) -> {
             switch (name) {
-                case "attachmentId" -> b.setAttachmentId(p.getValueAsString());
-                case "size" -> b.setSize(p.getValueAsInt());
-                case "data" -> b.setData(p.getValueAsString());
-                default -> p.skipChildren();
+                case "attachmentId" -> b.setAttachmentId(v.getValueAsString());
+                case "size" -> b.setSize(v.getValueAsInt());
+                case "data" -> b.setData(v.getValueAsString());
+                default -> v.skipChildren();
             }
-        }
+        });
         return b;
     }
 
-    private static List<String> strings(JsonParser p) throws IOException {
+    /** Reads one field's value, the parser on it (or skips it: {@link JsonParser#skipChildren()}). */
+    private interface Field {
+        void read(String name, JsonParser value) throws IOException;
+    }
+
+    /** Reads one array element, the parser on its first token. */
+    private interface Element<T> {
+        T read(JsonParser p) throws IOException;
+    }
+
+    /** Walks an object's fields, the parser on its START_OBJECT; null values are left unset, as the client leaves them. */
+    private static void fields(JsonParser p, Field field) throws IOException {
+        expect(p.currentToken(), JsonToken.START_OBJECT);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            if (p.nextToken() != JsonToken.VALUE_NULL) {
+                field.read(name, p);
+            }
+        }
+    }
+
+    /** An array's elements, the parser on its START_ARRAY. */
+    private static <T> List<T> array(JsonParser p, Element<T> element) throws IOException {
         expect(p.currentToken(), JsonToken.START_ARRAY);
-        List<String> out = new ArrayList<>();
+        List<T> out = new ArrayList<>();
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            out.add(p.getValueAsString());
+            out.add(element.read(p));
         }
         return out;
     }
