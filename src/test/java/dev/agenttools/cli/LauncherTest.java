@@ -189,6 +189,15 @@ class LauncherTest {
         assertThat(serverFolder()).as("the resident server answered them").isNotNull();
     }
 
+    @Test
+    void answersInUtf8WhateverTheLocale() throws Exception {
+        byte[] request = "{\"command\": \"\u00e9t\u00e9\"}".getBytes(StandardCharsets.UTF_8);
+        for (String daemon : List.of("on", "off")) {
+            Run r = call(request, Map.of(CallCommand.DAEMON, daemon, "LC_ALL", "C", "LANG", "C"));
+            assertThat(r.out()).as("daemon %s", daemon).contains("unknown command '\u00e9t\u00e9'");
+        }
+    }
+
     private String firstId() throws Exception {
         Run list = call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1}}");
         return list.out().replaceAll("(?s).*?\"id\":\"([0-9a-f]+)\".*", "$1");

@@ -163,6 +163,8 @@ class TrackingEndToEndTest {
         String loaded = Files.readString(classes);
         assertThat(loaded).as("the class log works").contains("dev.agenttools.tracking.Spool ");
         assertThat(loaded).doesNotContain("org.sqlite");
+        // nor any other store's or server's classes: a Gmail call loads what it uses
+        assertThat(loaded).doesNotContain("software.amazon", "org.eclipse.jetty", "io.modelcontextprotocol", "org.slf4j");
         assertThat(db).doesNotExist();
         assertThat(Files.readString(dir.resolve("calls.db.pending"))).contains("\"agent_name\":\"spooler\"").hasLineCount(1);
 
