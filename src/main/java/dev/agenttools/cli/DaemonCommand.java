@@ -42,6 +42,9 @@ final class DaemonCommand implements Callable<Integer> {
     private static final List<String> PATH_SETTINGS = List.of("AGENT_TOOLS_CONFIG", "AGENT_TOOLS_CLIENT_SECRETS",
             "AGENT_TOOLS_CA_CERT", "AGENT_TOOLS_TRACKING_DB", "XDG_CONFIG_HOME", "XDG_DATA_HOME");
 
+    /** This process's AWS_* environment, which the AWS SDK reads: fixed for its life, so read once. */
+    private static final Map<String, String> OWN_AWS_SETTINGS = awsSettings(System.getenv());
+
     @Option(names = "--dir", required = true, description = "The server's private folder (address file, lock).")
     Path dir;
 
@@ -82,7 +85,7 @@ final class DaemonCommand implements Callable<Integer> {
 
     /** Answers one forwarded call as the in-process call would (package-private for the AOT training run). */
     static DaemonServer.Reply handle(LauncherRequest request, SessionCache sessions) {
-        if (!awsSettings(request.settings()).equals(awsSettings(System.getenv()))) {
+        if (!awsSettings(request.settings()).equals(OWN_AWS_SETTINGS)) {
             // The AWS SDK (DynamoDB tracking) reads credentials from this process's environment, not the caller's.
             return DaemonServer.Reply.FALLBACK;
         }
