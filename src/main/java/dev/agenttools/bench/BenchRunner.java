@@ -49,9 +49,17 @@ final class BenchRunner {
     }
 
     Row run(Scenario s, int warmup, int runs, List<String> ids) throws InterruptedException {
+        return run(s, warmup, runs, run -> call(s, run, ids));
+    }
+
+    /**
+     * Times {@code call} (given the run's number, answering whether it succeeded) as a row of scenario {@code s}:
+     * the tools' own rows, or a measuring instrument's such as {@link BareClient}'s.
+     */
+    Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call) throws InterruptedException {
         progress.scenario(s, warmup + runs);
         for (int i = 0; i < warmup; i++) {
-            call(s, i, ids);
+            call.test(i);
             progress.call();
         }
         EmulatorCounters before = counters == null ? null : counters.get();
@@ -65,7 +73,7 @@ final class BenchRunner {
                 Thread.sleep(pause); // not measured: lets the quota bucket refill, as between an agent's occasional calls
             }
             long start = System.nanoTime();
-            boolean ok = call(s, warmup + i, ids);
+            boolean ok = call.test(warmup + i);
             long micros = (System.nanoTime() - start) / 1_000;
             if (ok) {
                 h.recordValue(Math.min(micros, MAX_TRACKABLE_MICROS));

@@ -155,7 +155,8 @@ public final class Benchmark {
                     sweep.add(new Scenario("list_emails", strategy, size));
                 }
             }
-            long totalCalls = (long) (scenarios.size() + externalScenarios.size()) * (o.warmup() + o.runs())
+            int bareScenarios = externalScenarios.isEmpty() ? 0 : bareScenarios(o).size();
+            long totalCalls = (long) (scenarios.size() + externalScenarios.size() + bareScenarios) * (o.warmup() + o.runs())
                     + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
                 BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
@@ -179,6 +180,7 @@ public final class Benchmark {
                     for (Scenario s : externalScenarios) {
                         externalRows.add(outside.run(s, o.warmup(), o.runs(), externalIds));
                     }
+                    externalRows.addAll(bareRows(outside, external.rootUrl(), token, o, externalIds));
                 }
                 Map<String, Object> processModel = null;
                 if (o.processModel() && processRoot != null && o.tools().contains("get_email")) {
@@ -210,7 +212,8 @@ public final class Benchmark {
                         + o.warmup() + " warm-up + " + o.runs() + " runs per row");
                 out.print(BenchReport.table(rows));
                 if (!externalRows.isEmpty()) {
-                    out.println("the same against an emulator process of its own (" + external.rootUrl() + "), as users meet it:");
+                    out.println("the same against an emulator process of its own (" + external.rootUrl() + ", jitter 0, handshake 0), as users meet it;"
+                            + " 'bare': the same HTTP exchanges by the JDK's plain HttpURLConnection and nothing else, the floor this machine allowed in this run:");
                     out.print(BenchReport.table(externalRows));
                     env.put("external_emulator", external.rootUrl());
                 }
@@ -263,6 +266,45 @@ public final class Benchmark {
                 external.close();
             }
         }
+    }
+
+    /** The {@link BareClient}'s rows beside the external ones: list_emails(n) and get_email, as the options ask. */
+    private static List<Scenario> bareScenarios(Options o) {
+        List<Scenario> bare = new ArrayList<>();
+        if (o.tools().contains("list_emails") && o.strategies().stream().anyMatch(s -> !s.equals("sequential"))) {
+            bare.add(new Scenario("list_emails", BareClient.STRATEGY, o.n()));
+        }
+        if (o.tools().contains("get_email")) {
+            bare.add(new Scenario("get_email", BareClient.STRATEGY, 1));
+        }
+        return bare;
+    }
+
+    private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<String> ids)
+            throws InterruptedException {
+        List<Row> rows = new ArrayList<>();
+        try (BareClient bare = new BareClient(rootUrl, token, dev.agenttools.gmail.GmailService.LIST_FIELDS,
+                dev.agenttools.gmail.GmailService.SUMMARY_FIELDS)) {
+            for (Scenario s : bareScenarios(o)) {
+                rows.add(runner.run(s, o.warmup(), o.runs(), run -> {
+                    try {
+                        if (s.tool().equals("get_email")) {
+                            bare.message(ids.get(run % ids.size()));
+                        } else if (bare.list(s.n()).size() != s.n()) {
+                            throw new java.io.IOException("listed fewer than " + s.n() + " emails");
+                        }
+                        return true;
+                    } catch (java.io.IOException e) {
+                        System.err.println("bench: " + s.label() + " failed: " + e.getMessage());
+                        return false;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }));
+            }
+        }
+        return rows;
     }
 
     @SuppressWarnings("unchecked")

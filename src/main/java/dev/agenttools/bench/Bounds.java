@@ -28,7 +28,7 @@ record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFli
     }
 
     double of(Scenario s, int warmup, int runs) {
-        if (s.tool().equals("get_email") || !Scenario.STRATEGIES.contains(s.strategy())) {
+        if (s.tool().equals("get_email") || !Scenario.STRATEGIES.contains(s.strategy()) && !s.strategy().equals(BareClient.STRATEGY)) {
             return latencyMs;
         }
         Bucket bucket = new Bucket();

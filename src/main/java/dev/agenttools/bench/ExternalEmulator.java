@@ -24,9 +24,13 @@ final class ExternalEmulator implements AutoCloseable {
         this.rootUrl = rootUrl;
     }
 
-    /** Starts one with the embedded emulator's defaults and this latency, on a free port. */
+    /**
+     * Starts one on a free port with this latency, no jitter and no handshake delay (the set-up the project's
+     * speed targets are stated for), and the embedded emulator's other defaults.
+     */
     static ExternalEmulator start(Duration latency) throws IOException, InterruptedException {
-        List<String> command = ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms", "--port", "0");
+        List<String> command = ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms",
+                "--jitter", "0ms", "--handshake", "0ms", "--port", "0");
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String[] url = new String[1];
         Thread reader = Thread.ofVirtual().start(() -> {

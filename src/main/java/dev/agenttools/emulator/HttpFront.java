@@ -79,7 +79,7 @@ final class HttpFront extends Handler.Abstract {
     }
 
     private boolean serve(Request request, Response response, Callback callback) throws Exception {
-        long arrived = System.nanoTime();
+        long arrived = request.getBeginNanoTime(); // the server time counts from arrival, parsing included
         String path = request.getHttpURI().getDecodedPath();
         if (path.startsWith(COUNTERS_PATH)) {
             return answerCounters(request, response, callback);

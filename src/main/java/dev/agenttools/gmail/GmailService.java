@@ -58,9 +58,10 @@ public final class GmailService implements AutoCloseable {
      * What a list needs of each message: headers, labels, snippet and the part tree's file names (for
      * has_attachments), but no body data, so a 2 MB message costs a few hundred bytes.
      */
-    static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
+    public static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
-    private static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
+    /** What a messages.list asks for: the thread id too, so that an email that cannot be fetched still has both. */
+    public static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
     private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
     private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
     private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
@@ -363,7 +364,9 @@ public final class GmailService implements AutoCloseable {
                 id -> "gmail messages.get " + id + " in a batch", GET_UNITS, ids, deadline, (pending, answers) -> {
                     BatchRequest batch = s.gmail().batch();
                     for (String id : pending) {
-                        getRequest(s.gmail(), id, view).queue(batch, new JsonBatchCallback<Message>() {
+                        com.google.api.client.http.HttpRequest part = getRequest(s.gmail(), id, view).buildHttpRequest();
+                        part.setParser(GmailJson.messagesFirst(part.getParser()));
+                        batch.queue(part, Message.class, GoogleJsonErrorContainer.class, new JsonBatchCallback<Message>() {
                             @Override
                             public void onSuccess(Message message, HttpHeaders headers) {
                                 answers.ok(id, message);

@@ -47,10 +47,15 @@ class BenchmarkTest {
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
         assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
         JsonNode external = results.get("environment").get("external_rows");
-        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential");
-        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email");
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "bare", "bare");
+        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "get_email");
         assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
         assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(4.0);
+        assertThat(external.get(3).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(4.0);
+        assertThat(external.get(3).get("bound_ms").asDouble()).as("a list and then its gets: two round trips").isEqualTo(40.0);
+        assertThat(external.get(3).get("connections").asLong()).as("the bare client keeps its connections").isLessThanOrEqualTo(3);
+        assertThat(external.get(4).get("requests").asDouble()).isEqualTo(1.0);
+        assertThat(table.toString()).contains("'bare': the same HTTP exchanges");
         for (JsonNode row : rows) {
             for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
                     "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
