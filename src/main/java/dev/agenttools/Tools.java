@@ -37,6 +37,14 @@ public final class Tools {
         return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET);
     }
 
+    /**
+     * The {@code fields} masks list_emails asks Gmail for: messages.list's, then each messages.get's (for the
+     * benchmark's bare client, which must make the server do the same work as the tools).
+     */
+    public static List<String> gmailListFieldMasks() {
+        return List.of(dev.agenttools.gmail.GmailService.LIST_FIELDS, dev.agenttools.gmail.GmailService.SUMMARY_FIELDS);
+    }
+
     /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */
     public static String htmlToText(String html) {
         return MailText.htmlToText(html);

@@ -283,8 +283,8 @@ public final class Benchmark {
     private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<String> ids)
             throws InterruptedException {
         List<Row> rows = new ArrayList<>();
-        try (BareClient bare = new BareClient(rootUrl, token, dev.agenttools.gmail.GmailService.LIST_FIELDS,
-                dev.agenttools.gmail.GmailService.SUMMARY_FIELDS)) {
+        List<String> masks = dev.agenttools.Tools.gmailListFieldMasks();
+        try (BareClient bare = new BareClient(rootUrl, token, masks.get(0), masks.get(1))) {
             for (Scenario s : bareScenarios(o)) {
                 rows.add(runner.run(s, o.warmup(), o.runs(), run -> {
                     try {

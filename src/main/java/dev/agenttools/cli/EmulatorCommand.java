@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code agent-tools emulator}: serves the Gmail API emulator until stopped. */
 @Command(name = "emulator", mixinStandardHelpOptions = true,
-        description = {"Serve a local Gmail API v1 with latency, handshake, quota, concurrency and fault models.",
+        description = {"Serve a local Gmail API v1 and Calendar API v3 with latency, handshake, quota, concurrency and fault models.",
                 "The real REST surface over a seeded or loaded mailbox. Prints 'emulator listening on URL' on stdout; give "
                         + "that URL to a client as its root URL."})
 final class EmulatorCommand implements Callable<Integer> {
@@ -36,6 +36,9 @@ final class EmulatorCommand implements Callable<Integer> {
     @Option(names = "--quota", description = "Quota units per user per minute (default: ${DEFAULT-VALUE}; new Google projects get 6000).",
             defaultValue = "15000")
     int quota;
+    @Option(names = "--calendar-quota", description = "Calendar requests per user per minute (default: ${DEFAULT-VALUE}, as Google's).",
+            defaultValue = "600")
+    int calendarQuota;
     @Option(names = "--burst", description = "Quota bucket size in units (default: one second's worth).")
     Integer burst;
     @Option(names = "--max-concurrent", description = "Calls in flight per user before 429 (default: ${DEFAULT-VALUE}).",
@@ -88,7 +91,7 @@ final class EmulatorCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         EmulatorConfig.Builder b = EmulatorConfig.builder().host(host).port(port).latency(latency).jitter(jitter)
-                .quotaPerMinute(quota).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
+                .quotaPerMinute(quota).calendarQuotaPerMinute(calendarQuota).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
                 .slowBy(slowBy).vanishRate(vanishRate).batchPartCost(batchPartCost).mailbox(mailbox)
                 .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime)
                 .maxBody(maxBody).maxInflatedBody(maxInflatedBody).maxHeaderSize((int) Math.min(maxHeaderSize, Integer.MAX_VALUE));

@@ -27,6 +27,20 @@ final class ApiError extends RuntimeException {
         this.locationType = locationType;
     }
 
+    /** Calendar: a time range whose end is not after its start. */
+    static ApiError timeRangeEmpty(String parameter) {
+        return new ApiError(400, "timeRangeEmpty", "calendar", "The specified time range is empty.", parameter, "parameter");
+    }
+
+    /** Calendar: a sync token that is too old or not Google's; the client must list again without it. */
+    static ApiError fullSyncRequired() {
+        return new ApiError(410, "fullSyncRequired", "calendar", "Sync token is no longer valid, a full sync is required.", null, null);
+    }
+
+    static ApiError forbidden(String message) {
+        return new ApiError(403, "forbidden", "global", message, null, null);
+    }
+
     static ApiError badRequest(String parameter, String message) {
         return new ApiError(400, "invalidArgument", "global", message, parameter, parameter == null ? null : "parameter");
     }

@@ -3,25 +3,25 @@ package dev.agenttools.emulator;
 import java.util.List;
 
 /**
- * Runs one API call through what Gmail checks before answering: the bearer token, the route, the per-user
+ * Runs one API call (Gmail or Calendar) through what Google checks before answering: the bearer token, the route, the per-user
  * concurrency limit, the quota bucket and the fault model, in that order. Thread-safe.
  */
 final class CallGate {
-    private final GmailApi api;
+    private final GmailApi gmail;
+    private final CalendarApi calendar;
     private final String acceptedToken;
     private final ConcurrencyLimit concurrency;
-    private final QuotaBucket quota;
     private final Faults faults;
     private final Counters counters;
     private final OAuthServer oauth;
 
-    CallGate(GmailApi api, EmulatorConfig config, ConcurrencyLimit concurrency, QuotaBucket quota, Faults faults,
+    CallGate(GmailApi gmail, CalendarApi calendar, EmulatorConfig config, ConcurrencyLimit concurrency, Faults faults,
              Counters counters, OAuthServer oauth) {
         this.oauth = oauth;
-        this.api = api;
+        this.gmail = gmail;
+        this.calendar = calendar;
         this.acceptedToken = config.token();
         this.concurrency = concurrency;
-        this.quota = quota;
         this.faults = faults;
         this.counters = counters;
     }
@@ -34,7 +34,7 @@ final class CallGate {
         counters.apiCalls.increment();
         try {
             checkToken(request);
-            GmailApi.Route route = api.route(request);
+            Route route = CalendarApi.handles(request.path()) ? calendar.route(request) : gmail.route(request);
             String fields = request.param("fields");
             if (fields != null && !fields.isBlank()) {
                 FieldMask.parse(fields); // a bad selector is the caller's error, found before any work
@@ -44,7 +44,7 @@ final class CallGate {
                 throw ApiError.tooManyConcurrent();
             }
             releases.add(concurrency::release);
-            if (!quota.tryTake(route.quotaUnits())) {
+            if (!route.quota().tryTake(route.quotaUnits())) {
                 counters.quotaRejections.increment();
                 throw ApiError.quotaExhausted();
             }

@@ -46,6 +46,7 @@ public final class Emulator implements AutoCloseable {
     private final Path certificate;
     private final OAuthServer oauth;
     private final Faults faults;
+    private final CalendarSet calendars;
 
     private Emulator(EmulatorConfig config, Mailbox mailbox) throws Exception {
         this.config = config;
@@ -53,10 +54,14 @@ public final class Emulator implements AutoCloseable {
         this.counters = new Counters();
         this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
         this.faults = new Faults(config);
-        GmailApi api = new GmailApi(mailbox, faults, counters, Clock.systemUTC());
+        GmailApi gmail = new GmailApi(mailbox, new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters,
+                Clock.systemUTC());
+        this.calendars = CalendarSeed.build(mailbox.email, Clock.systemUTC());
+        // Calendar counts requests in a sliding minute: a burst may spend the whole minute's worth at once
+        CalendarApi calendar = new CalendarApi(calendars,
+                new QuotaBucket(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute()), Clock.systemUTC());
         this.oauth = new OAuthServer(config.tokenLifetime());
-        CallGate gate = new CallGate(api, config, concurrency,
-                new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters, oauth);
+        CallGate gate = new CallGate(gmail, calendar, config, concurrency, faults, counters, oauth);
         HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency, oauth,
                 new RequestBody(config.maxBody(), config.maxInflatedBody()));
 
@@ -155,7 +160,8 @@ public final class Emulator implements AutoCloseable {
 
     /** How many messages and threads the mailbox holds (for the start-up line). */
     public String mailboxSummary() {
-        return mailbox.size() + " messages in " + mailbox.threadCount() + " threads for " + mailbox.email;
+        return mailbox.size() + " messages in " + mailbox.threadCount() + " threads and " + calendars.calendars().size()
+                + " calendars for " + mailbox.email;
     }
 
     Mailbox mailbox() {

@@ -35,6 +35,8 @@ import java.util.Objects;
  * @param maxInflatedBody the largest request body accepted once a gzip {@code Content-Encoding} is undone, in bytes;
  *                       larger is 413 (counted while inflating, so a small gzip bomb never fills memory)
  * @param maxHeaderSize  the largest request line plus headers, in bytes; a longer URI is 414, longer headers 431
+ * @param calendarQuotaPerMinute Calendar requests per user per minute; a burst may spend a whole minute's worth
+ *                       (Google counts them in a sliding one-minute window)
  */
 public record EmulatorConfig(
         String host, int port, Duration latency, Duration jitter, Duration handshake,
@@ -42,12 +44,14 @@ public record EmulatorConfig(
         double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
         Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
         boolean tls, Path certFile, Instant anchor, Duration tokenLifetime,
-        long maxBody, long maxInflatedBody, int maxHeaderSize) {
+        long maxBody, long maxInflatedBody, int maxHeaderSize, int calendarQuotaPerMinute) {
 
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
     public static final int DEFAULT_QUOTA_UNITS_PER_MINUTE = 15_000;
     public static final int DEFAULT_MAX_CONCURRENT = 20;
+    /** Calendar's published per-user limit: 600 requests per minute per user per project. */
+    public static final int DEFAULT_CALENDAR_QUOTA_PER_MINUTE = 600;
     public static final Duration DEFAULT_BATCH_PART_COST = Duration.ofMillis(1);
     public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
     public static final int DEFAULT_SEED_MESSAGES = 1_200;
@@ -76,6 +80,7 @@ public record EmulatorConfig(
         requireNonNegative("batch-part-cost", batchPartCost);
         require(quotaPerMinute > 0, "quota must be a positive number of units per minute, got " + quotaPerMinute);
         require(burst > 0, "burst must be a positive number of units, got " + burst);
+        require(calendarQuotaPerMinute > 0, "calendar-quota must be a positive number of requests per minute, got " + calendarQuotaPerMinute);
         require(maxConcurrent > 0, "max-concurrent must be at least 1, got " + maxConcurrent);
         requireRate("fail-rate", failRate);
         requireRate("slow-rate", slowRate);
@@ -125,6 +130,7 @@ public record EmulatorConfig(
         private Duration jitter = DEFAULT_JITTER;
         private Duration handshake;
         private int quotaPerMinute = DEFAULT_QUOTA_UNITS_PER_MINUTE;
+        private int calendarQuotaPerMinute = DEFAULT_CALENDAR_QUOTA_PER_MINUTE;
         private Integer burst;
         private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
         private double failRate;
@@ -201,13 +207,16 @@ public record EmulatorConfig(
         public Builder maxInflatedBody(long v) { maxInflatedBody = v; return this; }
         /** Largest request line plus headers, in bytes; default 16 KiB. */
         public Builder maxHeaderSize(int v) { maxHeaderSize = v; return this; }
+        /** Calendar requests per user per minute; default 600, as Google's. */
+        public Builder calendarQuotaPerMinute(int v) { calendarQuotaPerMinute = v; return this; }
 
         public EmulatorConfig build() {
             Duration hs = handshake == null ? latency : handshake;
             int b = burst == null ? Math.max(1, quotaPerMinute / 60) : burst;
             return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
                     failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
-                    userEmail, tls, certFile, anchor, tokenLifetime, maxBody, maxInflatedBody, maxHeaderSize);
+                    userEmail, tls, certFile, anchor, tokenLifetime, maxBody, maxInflatedBody, maxHeaderSize,
+                    calendarQuotaPerMinute);
         }
     }
 }

@@ -10,13 +10,6 @@ import java.util.regex.Pattern;
  * it. Paths are those of the discovery document, under {@code /gmail/v1/users/{userId}/}.
  */
 final class GmailApi {
-    /** A matched API method: its name, its cost in Gmail quota units, and how to answer it. */
-    record Route(String name, int quotaUnits, BiFunction<ApiRequest, Matcher, ApiResponse> handler, Matcher match) {
-        ApiResponse answer(ApiRequest request) {
-            return handler.apply(request, match);
-        }
-    }
-
     private record Entry(String method, Pattern path, String name, int units,
                          BiFunction<ApiRequest, Matcher, ApiResponse> handler) {
     }
@@ -24,9 +17,11 @@ final class GmailApi {
     private static final String USER = "/gmail/v1/users/([^/]+)";
     private final List<Entry> entries;
     private final Mailbox mailbox;
+    private final QuotaBucket quota;
 
-    GmailApi(Mailbox mailbox, Faults faults, Counters counters, java.time.Clock clock) {
+    GmailApi(Mailbox mailbox, QuotaBucket quota, Faults faults, Counters counters, java.time.Clock clock) {
         this.mailbox = mailbox;
+        this.quota = quota;
         MessagesResource messages = new MessagesResource(mailbox, faults, counters, clock);
         ThreadsResource threads = new ThreadsResource(mailbox, clock);
         HistoryResource history = new HistoryResource(mailbox);
@@ -61,7 +56,7 @@ final class GmailApi {
                 pathKnown = true;
                 if (e.method.equals(request.method())) {
                     checkUser(m.group(1));
-                    return new Route(e.name, e.units, e.handler, m);
+                    return new Route(e.name, e.units, quota, e.handler, m);
                 }
             }
         }
