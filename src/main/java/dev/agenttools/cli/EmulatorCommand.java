@@ -39,6 +39,9 @@ final class EmulatorCommand implements Callable<Integer> {
     @Option(names = "--calendar-quota", description = "Calendar requests per user per minute (default: ${DEFAULT-VALUE}, as Google's).",
             defaultValue = "600")
     int calendarQuota;
+    @Option(names = "--calendars", description = "'seed', or an .ics file or a folder of them (Google Calendar's export) "
+            + "to serve as the user's calendars (default: ${DEFAULT-VALUE}).", defaultValue = "seed")
+    String calendars;
     @Option(names = "--burst", description = "Quota bucket size in units (default: one second's worth).")
     Integer burst;
     @Option(names = "--max-concurrent", description = "Calls in flight per user before 429 (default: ${DEFAULT-VALUE}).",
@@ -91,7 +94,7 @@ final class EmulatorCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         EmulatorConfig.Builder b = EmulatorConfig.builder().host(host).port(port).latency(latency).jitter(jitter)
-                .quotaPerMinute(quota).calendarQuotaPerMinute(calendarQuota).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
+                .quotaPerMinute(quota).calendarQuotaPerMinute(calendarQuota).calendars(calendars).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
                 .slowBy(slowBy).vanishRate(vanishRate).batchPartCost(batchPartCost).mailbox(mailbox)
                 .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime)
                 .maxBody(maxBody).maxInflatedBody(maxInflatedBody).maxHeaderSize((int) Math.min(maxHeaderSize, Integer.MAX_VALUE));

@@ -110,8 +110,9 @@ final class CalendarSet {
         }
         List<CalendarEvent> out = new ArrayList<>();
         for (CalendarEvent.EventTime start : starts(calendar, series, from.minus(series.length()), to)) {
-            if (series.exdates().contains(start)) {
-                continue;
+            Instant at = start.instant(calendar.timeZone());
+            if (series.exdates().stream().anyMatch(x -> x.instant(calendar.timeZone()).equals(at))) {
+                continue; // compared as instants: an EXDATE may name the start in another zone
             }
             CalendarEvent instance = series.occurrence(start);
             CalendarEvent answer = exceptions.getOrDefault(instance.id(), instance);

@@ -82,7 +82,7 @@ final class CallGate {
             counters.authFailures.increment();
             throw ApiError.missingCredentials();
         }
-        switch (oauth.state(token)) {
+        switch (oauth.state(token, CalendarApi.handles(request.path()))) {
             case VALID -> {
                 return; // issued by our token endpoint and still good
             }
@@ -90,7 +90,7 @@ final class CallGate {
                 counters.authFailures.increment();
                 throw ApiError.invalidCredentials();
             }
-            case NO_GMAIL_SCOPE -> {
+            case NO_SCOPE -> {
                 counters.authFailures.increment();
                 throw ApiError.insufficientScopes();
             }

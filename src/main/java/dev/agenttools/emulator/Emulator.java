@@ -56,7 +56,7 @@ public final class Emulator implements AutoCloseable {
         this.faults = new Faults(config);
         GmailApi gmail = new GmailApi(mailbox, new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters,
                 Clock.systemUTC());
-        this.calendars = CalendarSeed.build(mailbox.email, Clock.systemUTC());
+        this.calendars = calendars(config, mailbox.email);
         // Calendar counts requests in a sliding minute: a burst may spend the whole minute's worth at once
         CalendarApi calendar = new CalendarApi(calendars,
                 new QuotaBucket(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute()), Clock.systemUTC());
@@ -111,6 +111,17 @@ public final class Emulator implements AutoCloseable {
         server.setHandler(compression);
         server.setErrorHandler(new JsonErrorHandler(config.maxHeaderSize())); // Jetty's own errors in Google's JSON, never an HTML page
         server.start();
+    }
+
+    private static CalendarSet calendars(EmulatorConfig config, String owner) {
+        if (config.calendars().equals("seed")) {
+            return CalendarSeed.build(owner, Clock.systemUTC());
+        }
+        try {
+            return CalendarImport.load(Path.of(config.calendars()), owner, System.err);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot load the calendars: " + e.getMessage(), e);
+        }
     }
 
     /** Loads the configured mailbox and starts serving. */

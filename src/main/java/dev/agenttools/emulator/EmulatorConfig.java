@@ -37,6 +37,7 @@ import java.util.Objects;
  * @param maxHeaderSize  the largest request line plus headers, in bytes; a longer URI is 414, longer headers 431
  * @param calendarQuotaPerMinute Calendar requests per user per minute; a burst may spend a whole minute's worth
  *                       (Google counts them in a sliding one-minute window)
+ * @param calendars      {@code seed}, or an iCalendar file or a folder of them (Google Calendar's export)
  */
 public record EmulatorConfig(
         String host, int port, Duration latency, Duration jitter, Duration handshake,
@@ -44,7 +45,7 @@ public record EmulatorConfig(
         double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
         Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
         boolean tls, Path certFile, Instant anchor, Duration tokenLifetime,
-        long maxBody, long maxInflatedBody, int maxHeaderSize, int calendarQuotaPerMinute) {
+        long maxBody, long maxInflatedBody, int maxHeaderSize, int calendarQuotaPerMinute, String calendars) {
 
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
@@ -92,6 +93,7 @@ public record EmulatorConfig(
             require(weight > 0, "fail-status weights must be positive, got " + status + "=" + weight);
         });
         Objects.requireNonNull(mailbox, "mailbox");
+        Objects.requireNonNull(calendars, "calendars");
         require(seedMessages >= 1 && seedMessages <= 100_000, "seed-messages must be 1..100000, got " + seedMessages);
         require(token == null || !token.isBlank(), "token must not be blank");
         Objects.requireNonNull(userEmail, "userEmail");
@@ -131,6 +133,7 @@ public record EmulatorConfig(
         private Duration handshake;
         private int quotaPerMinute = DEFAULT_QUOTA_UNITS_PER_MINUTE;
         private int calendarQuotaPerMinute = DEFAULT_CALENDAR_QUOTA_PER_MINUTE;
+        private String calendars = "seed";
         private Integer burst;
         private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
         private double failRate;
@@ -207,6 +210,8 @@ public record EmulatorConfig(
         public Builder maxInflatedBody(long v) { maxInflatedBody = v; return this; }
         /** Largest request line plus headers, in bytes; default 16 KiB. */
         public Builder maxHeaderSize(int v) { maxHeaderSize = v; return this; }
+        /** {@code seed} (the default), or an .ics file or a folder of .ics files to serve as the user's calendars. */
+        public Builder calendars(String v) { calendars = v; return this; }
         /** Calendar requests per user per minute; default 600, as Google's. */
         public Builder calendarQuotaPerMinute(int v) { calendarQuotaPerMinute = v; return this; }
 
@@ -216,7 +221,7 @@ public record EmulatorConfig(
             return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
                     failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
                     userEmail, tls, certFile, anchor, tokenLifetime, maxBody, maxInflatedBody, maxHeaderSize,
-                    calendarQuotaPerMinute);
+                    calendarQuotaPerMinute, calendars);
         }
     }
 }

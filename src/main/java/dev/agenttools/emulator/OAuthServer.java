@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Google's OAuth 2.0 endpoints for installed apps, enough to run the whole sign-in headless: the authorization
  * endpoint approves at once and redirects to the app's loopback address with a code; the token endpoint trades
  * codes and refresh tokens for access tokens (which expire); the revoke endpoint revokes. Access tokens it
- * issued are then checked by the Gmail API: expired or revoked is 401, missing a Gmail scope is 403.
+ * issued are then checked by the API called: expired or revoked is 401, missing a scope of that API (Gmail's or
+ * Calendar's) is 403.
  * Thread-safe.
  */
 final class OAuthServer {
@@ -29,6 +30,11 @@ final class OAuthServer {
     private static final String TOKEN_PREFIX = "ya29.emulator-";
     private static final Set<String> GMAIL_READ_SCOPES = Set.of("https://www.googleapis.com/auth/gmail.readonly",
             "https://www.googleapis.com/auth/gmail.modify", "https://mail.google.com/");
+    /** Calendar scopes that allow its read methods (each method accepts a subset; the emulator takes any of them). */
+    private static final Set<String> CALENDAR_READ_SCOPES = Set.of("https://www.googleapis.com/auth/calendar",
+            "https://www.googleapis.com/auth/calendar.readonly", "https://www.googleapis.com/auth/calendar.events",
+            "https://www.googleapis.com/auth/calendar.events.readonly", "https://www.googleapis.com/auth/calendar.calendarlist.readonly",
+            "https://www.googleapis.com/auth/calendar.freebusy");
 
     /** An issued authorization code; {@code challenge} and {@code method} are PKCE's (RFC 7636), or null without. */
     private record Code(String clientId, String redirectUri, Set<String> scopes, String challenge, String method) {
@@ -44,7 +50,7 @@ final class OAuthServer {
     }
 
     /** What the Gmail API makes of a bearer token. */
-    enum TokenState { NOT_OURS, VALID, EXPIRED_OR_REVOKED, NO_GMAIL_SCOPE }
+    enum TokenState { NOT_OURS, VALID, EXPIRED_OR_REVOKED, NO_SCOPE }
 
     private final Duration lifetime;
     private final SecureRandom random = new SecureRandom();
@@ -70,7 +76,8 @@ final class OAuthServer {
         };
     }
 
-    TokenState state(String token) {
+    /** What a token is worth for a call to Gmail, or to Calendar when {@code calendar}. */
+    TokenState state(String token, boolean calendar) {
         if (!token.startsWith(TOKEN_PREFIX)) {
             return TokenState.NOT_OURS;
         }
@@ -79,7 +86,8 @@ final class OAuthServer {
                 || (access.refreshToken() != null && !refreshTokens.containsKey(access.refreshToken()))) {
             return TokenState.EXPIRED_OR_REVOKED;
         }
-        return access.scopes().stream().anyMatch(GMAIL_READ_SCOPES::contains) ? TokenState.VALID : TokenState.NO_GMAIL_SCOPE;
+        Set<String> allowed = calendar ? CALENDAR_READ_SCOPES : GMAIL_READ_SCOPES;
+        return access.scopes().stream().anyMatch(allowed::contains) ? TokenState.VALID : TokenState.NO_SCOPE;
     }
 
     /** Approves at once (no consent screen to click) and sends the browser back to the app with a code. */
