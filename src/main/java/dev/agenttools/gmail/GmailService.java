@@ -1,6 +1,5 @@
 package dev.agenttools.gmail;
 
-import com.google.api.client.auth.oauth2.Credential;
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
 import com.google.api.client.googleapis.json.GoogleJsonError;
@@ -19,26 +18,18 @@ import dev.agenttools.auth.SignIn;
 import dev.agenttools.google.Account;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.google.GoogleCalls;
-import dev.agenttools.google.JdkHttpTransport;
+import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
 import dev.agenttools.google.PerAccount;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -79,28 +70,21 @@ public final class GmailService implements AutoCloseable {
     enum View { SUMMARY, DETAIL }
 
     /**
-     * One call's way to Gmail: the account it acts as, how its requests are authorized (the call's token, or the
-     * stored sign-in's credential, which refreshes itself), and the Gmail client, built on first use: list and get
-     * never need it. Thread-safe.
+     * One call's way to Gmail: the connection's session (the account it acts as and its authorization) and the Gmail
+     * client, built on first use: list and get never need it. Thread-safe.
      */
     static final class Session {
-        private final Account account;
-        /** "Bearer TOKEN" for a call made with a token; null for the stored sign-in. */
-        private final String bearer;
-        /** The stored sign-in; null for a call made with a token. */
-        private final Credential credential;
+        private final GoogleConnection.Session google;
         private final java.util.function.Supplier<Gmail> client;
         private Gmail gmail;
 
-        Session(Account account, String bearer, Credential credential, java.util.function.Supplier<Gmail> client) {
-            this.account = account;
-            this.bearer = bearer;
-            this.credential = credential;
+        Session(GoogleConnection.Session google, java.util.function.Supplier<Gmail> client) {
+            this.google = google;
             this.client = client;
         }
 
         Account account() {
-            return account;
+            return google.account();
         }
 
         synchronized Gmail gmail() {
@@ -112,14 +96,10 @@ public final class GmailService implements AutoCloseable {
     }
 
     private final GmailSettings settings;
-    /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
-    private volatile JdkHttpTransport transport;
+    private final GoogleConnection connection;
     private final GoogleCalls calls;
     /** Each account's labels as last listed (null until listed). */
     private final PerAccount<AtomicReference<Listed>> labels = new PerAccount<>(LABEL_CACHE_ACCOUNTS, a -> new AtomicReference<>());
-    private final AuthSettings auth;
-    /** The stored sign-in, loaded on first need (null: not looked up yet). */
-    private volatile Optional<Credential> signIn;
 
     private record Listed(List<Label> labels, long fetchedNanos) {
     }
@@ -130,27 +110,15 @@ public final class GmailService implements AutoCloseable {
     }
 
     GmailService(GmailSettings settings, Retry retry, AuthSettings auth) {
-        this.auth = auth;
         this.settings = settings;
-        if (settings.trustedCertificate() != null && !Files.isReadable(settings.trustedCertificate())) {
-            throw new IllegalArgumentException("cannot read the certificate to trust: " + settings.trustedCertificate());
-        }
+        this.connection = new GoogleConnection(settings.trustedCertificate(), settings.accessToken(), auth == null ? null : transport -> {
+            try {
+                return SignIn.credential(auth, transport);
+            } catch (AuthException e) {
+                throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
+            }
+        }, "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token");
         this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
-    }
-
-    private static SSLContext trusting(GmailSettings settings) {
-        try (InputStream in = Files.newInputStream(settings.trustedCertificate())) {
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            store.setCertificateEntry("extra", CertificateFactory.getInstance("X.509").generateCertificate(in));
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, tmf.getTrustManagers(), null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot trust the certificate " + settings.trustedCertificate() + ": " + e.getMessage(), e);
-        }
     }
 
     public GmailSettings settings() {
@@ -166,61 +134,14 @@ public final class GmailService implements AutoCloseable {
         return calls.pacer(s.account()).maxInFlight();
     }
 
-    private JdkHttpTransport transport() {
-        JdkHttpTransport t = transport;
-        if (t == null) {
-            synchronized (this) {
-                t = transport;
-                if (t == null) {
-                    t = JdkHttpTransport.http2(Duration.ofSeconds(10),
-                            settings.trustedCertificate() == null ? null : trusting(settings));
-                    transport = t;
-                }
-            }
-        }
-        return t;
-    }
-
     /**
      * A session for one call (cheap: the transport is shared). Its token: the call's {@code access_token}, else the
-     * configured one, else the stored sign-in, which refreshes itself before expiry; concurrent calls share that
-     * one credential, so they share one refresh.
+     * configured one, else the stored sign-in, which refreshes itself before expiry.
      */
     Session open(String accessToken) {
-        String token = accessToken != null && !accessToken.isBlank() ? accessToken : settings.accessToken();
-        if (token != null && !token.isBlank()) {
-            transport(); // made here, inside the deadline, rather than on first use
-            return new Session(Account.ofToken(token), "Bearer " + token, null, () -> new Gmail.Builder(transport(),
-                    GsonFactory.getDefaultInstance(), request -> {
-                        request.getHeaders().setAuthorization("Bearer " + token);
-                        GoogleCalls.limit(request);
-                    }).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
-        }
-        Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED,
-                "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token"));
-        Gmail gmail = new Gmail.Builder(transport(), GsonFactory.getDefaultInstance(), request -> {
-            credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
-            GoogleCalls.limit(request);
-        }).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build();
-        return new Session(Account.STORED_SIGN_IN, null, credential, () -> gmail);
-    }
-
-    private Optional<Credential> storedSignIn() {
-        Optional<Credential> c = signIn;
-        if (c == null) {
-            synchronized (this) {
-                c = signIn;
-                if (c == null) {
-                    try {
-                        c = auth == null ? Optional.empty() : SignIn.credential(auth, transport());
-                    } catch (AuthException e) {
-                        throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
-                    }
-                    signIn = c;
-                }
-            }
-        }
-        return c;
+        GoogleConnection.Session google = connection.open(accessToken);
+        return new Session(google, () -> new Gmail.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
+                connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
     }
 
     /**
@@ -283,71 +204,13 @@ public final class GmailService implements AutoCloseable {
     }
 
     /**
-     * The body of a GET made as the session's account on the shared transport, without the Gmail client's request
-     * objects: list and get are on every list's critical path, and the client's request building (URI templates,
-     * headers and the answer's parsing, all by reflection) cost more than the HTTP exchange itself until the JIT
-     * had compiled it (see {@link GmailJson}). The answer is judged as the client would: a status other than 2xx
-     * becomes the {@link GoogleJsonResponseException} the client would have thrown, with Google's error details
-     * and Retry-After, so that {@link GoogleCalls} classifies and retries both paths alike.
+     * The body of a GET on the shared transport without the Gmail client's request objects: list and get are on every
+     * list's critical path, and the client's request building and reflective parsing cost more than the HTTP exchange
+     * until the JIT had compiled them (see {@link GmailJson}). Errors come as the client's own exception
+     * ({@link GoogleConnection#get}).
      */
     private byte[] lean(Session s, String url, boolean gzip) throws IOException {
-        String authorization = authorization(s, url);
-        JdkHttpTransport.Answer answer = transport().get(url, authorization, USER_AGENT, gzip, GoogleCalls.requestTimeout());
-        if (answer.status() / 100 == 2) {
-            return answer.body();
-        }
-        if (answer.status() == 401 && s.credential != null) {
-            refused(s.credential, authorization);
-        }
-        HttpHeaders headers = new HttpHeaders();
-        answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
-        answer.headers().firstValue("Content-Type").ifPresent(headers::setContentType);
-        GoogleJsonError details = null;
-        if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
-            try {
-                details = GsonFactory.getDefaultInstance().fromString(
-                        new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
-            } catch (IOException | IllegalArgumentException e) {
-                // not Google's error JSON: the status alone tells what happened
-            }
-        }
-        String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
-        return throwing(new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
-                .setMessage(message), details));
-    }
-
-    /**
-     * The Authorization header for a request of the session: its token, or the stored sign-in's access token, which
-     * the credential refreshes first when it is missing or due within a minute (its {@code intercept}, under its own
-     * lock, so that concurrent calls share one refresh).
-     */
-    private String authorization(Session s, String url) throws IOException {
-        if (s.credential == null) {
-            return s.bearer;
-        }
-        com.google.api.client.http.HttpRequest carrier = transport().createRequestFactory()
-                .buildGetRequest(new com.google.api.client.http.GenericUrl(url));
-        s.credential.intercept(carrier);
-        return carrier.getHeaders().getAuthorization();
-    }
-
-    /**
-     * Gmail refused the stored sign-in's access token {@code sent}: refresh it for the next call unless another call
-     * has already, as the credential does for the Gmail client. The call itself still fails with the 401 (the client
-     * does not retry it either: its retries are off, ours decide). A refresh Google refuses is the 401's to report.
-     */
-    private static void refused(Credential credential, String sent) {
-        try {
-            if (sent != null && sent.equals("Bearer " + credential.getAccessToken())) {
-                credential.refreshToken();
-            }
-        } catch (IOException e) {
-            // the sign-in was revoked or has expired: the 401 says so, with what to run
-        }
-    }
-
-    private static byte[] throwing(GoogleJsonResponseException e) throws GoogleJsonResponseException {
-        throw e;
+        return connection.get(s.google, url, USER_AGENT, gzip);
     }
 
     /** A query parameter's value, percent-encoded (a space as %20, as the Gmail client sends it). */
@@ -428,9 +291,6 @@ public final class GmailService implements AutoCloseable {
     /** Stops the HTTP client (when one was made) and its threads; calls still running fail. */
     @Override
     public void close() {
-        JdkHttpTransport t = transport;
-        if (t != null) {
-            t.shutdown();
-        }
+        connection.close();
     }
 }

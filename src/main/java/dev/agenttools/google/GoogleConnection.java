@@ -1,0 +1,236 @@
+package dev.agenttools.google;
+
+import com.google.api.client.auth.oauth2.Credential;
+import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
+import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpRequestInitializer;
+import com.google.api.client.http.HttpResponseException;
+import com.google.api.client.http.HttpTransport;
+import com.google.api.client.json.gson.GsonFactory;
+import dev.agenttools.tool.ToolException;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How the tools reach a Google API as a user: one shared HTTP/2 transport (made on first use, trusting an extra CA
+ * certificate when configured), and per call a {@link Session} that acts as the call's token, the configured one, or
+ * the stored sign-in (a refreshing credential shared by all calls, so that they share one refresh). Sessions give
+ * what a Google client needs ({@link #initializer}) and a lean GET ({@link #get}) that answers like the client would.
+ * Gmail and Calendar each keep one. Thread-safe; {@link #close} stops the transport.
+ */
+public final class GoogleConnection implements AutoCloseable {
+    /** Loads the stored sign-in with this transport; empty when there is none. */
+    public interface SignInSource {
+        /** @throws ToolException (UNAUTHENTICATED) when the stored sign-in cannot be read */
+        Optional<Credential> load(HttpTransport transport);
+    }
+
+    private final Path trustedCertificate;
+    private final String configuredToken;
+    private final SignInSource signInSource;
+    private final String notSignedIn;
+    /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
+    private volatile JdkHttpTransport transport;
+    /** The stored sign-in, loaded on first need (null: not looked up yet). */
+    private volatile Optional<Credential> signIn;
+
+    /**
+     * @param trustedCertificate an extra CA certificate (PEM) to trust, or null
+     * @param configuredToken    the token to use when a call brings none, or null
+     * @param signInSource       where the stored sign-in comes from, or null for none
+     * @param notSignedIn        the error when a call has no token and there is no stored sign-in (what to run)
+     */
+    public GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
+        if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
+            throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);
+        }
+        this.trustedCertificate = trustedCertificate;
+        this.configuredToken = configuredToken;
+        this.signInSource = signInSource;
+        this.notSignedIn = notSignedIn;
+    }
+
+    /**
+     * One call's way to the API: the account it acts as and how its requests are authorized (a token, or the stored
+     * sign-in's credential, which refreshes itself).
+     */
+    public static final class Session {
+        private final Account account;
+        /** "Bearer TOKEN" for a call made with a token; null for the stored sign-in. */
+        private final String bearer;
+        /** The stored sign-in; null for a call made with a token. */
+        private final Credential credential;
+
+        private Session(Account account, String bearer, Credential credential) {
+            this.account = account;
+            this.bearer = bearer;
+            this.credential = credential;
+        }
+
+        public Account account() {
+            return account;
+        }
+    }
+
+    /** The shared transport, made on first use. */
+    public JdkHttpTransport transport() {
+        JdkHttpTransport t = transport;
+        if (t == null) {
+            synchronized (this) {
+                t = transport;
+                if (t == null) {
+                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : trusting(trustedCertificate));
+                    transport = t;
+                }
+            }
+        }
+        return t;
+    }
+
+    /**
+     * A session for one call (cheap: the transport is shared). Its token: the call's {@code accessToken}, else the
+     * configured one, else the stored sign-in.
+     *
+     * @throws ToolException UNAUTHENTICATED without a token or a stored sign-in
+     */
+    public Session open(String accessToken) {
+        String token = accessToken != null && !accessToken.isBlank() ? accessToken : configuredToken;
+        transport(); // made here, inside the call's deadline, rather than on first request
+        if (token != null && !token.isBlank()) {
+            return new Session(Account.ofToken(token), "Bearer " + token, null);
+        }
+        Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED, notSignedIn));
+        return new Session(Account.STORED_SIGN_IN, null, credential);
+    }
+
+    /** What a Google client built for the session sets on each request: its authorization and the call's timeouts. */
+    public HttpRequestInitializer initializer(Session s) {
+        if (s.credential == null) {
+            String bearer = s.bearer;
+            return request -> {
+                request.getHeaders().setAuthorization(bearer);
+                GoogleCalls.limit(request);
+            };
+        }
+        Credential credential = s.credential;
+        return request -> {
+            credential.initialize(request); // Authorization header, refresh before expiry, refresh and retry on 401
+            GoogleCalls.limit(request);
+        };
+    }
+
+    /**
+     * The body of a GET made as the session's account on the shared transport, without a Google client's request
+     * objects (their URI templates, headers and reflective parsing cost more than the exchange until the JIT has
+     * compiled them). The answer is judged as the client would: a status other than 2xx becomes the
+     * {@link GoogleJsonResponseException} the client would have thrown, with Google's error details and Retry-After,
+     * so that {@link GoogleCalls} classifies and retries both paths alike. A 401 on the stored sign-in refreshes it
+     * for the next call.
+     */
+    public byte[] get(Session s, String url, String userAgent, boolean gzip) throws IOException {
+        String authorization = authorization(s, url);
+        JdkHttpTransport.Answer answer = transport().get(url, authorization, userAgent, gzip, GoogleCalls.requestTimeout());
+        if (answer.status() / 100 == 2) {
+            return answer.body();
+        }
+        if (answer.status() == 401 && s.credential != null) {
+            refused(s.credential, authorization);
+        }
+        HttpHeaders headers = new HttpHeaders();
+        answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
+        answer.headers().firstValue("Content-Type").ifPresent(headers::setContentType);
+        GoogleJsonError details = null;
+        if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
+            try {
+                details = GsonFactory.getDefaultInstance().fromString(
+                        new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
+            } catch (IOException | IllegalArgumentException e) {
+                // not Google's error JSON: the status alone tells what happened
+            }
+        }
+        String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
+        throw new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
+                .setMessage(message), details);
+    }
+
+    /** Stops the transport (when one was made) and its threads; calls still running fail. */
+    @Override
+    public void close() {
+        JdkHttpTransport t = transport;
+        if (t != null) {
+            t.shutdown();
+        }
+    }
+
+    private Optional<Credential> storedSignIn() {
+        Optional<Credential> c = signIn;
+        if (c == null) {
+            synchronized (this) {
+                c = signIn;
+                if (c == null) {
+                    c = signInSource == null ? Optional.empty() : signInSource.load(transport());
+                    signIn = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    /**
+     * The Authorization header for a request of the session: its token, or the stored sign-in's access token, which
+     * the credential refreshes first when it is missing or due within a minute (its {@code intercept}, under its own
+     * lock, so that concurrent calls share one refresh).
+     */
+    private String authorization(Session s, String url) throws IOException {
+        if (s.credential == null) {
+            return s.bearer;
+        }
+        com.google.api.client.http.HttpRequest carrier = transport().createRequestFactory()
+                .buildGetRequest(new com.google.api.client.http.GenericUrl(url));
+        s.credential.intercept(carrier);
+        return carrier.getHeaders().getAuthorization();
+    }
+
+    /**
+     * The API refused the stored sign-in's access token {@code sent}: refresh it for the next call unless another
+     * call has already, as the credential does for a Google client. The call itself still fails with the 401 (the
+     * client does not retry it either: its retries are off, ours decide). A refresh Google refuses is the 401's to
+     * report.
+     */
+    private static void refused(Credential credential, String sent) {
+        try {
+            if (sent != null && sent.equals("Bearer " + credential.getAccessToken())) {
+                credential.refreshToken();
+            }
+        } catch (IOException e) {
+            // the sign-in was revoked or has expired: the 401 says so, with what to run
+        }
+    }
+
+    private static SSLContext trusting(Path pem) {
+        try (InputStream in = Files.newInputStream(pem)) {
+            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(null, null);
+            store.setCertificateEntry("extra", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot trust the certificate " + pem + ": " + e.getMessage(), e);
+        }
+    }
+}
