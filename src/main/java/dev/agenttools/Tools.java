@@ -1,7 +1,11 @@
 package dev.agenttools;
 
 import dev.agenttools.auth.AuthSettings;
+import dev.agenttools.calendar.CalendarService;
+import dev.agenttools.calendar.CalendarSettings;
+import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.gmail.GmailService;
+import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
@@ -22,7 +26,8 @@ import java.util.Objects;
 public final class Tools {
     /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
     public static final Map<String, String> SHORT_NAMES = Map.of(
-            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email");
+            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email",
+            CalendarTools.LIST_CALENDARS, "list_calendars", CalendarTools.LIST_EVENTS, "list_events");
 
     private Tools() {
     }
@@ -32,9 +37,9 @@ public final class Tools {
         return new Builder();
     }
 
-    /** The commands of the Gmail tools (what call statistics are kept for). */
+    /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
-        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET);
+        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET, CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS);
     }
 
     /**
@@ -53,6 +58,7 @@ public final class Tools {
     /** What the registry is built from. */
     public static final class Builder {
         private GmailSettings gmail;
+        private CalendarSettings calendar;
         private AuthSettings auth;
         private CallRecorder recorder;
 
@@ -77,6 +83,7 @@ public final class Tools {
          * @throws IllegalArgumentException for a bad setting (the message names it)
          */
         public Builder settings(Map<String, String> settings) {
+            this.calendar = CalendarSettings.fromEnvironment(settings);
             return gmail(GmailSettings.fromEnvironment(settings)).auth(AuthSettings.from(settings, Config.configHome(settings)));
         }
 
@@ -86,6 +93,7 @@ public final class Tools {
          */
         public Builder rootUrl(String url) {
             this.gmail = gmail == null ? GmailSettings.forRoot(url) : gmail.withRootUrl(url);
+            this.calendar = calendar == null ? CalendarSettings.forRoot(url) : calendar.withRootUrl(url);
             return this;
         }
 
@@ -128,8 +136,12 @@ public final class Tools {
             if (recorder != null) {
                 b.listener(new TrackingListener(recorder));
             }
-            GmailService service = new GmailService(gmail, auth);
-            return GmailTools.register(b.resource(service), service).build();
+            // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
+            GoogleConnection connection = GmailService.connect(gmail, auth);
+            GmailService service = new GmailService(gmail, connection);
+            CalendarService calendarService = new CalendarService(calendar != null ? calendar
+                    : CalendarSettings.forRoot(CalendarSettings.GOOGLE_ROOT_URL), connection);
+            return CalendarTools.register(GmailTools.register(b.resource(service), service), calendarService).build();
         }
     }
 }

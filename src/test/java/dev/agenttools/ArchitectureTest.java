@@ -25,6 +25,7 @@ class ArchitectureTest {
         assertImportsOnly("tool");
         assertImportsOnly("google", "tool");
         assertImportsOnly("gmail", "tool", "google", "auth");
+        assertImportsOnly("calendar", "tool", "google", "auth");
         assertImportsOnly("mcp", "tool");
         assertImportsOnly("tracking", "tool");
         assertImportsOnly("auth");

@@ -106,19 +106,36 @@ public final class GmailService implements AutoCloseable {
 
     /** @param auth where the stored sign-in lives, used when a call brings no token (null: none) */
     public GmailService(GmailSettings settings, AuthSettings auth) {
-        this(settings, Retry.DEFAULT, auth);
+        this(settings, Retry.DEFAULT, connect(settings, auth));
     }
 
     GmailService(GmailSettings settings, Retry retry, AuthSettings auth) {
+        this(settings, retry, connect(settings, auth));
+    }
+
+    /** On a connection shared with the other Google tools (one transport, one stored sign-in and its refreshes). */
+    public GmailService(GmailSettings settings, GoogleConnection connection) {
+        this(settings, Retry.DEFAULT, connection);
+    }
+
+    private GmailService(GmailSettings settings, Retry retry, GoogleConnection connection) {
         this.settings = settings;
-        this.connection = new GoogleConnection(settings.trustedCertificate(), settings.accessToken(), auth == null ? null : transport -> {
+        this.connection = connection;
+        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+    }
+
+    /**
+     * The connection to Google these settings describe: their extra CA certificate and token, else the stored sign-in
+     * under {@code auth} (null: none).
+     */
+    public static GoogleConnection connect(GmailSettings settings, AuthSettings auth) {
+        return new GoogleConnection(settings.trustedCertificate(), settings.accessToken(), auth == null ? null : transport -> {
             try {
                 return SignIn.credential(auth, transport);
             } catch (AuthException e) {
                 throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
             }
-        }, "not signed in to Gmail: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token");
-        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+        }, "not signed in to Google: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token");
     }
 
     public GmailSettings settings() {

@@ -1,0 +1,138 @@
+package dev.agenttools.calendar;
+
+import com.google.api.client.googleapis.batch.BatchRequest;
+import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
+import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpResponseException;
+import com.google.api.client.json.gson.GsonFactory;
+import com.google.api.client.util.DateTime;
+import com.google.api.services.calendar.Calendar;
+import com.google.api.services.calendar.model.CalendarList;
+import com.google.api.services.calendar.model.CalendarListEntry;
+import com.google.api.services.calendar.model.Events;
+import dev.agenttools.google.Account;
+import dev.agenttools.google.GoogleCalls;
+import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.google.Outcome;
+import dev.agenttools.google.Retry;
+import dev.agenttools.tool.Deadline;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Calendar's read calls as one user, on the official Calendar client, each paced, retried and translated on the
+ * path Gmail's calls take ({@link GoogleCalls}, with Calendar's own quota numbers). Thread-safe.
+ */
+public final class CalendarService {
+    private static final String APPLICATION = "agent-tools";
+    /** Calendar counts requests, not units: each costs one. */
+    private static final int UNITS = 1;
+    /** calendarList.list's largest page. */
+    private static final int CALENDAR_PAGE = 250;
+    private final CalendarSettings settings;
+    private final GoogleConnection connection;
+    private final GoogleCalls calls;
+
+    /** @param connection shared with the other Google tools (one transport, one stored sign-in) */
+    public CalendarService(CalendarSettings settings, GoogleConnection connection) {
+        this(settings, connection, Retry.DEFAULT);
+    }
+
+    CalendarService(CalendarSettings settings, GoogleConnection connection, Retry retry) {
+        this.settings = settings;
+        this.connection = connection;
+        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+    }
+
+    /** One call's way to Calendar: the account it acts as and the client that acts as it. */
+    record Session(Account account, Calendar client) {
+    }
+
+    CalendarSettings settings() {
+        return settings;
+    }
+
+    /** A session for one call: the call's token, else the configured one, else the stored sign-in. */
+    Session open(String accessToken) {
+        GoogleConnection.Session google = connection.open(accessToken);
+        return new Session(google.account(), new Calendar.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
+                connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
+    }
+
+    /** Requests the user may have in flight now (learned from Google's refusals). */
+    int maxInFlight(Session s) {
+        return calls.pacer(s.account()).maxInFlight();
+    }
+
+    /** Every calendar in the user's list (all pages), hidden ones included. */
+    List<CalendarListEntry> calendars(Session s, Deadline deadline) throws InterruptedException {
+        List<CalendarListEntry> all = new ArrayList<>();
+        String page = null;
+        do {
+            String token = page;
+            CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
+                    () -> s.client().calendarList().list().setMaxResults(CALENDAR_PAGE).setShowHidden(true).setPageToken(token).execute());
+            if (list.getItems() != null) {
+                all.addAll(list.getItems());
+            }
+            page = list.getNextPageToken();
+        } while (page != null);
+        return all;
+    }
+
+    /** The question asked of each calendar: a time range, a text, a page size and the calendar's page token. */
+    record EventQuery(Instant min, Instant max, String text, int maxResults) {
+    }
+
+    /** One calendar's events in the range, instances of series expanded, in start order. */
+    Events events(Session s, String calendarId, EventQuery q, String pageToken, Deadline deadline) throws InterruptedException {
+        return calls.one(s.account(), "calendar events.list " + calendarId, UNITS, deadline,
+                () -> eventsRequest(s, calendarId, q, pageToken).execute());
+    }
+
+    /**
+     * Several calendars' events in one batch request (parts refused for now are sent again in a later one), each
+     * part judged as a single events.list would be.
+     *
+     * @param pageTokens each calendar's page token (absent: its first page)
+     */
+    Map<String, Outcome<Events>> eventsBatch(Session s, List<String> calendarIds, EventQuery q, Map<String, String> pageTokens,
+                                             Deadline deadline) throws InterruptedException {
+        return calls.each(s.account(), "calendar batch events.list x" + calendarIds.size(),
+                id -> "calendar events.list " + id + " in a batch", UNITS, calendarIds, deadline, (pending, answers) -> {
+                    BatchRequest batch = s.client().batch();
+                    for (String id : pending) {
+                        eventsRequest(s, id, q, pageTokens.get(id)).queue(batch, new JsonBatchCallback<Events>() {
+                            @Override
+                            public void onSuccess(Events events, HttpHeaders headers) {
+                                answers.ok(id, events);
+                            }
+
+                            @Override
+                            public void onFailure(GoogleJsonError e, HttpHeaders headers) {
+                                answers.failed(id, asException(e, headers));
+                            }
+                        });
+                    }
+                    batch.execute();
+                });
+    }
+
+    private static Calendar.Events.List eventsRequest(Session s, String calendarId, EventQuery q, String pageToken) throws IOException {
+        return s.client().events().list(calendarId).setSingleEvents(true).setOrderBy("startTime")
+                .setTimeMin(new DateTime(q.min().toEpochMilli())).setTimeMax(new DateTime(q.max().toEpochMilli()))
+                .setQ(q.text()).setMaxResults(q.maxResults()).setPageToken(pageToken);
+    }
+
+    /** A batch part's error as the exception a single request would have thrown, so that both are judged alike. */
+    private static GoogleJsonResponseException asException(GoogleJsonError e, HttpHeaders headers) {
+        return new GoogleJsonResponseException(new HttpResponseException.Builder(e.getCode(), null,
+                headers == null ? new HttpHeaders() : headers).setMessage(e.getCode() + " " + e.getMessage()), e);
+    }
+}

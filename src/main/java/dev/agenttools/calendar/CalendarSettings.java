@@ -1,0 +1,73 @@
+package dev.agenttools.calendar;
+
+import java.util.Map;
+
+/**
+ * How the Calendar tools reach Calendar, read once and sealed. The token and the extra CA certificate are Gmail's
+ * ({@code AGENT_TOOLS_ACCESS_TOKEN}, {@code AGENT_TOOLS_CA_CERT}): one sign-in covers both.
+ *
+ * @param rootUrl        Calendar's root URL (Google's, or an emulator's: the agent-tools emulator serves both APIs)
+ * @param quotaPerMinute requests per user per minute the client paces itself to (Google: 600)
+ * @param burst          requests that may go at once
+ * @param maxInFlight    requests in flight at once per user
+ * @param batchSize      parts per batch request
+ */
+public record CalendarSettings(String rootUrl, int quotaPerMinute, int burst, int maxInFlight, int batchSize) {
+    public static final String GOOGLE_ROOT_URL = "https://www.googleapis.com/";
+    /** Calendar's published per-user limit: 600 requests a minute per user per project. */
+    public static final int DEFAULT_QUOTA_PER_MINUTE = 600;
+    /** Google counts Calendar requests in a sliding minute; a day's agenda across calendars is one burst. */
+    public static final int DEFAULT_BURST = 60;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 20;
+    public static final int DEFAULT_BATCH_SIZE = 50;
+    /** Calendar's limit of parts per batch request. */
+    public static final int MAX_BATCH_SIZE = 1000;
+
+    public CalendarSettings {
+        if (rootUrl == null || !(rootUrl.startsWith("http://") || rootUrl.startsWith("https://"))) {
+            throw new IllegalArgumentException("the Calendar root URL must be an http(s) URL such as " + GOOGLE_ROOT_URL
+                    + " or http://127.0.0.1:8080/ (an emulator), got " + (rootUrl == null ? "nothing" : "\"" + rootUrl + "\""));
+        }
+        rootUrl = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
+        if (quotaPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
+            throw new IllegalArgumentException("Calendar quota, burst and max in flight must be positive, got "
+                    + quotaPerMinute + ", " + burst + ", " + maxInFlight);
+        }
+        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+            throw new IllegalArgumentException("Calendar batch size must be 1.." + MAX_BATCH_SIZE + ", got " + batchSize);
+        }
+    }
+
+    public static CalendarSettings forRoot(String rootUrl) {
+        return new CalendarSettings(rootUrl, DEFAULT_QUOTA_PER_MINUTE, DEFAULT_BURST, DEFAULT_MAX_IN_FLIGHT, DEFAULT_BATCH_SIZE);
+    }
+
+    /** Reads {@code AGENT_TOOLS_CALENDAR_ROOT_URL} (default Google's) and {@code AGENT_TOOLS_CALENDAR_QUOTA}. */
+    public static CalendarSettings fromEnvironment(Map<String, String> env) {
+        String root = env.getOrDefault("AGENT_TOOLS_CALENDAR_ROOT_URL", GOOGLE_ROOT_URL);
+        CalendarSettings d;
+        try {
+            d = forRoot(root);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_ROOT_URL: " + e.getMessage() + "; unset it for Google's Calendar");
+        }
+        String quota = env.get("AGENT_TOOLS_CALENDAR_QUOTA");
+        if (quota == null || quota.isBlank()) {
+            return d;
+        }
+        int q;
+        try {
+            q = Integer.parseInt(quota.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_QUOTA must be a whole number from 1 up, got \"" + quota + "\"");
+        }
+        if (q < 1) {
+            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_QUOTA must be a whole number from 1 up, got " + q);
+        }
+        return new CalendarSettings(d.rootUrl(), q, Math.min(q, DEFAULT_BURST), d.maxInFlight(), d.batchSize());
+    }
+
+    public CalendarSettings withRootUrl(String url) {
+        return new CalendarSettings(url, quotaPerMinute, burst, maxInFlight, batchSize);
+    }
+}

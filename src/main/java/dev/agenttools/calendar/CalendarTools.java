@@ -1,0 +1,163 @@
+package dev.agenttools.calendar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.google.AccessToken;
+import dev.agenttools.google.FanOut;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Params;
+import dev.agenttools.tool.Tool;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolResult;
+import dev.agenttools.tool.ToolSpec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** The Calendar tools: list_calendars and list_events, as registry tools. */
+public final class CalendarTools {
+    public static final String LIST_CALENDARS = "calendar.list-calendars";
+    public static final String LIST_EVENTS = "calendar.list-events";
+    static final String ACCESS_TOKEN = "access_token";
+    static final String STRATEGY = "strategy";
+    static final int MAX_RESULTS_LIMIT = 2500;
+    static final int DEFAULT_MAX_RESULTS = 50;
+    /** More calendar ids than anyone sees, and far more than one call should fan out to. */
+    static final int MAX_CALENDARS = 250;
+
+    private CalendarTools() {
+    }
+
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service) {
+        return registry.tool(new ListCalendars(service)).tool(new ListEvents(new EventLister(service)));
+    }
+
+    /** The call's token, checked before it goes near a request; the error never shows it. */
+    private static String accessToken(Params p) {
+        String token = p.string(ACCESS_TOKEN, null);
+        String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
+        if (flaw != null) {
+            throw ToolException.invalidArgument("access_token is not an OAuth access token: it " + flaw + " (the value is not shown)");
+        }
+        return token;
+    }
+
+    private static ObjectNode schema(String description, ObjectNode properties) {
+        ObjectNode schema = Json.object();
+        schema.put("type", "object");
+        schema.put("description", description);
+        schema.set("properties", properties);
+        schema.putArray("required");
+        schema.put("additionalProperties", false);
+        return schema;
+    }
+
+    private static ObjectNode commonProperties() {
+        ObjectNode p = Json.object();
+        p.putObject(ACCESS_TOKEN).put("type", "string")
+                .put("description", "An OAuth2 access token with a Calendar scope; without it the stored sign-in is used. Never logged.");
+        return p;
+    }
+
+    /** list_calendars: the calendars in the user's list. */
+    private record ListCalendars(CalendarService service) implements Tool {
+        private static final Set<String> PARAMS = Set.of(ACCESS_TOKEN);
+
+        @Override
+        public ToolSpec spec() {
+            return new ToolSpec(LIST_CALENDARS, "List the user's calendars: id, summary, primary, access_role, time_zone, "
+                    + "color, selected and hidden for each, the primary first. Use an id with calendar.list-events.",
+                    schema("Params of calendar.list-calendars", commonProperties()));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            String token = accessToken(p);
+            return FanOut.one(call.deadline(), "calendar list-calendars", () -> {
+                CalendarService.Session s = service.open(token);
+                List<CalendarAnswers.CalendarSummary> calendars = service.calendars(s, call.deadline()).stream()
+                        .map(CalendarAnswers::calendar).sorted((a, b) -> Boolean.compare(b.primary(), a.primary())).toList();
+                return new ToolResult(Json.tree(new CalendarAnswers.CalendarList(calendars)), "sequential", calendars.size(), Duration.ZERO);
+            });
+        }
+    }
+
+    /** list_events: events across calendars in a time range. */
+    private record ListEvents(EventLister lister) implements Tool {
+        private static final Set<String> PARAMS = Set.of("calendar_ids", "time_min", "time_max", "query", "max_results",
+                "page_token", STRATEGY, ACCESS_TOKEN);
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties();
+            p.putObject("time_min").put("type", "string").put("description", "Start of the range: an RFC 3339 time with an "
+                    + "offset (2026-12-01T09:00:00+01:00) or a date (2026-12-01, from its midnight in the user's time zone). "
+                    + "Default: today.");
+            p.putObject("time_max").put("type", "string").put("description", "End of the range, exclusive: a time, or a date "
+                    + "(up to the end of that day). Default: the end of time_min's day when that is a date, else the end of today.");
+            ObjectNode ids = p.putObject("calendar_ids").put("type", "array").put("maxItems", MAX_CALENDARS)
+                    .put("description", "Calendar ids (from calendar.list-calendars; 'primary' is the user's own). Default: every selected calendar.");
+            ids.putObject("items").put("type", "string").put("minLength", 1);
+            p.putObject("query").put("type", "string").put("description", "Free text the events must contain (summary, description, location, people).");
+            p.putObject("max_results").put("type", "integer").put("minimum", 1).put("maximum", MAX_RESULTS_LIMIT)
+                    .put("default", DEFAULT_MAX_RESULTS).put("description", "Events per calendar and page (with page_token: the first call's, unless given).");
+            p.putObject("page_token").put("type", "string").put("description", "The next_page_token of a previous answer (it keeps the range and query).");
+            ObjectNode strategy = p.putObject(STRATEGY).put("type", "string").put("default", "auto")
+                    .put("description", "How the calendars are asked: auto, sequential, concurrent or batch. The answer is the same.");
+            ArrayNode values = strategy.putArray("enum");
+            EventLister.STRATEGIES.forEach(values::add);
+            return new ToolSpec(LIST_EVENTS, "List events across the user's calendars in a time range (default: today), "
+                    + "recurring events expanded, merged in start order with all-day events first within their day: id, "
+                    + "calendar_id, summary, start, end (RFC 3339 with the event's own offset, or dates with all_day true), "
+                    + "time_zone, location, status, organizer, attendees, html_link, recurring_event_id, conference_link. "
+                    + "A calendar that is deleted or not readable is named in skipped_calendars and does not fail the call.",
+                    schema("Params of calendar.list-events", p));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            return lister.list(new EventLister.Request(calendarIds(call.params().get("calendar_ids")), p.string("time_min", null),
+                    p.string("time_max", null), p.string("query", null),
+                    call.params().has("max_results") ? p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS) : null,
+                    p.string("page_token", null), p.choice(STRATEGY, EventLister.STRATEGIES, "auto"), call.deadline(), accessToken(p)));
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            JsonNode s = failed.params().get(STRATEGY);
+            if (s != null && !(s.isTextual() && EventLister.STRATEGIES.contains(s.asText())) || s != null && s.asText().equals("sequential")) {
+                return null; // a bad strategy is the caller's error; sequential is already the surest path
+            }
+            ObjectNode params = failed.params().deepCopy();
+            params.put(STRATEGY, "sequential");
+            return failed.withParams(params);
+        }
+
+        private static List<String> calendarIds(JsonNode v) {
+            if (v == null || v.isNull()) {
+                return null;
+            }
+            if (!v.isArray() || v.isEmpty() || v.size() > MAX_CALENDARS) {
+                throw ToolException.invalidArgument("calendar_ids must be a list of 1 to " + MAX_CALENDARS
+                        + " calendar ids (strings), got " + (v.isArray() ? v.size() + " items" : v.getNodeType().toString().toLowerCase(java.util.Locale.ROOT)));
+            }
+            List<String> ids = new ArrayList<>();
+            for (JsonNode id : v) {
+                if (!id.isTextual() || id.asText().isBlank()) {
+                    throw ToolException.invalidArgument("calendar_ids must hold calendar ids (non-empty strings), got " + id);
+                }
+                if (!ids.contains(id.asText())) {
+                    ids.add(id.asText());
+                }
+            }
+            return ids;
+        }
+    }
+}
