@@ -67,7 +67,8 @@ class CallAndServeTest {
         Result r = call("{\"command\": \"tools.list\", \"params\": {}}");
         assertThat(r.exit()).isZero();
         assertThat(r.answer().get("data").findValuesAsText("command"))
-                .containsExactly("tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email");
+                .containsExactly("tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
+                        "calendar.list-calendars", "calendar.list-events");
     }
 
     @Test

@@ -65,7 +65,8 @@ class McpInspectorTest {
     @Test
     void listsAndCallsTheToolsThroughTheInspector() throws Exception {
         JsonNode list = inspect("--method", "tools/list");
-        assertThat(list.get("tools").findValuesAsText("name")).containsExactlyInAnyOrder("list_emails", "search_emails", "get_email");
+        assertThat(list.get("tools").findValuesAsText("name")).containsExactlyInAnyOrder("list_emails", "search_emails", "get_email",
+                "list_calendars", "list_events");
 
         JsonNode call = inspect("--method", "tools/call", "--tool-name", "search_emails", "--tool-arg", "query=has:attachment",
                 "--tool-arg", "max_results=2");
