@@ -55,6 +55,12 @@ class AgentToolsClient:
     def get_email(self, message_id, timeout=None, **params):
         return self.call("gmail.get-email", dict(params, message_id=message_id), timeout)
 
+    def list_calendars(self, timeout=None, **params):
+        return self.call("calendar.list-calendars", params, timeout)
+
+    def list_events(self, timeout=None, **params):
+        return self.call("calendar.list-events", params, timeout)
+
     def tools(self, timeout=None):
         return self.call("tools.list", {}, timeout)
 

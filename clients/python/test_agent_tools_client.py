@@ -44,7 +44,8 @@ class AgentToolsClientTest(unittest.TestCase):
     def setUpClass(cls):
         cls.emulator, cls.root_url = start_emulator("--latency", "20ms", "--jitter", "0ms")
         cls.tracking_db = os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-"), "calls.db")
-        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
+        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_CALENDAR_ROOT_URL": cls.root_url,
+                   "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
                    "AGENT_TOOLS_TRACKING_DB": cls.tracking_db}
 
     @classmethod
@@ -116,10 +117,22 @@ class AgentToolsClientTest(unittest.TestCase):
         self.assertIsNotNone(result, client.last_error)
         self.assertEqual(1, client.restarts)
 
+    def test_lists_a_days_events_across_calendars(self):
+        client = self.client()
+        calendars = client.list_calendars()
+        self.assertIsNotNone(calendars, client.last_error)
+        self.assertEqual("me@example.com", calendars["data"]["calendars"][0]["id"])
+        # 2 June 2026 in the seeded calendars: a week of on-call (all-day, first), the stand-up, the gym
+        events = client.list_events(time_min="2026-06-02", strategy="batch")
+        self.assertIsNotNone(events, client.last_error)
+        self.assertEqual(["On-call: platform", "Daily stand-up", "Gym"], [e["summary"] for e in events["data"]["events"]])
+        self.assertEqual("batch", events["backend"])
+
     def test_lists_the_tools_with_their_schemas(self):
         tools = self.client().tools()["data"]
         commands = [t["command"] for t in tools]
-        self.assertEqual(["tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email"], commands)
+        self.assertEqual(["tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
+                          "calendar.list-calendars", "calendar.list-events"], commands)
         self.assertEqual(["query"], tools[2]["params_schema"]["required"])
         json.dumps(tools)  # plain JSON all the way
 
