@@ -70,6 +70,12 @@ public final class Tools {
             return this;
         }
 
+        /** Calendar as these settings describe it (default: Google's, or the root URL given to {@link #rootUrl}). */
+        public Builder calendar(CalendarSettings settings) {
+            this.calendar = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
         /** Where the stored sign-in lives, used when a call brings no token. */
         public Builder auth(AuthSettings settings) {
             this.auth = settings;

@@ -67,6 +67,10 @@ public record CalendarSettings(String rootUrl, int quotaPerMinute, int burst, in
         return new CalendarSettings(d.rootUrl(), q, Math.min(q, DEFAULT_BURST), d.maxInFlight(), d.batchSize());
     }
 
+    public CalendarSettings withPacing(int quota, int burstRequests, int inFlight) {
+        return new CalendarSettings(rootUrl, quota, burstRequests, inFlight, batchSize);
+    }
+
     public CalendarSettings withRootUrl(String url) {
         return new CalendarSettings(url, quotaPerMinute, burst, maxInFlight, batchSize);
     }

@@ -29,13 +29,25 @@ final class TrainAotCommand implements Callable<Integer> {
     public Integer call() throws java.io.IOException {
         // no latency and no quota to wait for: the training is about code paths, not pacing
         try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).quotaPerMinute(100_000_000).maxConcurrent(1_000).seedMessages(60).build())) {
+                .handshake(Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000).maxConcurrent(1_000)
+                .seedMessages(60).build())) {
             java.nio.file.Path db = java.nio.file.Files.createTempFile("agent-tools-aot-training", ".db");
             CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
             ToolProtocol protocol = new ToolProtocol(Tools.builder()
                     .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(100_000_000, 10_000_000, 1_000)
-                            .withAccessToken("training")).recorder(recorder).build());
+                            .withAccessToken("training"))
+                    .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(emulator.rootUri().toString())
+                            .withPacing(100_000_000, 10_000_000, 1_000))
+                    .recorder(recorder).build());
             protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
+            // the Calendar paths: the list, then a day across every calendar by each strategy
+            protocol.answer("{\"command\": \"calendar.list-calendars\", \"params\": {}}");
+            for (int i = 0; i < 10; i++) {
+                for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
+                    protocol.answer("{\"command\": \"calendar.list-events\", \"params\": {\"time_min\": \"2026-06-02\", "
+                            + "\"strategy\": \"" + strategy + "\"}}");
+                }
+            }
             String list = protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3}}").line();
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
                 protocol.answer("{\"command\": \"gmail.search-emails\", \"params\": {\"query\": \"has:attachment\", "
