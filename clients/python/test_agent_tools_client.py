@@ -132,7 +132,7 @@ class AgentToolsClientTest(unittest.TestCase):
         tools = self.client().tools()["data"]
         commands = [t["command"] for t in tools]
         self.assertEqual(["tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
-                          "calendar.list-calendars", "calendar.list-events"], commands)
+                          "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy"], commands)
         self.assertEqual(["query"], tools[2]["params_schema"]["required"])
         json.dumps(tools)  # plain JSON all the way
 

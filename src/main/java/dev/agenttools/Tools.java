@@ -27,7 +27,8 @@ public final class Tools {
     /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
     public static final Map<String, String> SHORT_NAMES = Map.of(
             GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email",
-            CalendarTools.LIST_CALENDARS, "list_calendars", CalendarTools.LIST_EVENTS, "list_events");
+            CalendarTools.LIST_CALENDARS, "list_calendars", CalendarTools.LIST_EVENTS, "list_events",
+            CalendarTools.GET_EVENT, "get_event", CalendarTools.FREE_BUSY, "free_busy");
 
     private Tools() {
     }
@@ -39,7 +40,8 @@ public final class Tools {
 
     /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
-        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET, CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS);
+        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET, CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS,
+                CalendarTools.GET_EVENT, CalendarTools.FREE_BUSY);
     }
 
     /**
@@ -147,7 +149,8 @@ public final class Tools {
             GmailService service = new GmailService(gmail, connection);
             CalendarService calendarService = new CalendarService(calendar != null ? calendar
                     : CalendarSettings.forRoot(CalendarSettings.GOOGLE_ROOT_URL), connection);
-            return CalendarTools.register(GmailTools.register(b.resource(service), service), calendarService).build();
+            return CalendarTools.register(GmailTools.register(b.resource(service), service), calendarService, MailText::htmlToText)
+                    .build();
         }
     }
 }

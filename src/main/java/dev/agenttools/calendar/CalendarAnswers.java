@@ -39,6 +39,36 @@ final class CalendarAnswers {
     record Attendee(String email, String name, String responseStatus, Boolean optional) {
     }
 
+    /**
+     * get_event's answer: the event in full.
+     *
+     * @param description     the description as readable text (an HTML description turned into text, links kept)
+     * @param descriptionHtml the description as sent, when it was HTML and the caller asked for it
+     * @param recurrence      a series' RRULE, EXRULE, RDATE and EXDATE lines
+     */
+    record EventDetail(String id, String calendarId, String summary, String description, String descriptionHtml,
+                       String start, String end, boolean allDay, String timeZone, String location, String status,
+                       String organizer, String creator, List<Attendee> attendees, String conferenceLink,
+                       List<Attachment> attachments, List<String> recurrence, String recurringEventId, String htmlLink,
+                       String created, String updated, String transparency, String visibility) {
+    }
+
+    /** A file attached to an event. */
+    record Attachment(String title, String fileUrl, String mimeType) {
+    }
+
+    /** One calendar's busy time. */
+    record Busy(String id, List<Period> busy) {
+    }
+
+    /** A busy block, RFC 3339 in the user's zone. */
+    record Period(String start, String end) {
+    }
+
+    /** free_busy's answer. */
+    record FreeBusy(List<Busy> calendars, List<Skipped> skippedCalendars) {
+    }
+
     /** A calendar left out of an answer, and why (deleted, no longer shared, not readable). */
     record Skipped(String id, String code, String message) {
     }
@@ -51,6 +81,20 @@ final class CalendarAnswers {
         return new CalendarSummary(c.getId(), c.getSummaryOverride() != null ? c.getSummaryOverride() : c.getSummary(),
                 Boolean.TRUE.equals(c.getPrimary()), c.getAccessRole(), c.getTimeZone(), c.getBackgroundColor(),
                 Boolean.TRUE.equals(c.getSelected()), Boolean.TRUE.equals(c.getHidden()));
+    }
+
+    static EventDetail detail(String calendarId, Event e, java.util.function.UnaryOperator<String> htmlToText, boolean includeHtml) {
+        EventSummary s = event(calendarId, e);
+        String description = e.getDescription();
+        boolean html = description != null && description.matches("(?s).*<[a-zA-Z/!][^>]*>.*");
+        List<Attachment> attachments = e.getAttachments() == null ? null : e.getAttachments().stream()
+                .map(a -> new Attachment(a.getTitle(), a.getFileUrl(), a.getMimeType())).toList();
+        String creator = e.getCreator() == null ? null : e.getCreator().getEmail();
+        return new EventDetail(s.id(), calendarId, s.summary(), html ? htmlToText.apply(description) : description,
+                html && includeHtml ? description : null, s.start(), s.end(), s.allDay(), s.timeZone(), s.location(),
+                s.status(), s.organizer(), creator, s.attendees(), s.conferenceLink(), attachments, e.getRecurrence(),
+                s.recurringEventId(), s.htmlLink(), e.getCreated() == null ? null : e.getCreated().toStringRfc3339(),
+                e.getUpdated() == null ? null : e.getUpdated().toStringRfc3339(), e.getTransparency(), e.getVisibility());
     }
 
     static EventSummary event(String calendarId, Event e) {

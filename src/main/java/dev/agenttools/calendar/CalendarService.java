@@ -11,7 +11,11 @@ import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
 import com.google.api.services.calendar.model.CalendarList;
 import com.google.api.services.calendar.model.CalendarListEntry;
+import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
+import com.google.api.services.calendar.model.FreeBusyRequest;
+import com.google.api.services.calendar.model.FreeBusyRequestItem;
+import com.google.api.services.calendar.model.FreeBusyResponse;
 import dev.agenttools.google.Account;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
@@ -33,6 +37,8 @@ public final class CalendarService {
     private static final String APPLICATION = "agent-tools";
     /** Calendar counts requests, not units: each costs one. */
     private static final int UNITS = 1;
+    /** Calendars one freeBusy.query may name (Google's calendarExpansionMax). */
+    static final int FREE_BUSY_CALENDARS = 50;
     /** calendarList.list's largest page. */
     private static final int CALENDAR_PAGE = 250;
     private final CalendarSettings settings;
@@ -84,6 +90,21 @@ public final class CalendarService {
             page = list.getNextPageToken();
         } while (page != null);
         return all;
+    }
+
+    /** One event (a single event, a series, or an instance by its id) in full. */
+    Event event(Session s, String calendarId, String eventId, Deadline deadline) throws InterruptedException {
+        return calls.one(s.account(), "calendar events.get " + calendarId + " " + eventId, UNITS, deadline,
+                () -> s.client().events().get(calendarId, eventId).execute());
+    }
+
+    /** Busy time of up to {@value #FREE_BUSY_CALENDARS} calendars in one freeBusy.query. */
+    FreeBusyResponse freeBusy(Session s, List<String> calendarIds, Instant min, Instant max, Deadline deadline)
+            throws InterruptedException {
+        FreeBusyRequest request = new FreeBusyRequest().setTimeMin(new DateTime(min.toEpochMilli())).setTimeMax(new DateTime(max.toEpochMilli()))
+                .setItems(calendarIds.stream().map(id -> new FreeBusyRequestItem().setId(id)).toList());
+        return calls.one(s.account(), "calendar freebusy.query x" + calendarIds.size(), UNITS, deadline,
+                () -> s.client().freebusy().query(request).execute());
     }
 
     /** The question asked of each calendar: a time range, a text, a page size and the calendar's page token. */

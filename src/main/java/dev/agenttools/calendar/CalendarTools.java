@@ -23,6 +23,8 @@ import java.util.Set;
 public final class CalendarTools {
     public static final String LIST_CALENDARS = "calendar.list-calendars";
     public static final String LIST_EVENTS = "calendar.list-events";
+    public static final String GET_EVENT = "calendar.get-event";
+    public static final String FREE_BUSY = "calendar.free-busy";
     static final String ACCESS_TOKEN = "access_token";
     static final String STRATEGY = "strategy";
     static final int MAX_RESULTS_LIMIT = 2500;
@@ -33,8 +35,11 @@ public final class CalendarTools {
     private CalendarTools() {
     }
 
-    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service) {
-        return registry.tool(new ListCalendars(service)).tool(new ListEvents(new EventLister(service)));
+    /** @param htmlToText how an HTML description becomes readable text (the mail tools' converter, for one reading) */
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service,
+                                                java.util.function.UnaryOperator<String> htmlToText) {
+        return registry.tool(new ListCalendars(service)).tool(new ListEvents(new EventLister(service)))
+                .tool(new GetEvent(service, htmlToText)).tool(new FreeBusy(service));
     }
 
     /** The call's token, checked before it goes near a request; the error never shows it. */
@@ -140,7 +145,7 @@ public final class CalendarTools {
             return failed.withParams(params);
         }
 
-        private static List<String> calendarIds(JsonNode v) {
+        static List<String> calendarIds(JsonNode v) {
             if (v == null || v.isNull()) {
                 return null;
             }
@@ -158,6 +163,106 @@ public final class CalendarTools {
                 }
             }
             return ids;
+        }
+    }
+
+    /** get_event: one event in full. */
+    private record GetEvent(CalendarService service, java.util.function.UnaryOperator<String> htmlToText) implements Tool {
+        private static final Set<String> PARAMS = Set.of("calendar_id", "event_id", "include_html", ACCESS_TOKEN);
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties();
+            p.putObject("event_id").put("type", "string").put("minLength", 1)
+                    .put("description", "The event's id, from calendar.list-events (an instance of a series has its own id).");
+            p.putObject("calendar_id").put("type", "string").put("default", "primary")
+                    .put("description", "The calendar it is in (its calendar_id in calendar.list-events).");
+            p.putObject("include_html").put("type", "boolean").put("default", false)
+                    .put("description", "Also return an HTML description as description_html.");
+            ObjectNode schema = schema("Params of calendar.get-event", p);
+            schema.putArray("required").add("event_id");
+            return new ToolSpec(GET_EVENT, "Get one event in full: summary, description as readable text (HTML turned into "
+                    + "text with links kept), start, end, time_zone, location, status, organizer, attendees with their answers, "
+                    + "conference_link, attachments, recurrence (for a series), recurring_event_id (for an instance), html_link.",
+                    schema);
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            String eventId = p.requiredString("event_id");
+            String calendarId = p.string("calendar_id", "primary");
+            if (calendarId.isBlank()) {
+                throw ToolException.invalidArgument("calendar_id must be a calendar id (from calendar.list-calendars) or 'primary', got \"\"");
+            }
+            boolean html = p.bool("include_html", false);
+            String token = accessToken(p);
+            return FanOut.one(call.deadline(), "calendar get-event", () -> {
+                CalendarService.Session s = service.open(token);
+                CalendarAnswers.EventDetail detail = CalendarAnswers.detail(calendarId,
+                        service.event(s, calendarId, eventId, call.deadline()), htmlToText, html);
+                return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
+            });
+        }
+    }
+
+    /** free_busy: busy blocks across calendars. */
+    private record FreeBusy(CalendarService service) implements Tool {
+        private static final Set<String> PARAMS = Set.of("calendar_ids", "time_min", "time_max", ACCESS_TOKEN);
+
+        @Override
+        public ToolSpec spec() {
+            ObjectNode p = commonProperties();
+            p.putObject("time_min").put("type", "string").put("description", "Start: an RFC 3339 time with an offset or a date. Default: today.");
+            p.putObject("time_max").put("type", "string").put("description", "End, exclusive: a time, or a date (up to the end of that day).");
+            ObjectNode ids = p.putObject("calendar_ids").put("type", "array").put("maxItems", MAX_CALENDARS)
+                    .put("description", "Calendar ids, or other people's addresses whose free/busy you may see. Default: every selected calendar.");
+            ids.putObject("items").put("type", "string").put("minLength", 1);
+            return new ToolSpec(FREE_BUSY, "When each calendar is busy in a time range (Calendar's freeBusy): busy blocks "
+                    + "[{start, end}] per calendar, overlapping events merged, free (transparent) and cancelled events left "
+                    + "out. A calendar that cannot be read is named in skipped_calendars.", schema("Params of calendar.free-busy", p));
+        }
+
+        @Override
+        public ToolResult call(ToolCall call) {
+            Params p = Params.of(call, PARAMS);
+            List<String> asked = ListEvents.calendarIds(call.params().get("calendar_ids"));
+            String timeMin = p.string("time_min", null);
+            String timeMax = p.string("time_max", null);
+            String token = accessToken(p);
+            return FanOut.one(call.deadline(), "calendar free-busy", () -> {
+                CalendarService.Session s = service.open(token);
+                List<com.google.api.services.calendar.model.CalendarListEntry> calendars =
+                        asked == null || TimeRange.needsZone(timeMin, timeMax) ? service.calendars(s, call.deadline()) : List.of();
+                java.time.ZoneId zone = TimeRange.userZone(calendars);
+                TimeRange range = TimeRange.of(timeMin, timeMax, zone);
+                List<String> ids = asked != null ? asked : EventLister.selected(calendars);
+                List<CalendarAnswers.Busy> busy = new ArrayList<>();
+                List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
+                for (int i = 0; i < ids.size(); i += CalendarService.FREE_BUSY_CALENDARS) {
+                    List<String> chunk = ids.subList(i, Math.min(ids.size(), i + CalendarService.FREE_BUSY_CALENDARS));
+                    var answer = service.freeBusy(s, chunk, range.min(), range.max(), call.deadline());
+                    for (String id : chunk) {
+                        var c = answer.getCalendars() == null ? null : answer.getCalendars().get(id);
+                        if (c == null || c.getErrors() != null && !c.getErrors().isEmpty()) {
+                            String reason = c == null ? "missing" : c.getErrors().getFirst().getReason();
+                            skipped.add(new CalendarAnswers.Skipped(id, "notFound".equals(reason) ? "not_found" : "unauthenticated",
+                                    "notFound".equals(reason) ? "not found: deleted, or no longer shared with this account"
+                                            : "Calendar gave no free/busy for it (" + reason + ")"));
+                            continue;
+                        }
+                        List<CalendarAnswers.Period> periods = c.getBusy() == null ? List.of() : c.getBusy().stream()
+                                .map(b -> new CalendarAnswers.Period(local(b.getStart(), zone), local(b.getEnd(), zone))).toList();
+                        busy.add(new CalendarAnswers.Busy(id, periods));
+                    }
+                }
+                return new ToolResult(Json.tree(new CalendarAnswers.FreeBusy(busy, skipped)), "sequential", busy.size(), Duration.ZERO);
+            });
+        }
+
+        private static String local(com.google.api.client.util.DateTime t, java.time.ZoneId zone) {
+            return java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(
+                    java.time.Instant.ofEpochMilli(t.getValue()).atZone(zone).toOffsetDateTime());
         }
     }
 }

@@ -21,7 +21,6 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
@@ -72,20 +71,13 @@ final class EventLister {
                 max = asked.max();
                 query = asked.query();
             } else {
-                boolean needList = r.calendarIds() == null || !isTime(r.timeMin()) || !isTime(r.timeMax());
+                boolean needList = r.calendarIds() == null || TimeRange.needsZone(r.timeMin(), r.timeMax());
                 List<CalendarListEntry> calendars = needList ? service.calendars(s, r.deadline()) : List.of();
-                zone = calendars.stream().filter(c -> Boolean.TRUE.equals(c.getPrimary())).map(c -> zoneOf(c.getTimeZone()))
-                        .findFirst().orElse(ZoneOffset.UTC);
-                ids = r.calendarIds() != null ? r.calendarIds() : calendars.stream()
-                        .filter(c -> Boolean.TRUE.equals(c.getSelected()) && !Boolean.TRUE.equals(c.getHidden()))
-                        .map(CalendarListEntry::getId).toList();
-                min = r.timeMin() == null ? LocalDate.now(zone).atStartOfDay(zone).toInstant() : bound("time_min", r.timeMin(), zone, false);
-                max = r.timeMax() == null ? (r.timeMin() != null && !isTime(r.timeMin())
-                        ? bound("time_min", r.timeMin(), zone, true) : min.atZone(zone).toLocalDate().plusDays(1).atStartOfDay(zone).toInstant())
-                        : bound("time_max", r.timeMax(), zone, true);
-                if (!min.isBefore(max)) {
-                    throw ToolException.invalidArgument("time_max must be after time_min, got " + r.timeMin() + " .. " + r.timeMax());
-                }
+                zone = TimeRange.userZone(calendars);
+                ids = r.calendarIds() != null ? r.calendarIds() : selected(calendars);
+                TimeRange range = TimeRange.of(r.timeMin(), r.timeMax(), zone);
+                min = range.min();
+                max = range.max();
                 query = r.query();
             }
             int perCalendar = r.maxResults() != null ? r.maxResults() : asked != null ? asked.maxResults() : CalendarTools.DEFAULT_MAX_RESULTS;
@@ -142,7 +134,7 @@ final class EventLister {
         for (String id : ids) {
             switch (answers.get(id)) {
                 case Outcome.Ok<Events> ok -> {
-                    ZoneId calendarZone = zoneOf(ok.value().getTimeZone());
+                    ZoneId calendarZone = TimeRange.zone(ok.value().getTimeZone());
                     for (Event e : ok.value().getItems() == null ? List.<Event>of() : ok.value().getItems()) {
                         CalendarAnswers.EventSummary summary = CalendarAnswers.event(id, e);
                         events.add(summary);
@@ -184,30 +176,10 @@ final class EventLister {
         return e.allDay() ? LocalDate.parse(e.start()).atStartOfDay(calendarZone).toInstant() : OffsetDateTime.parse(e.start()).toInstant();
     }
 
-    private static boolean isTime(String v) {
-        return v != null && v.contains("T");
-    }
-
-    /** An RFC 3339 time, or a date: its start ({@code end} false) or the start of the next day ({@code end} true). */
-    private static Instant bound(String name, String value, ZoneId zone, boolean end) {
-        try {
-            if (isTime(value)) {
-                return OffsetDateTime.parse(value.strip()).toInstant();
-            }
-            LocalDate day = LocalDate.parse(value.strip());
-            return (end ? day.plusDays(1) : day).atStartOfDay(zone).toInstant();
-        } catch (DateTimeParseException e) {
-            throw ToolException.invalidArgument(name + " must be an RFC 3339 time with an offset (2026-12-01T09:00:00+01:00) "
-                    + "or a date (2026-12-01), got \"" + (value.length() > 40 ? value.substring(0, 40) + "..." : value) + "\"");
-        }
-    }
-
-    private static ZoneId zoneOf(String id) {
-        try {
-            return id == null ? ZoneOffset.UTC : ZoneId.of(id);
-        } catch (java.time.DateTimeException e) {
-            return ZoneOffset.UTC;
-        }
+    /** Every calendar the user shows (selected, not hidden): the default of the tools that span calendars. */
+    static List<String> selected(List<CalendarListEntry> calendars) {
+        return calendars.stream().filter(c -> Boolean.TRUE.equals(c.getSelected()) && !Boolean.TRUE.equals(c.getHidden()))
+                .map(CalendarListEntry::getId).toList();
     }
 
     private static String encode(Position p) {

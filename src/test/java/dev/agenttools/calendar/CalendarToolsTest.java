@@ -149,4 +149,43 @@ class CalendarToolsTest {
         assertThat(lines(answer.get("events"))).containsExactly("2026-06-02T19:00:00+02:00 Gym @primary");
         assertThat(answer.get("skipped_calendars").findValuesAsText("id")).containsExactly("nobody@example.com");
     }
+
+    @Test
+    void getsAnEventInFullWithItsHtmlDescriptionAsText() {
+        JsonNode review = call(CalendarTools.LIST_EVENTS, "{\"time_min\": \"2026-03-27\", \"query\": \"sprint review\", "
+                + "\"calendar_ids\": [\"c_work.example@group.calendar.google.com\"]}").get("events").get(0);
+        JsonNode detail = call(CalendarTools.GET_EVENT, "{\"calendar_id\": \"c_work.example@group.calendar.google.com\", \"event_id\": \""
+                + review.get("recurring_event_id").asText() + "\", \"include_html\": true}");
+        assertThat(detail.get("description").asText()).contains("Agenda:", "Demo of search", "sprint doc").doesNotContain("<b>", "&amp;");
+        assertThat(detail.get("description_html").asText()).contains("<b>search</b>");
+        assertThat(detail.get("recurrence").get(0).asText()).isEqualTo("RRULE:FREQ=MONTHLY;BYDAY=-1FR");
+        assertThat(detail.get("attachments").get(0).get("title").asText()).isEqualTo("Sprint deck");
+        // an instance by its id, from the list
+        JsonNode instance = call(CalendarTools.GET_EVENT, "{\"calendar_id\": \"c_work.example@group.calendar.google.com\", \"event_id\": \""
+                + review.get("id").asText() + "\"}");
+        assertThat(instance.get("start").asText()).isEqualTo("2026-03-27T16:00:00+01:00");
+        assertThat(instance.get("recurring_event_id").asText()).isEqualTo(review.get("recurring_event_id").asText());
+        assertThat(instance.has("description_html")).isFalse();
+        assertThatThrownBy(() -> call(CalendarTools.GET_EVENT, "{\"event_id\": \"nosuchevent\"}"))
+                .isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.kind()).isEqualTo(ToolException.Kind.NOT_FOUND));
+        assertThatThrownBy(() -> call(CalendarTools.GET_EVENT, "{}"))
+                .isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.getMessage()).contains("event_id"));
+    }
+
+    @Test
+    void freeBusyMergesBusyTimeAndSkipsWhatCannotBeRead() {
+        JsonNode answer = call(CalendarTools.FREE_BUSY, "{\"time_min\": \"2026-03-27T00:00:00+01:00\", \"time_max\": \"2026-03-28T00:00:00+01:00\", "
+                + "\"calendar_ids\": [\"c_work.example@group.calendar.google.com\", \"ja.japanese#holiday@group.v.calendar.google.com\", \"nobody@example.com\"]}");
+        JsonNode work = answer.get("calendars").get(0);
+        assertThat(work.get("id").asText()).isEqualTo("c_work.example@group.calendar.google.com");
+        List<String> blocks = new ArrayList<>();
+        work.get("busy").forEach(b -> blocks.add(b.get("start").asText() + "/" + b.get("end").asText()));
+        // given times, no calendar list: the answer is in UTC
+        assertThat(blocks).containsExactly("2026-03-27T08:30:00Z/2026-03-27T08:45:00Z", "2026-03-27T15:00:00Z/2026-03-27T16:00:00Z");
+        assertThat(answer.get("calendars").get(1).get("busy")).isEmpty(); // holidays are free time
+        assertThat(answer.get("skipped_calendars").findValuesAsText("id")).containsExactly("nobody@example.com");
+        // a date: the user's zone (the primary calendar's, Berlin)
+        JsonNode day = call(CalendarTools.FREE_BUSY, "{\"time_min\": \"2026-06-02\", \"calendar_ids\": [\"primary\"]}");
+        assertThat(day.get("calendars").get(0).get("busy").get(0).get("start").asText()).isEqualTo("2026-06-02T19:00:00+02:00");
+    }
 }

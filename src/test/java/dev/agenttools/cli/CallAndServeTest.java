@@ -68,7 +68,7 @@ class CallAndServeTest {
         assertThat(r.exit()).isZero();
         assertThat(r.answer().get("data").findValuesAsText("command"))
                 .containsExactly("tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
-                        "calendar.list-calendars", "calendar.list-events");
+                        "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy");
     }
 
     @Test
