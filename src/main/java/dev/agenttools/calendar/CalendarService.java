@@ -1,11 +1,6 @@
 package dev.agenttools.calendar;
 
 import com.google.api.client.googleapis.batch.BatchRequest;
-import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
-import com.google.api.client.googleapis.json.GoogleJsonError;
-import com.google.api.client.googleapis.json.GoogleJsonResponseException;
-import com.google.api.client.http.HttpHeaders;
-import com.google.api.client.http.HttpResponseException;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
@@ -129,17 +124,7 @@ public final class CalendarService {
                 id -> "calendar events.list " + id + " in a batch", UNITS, calendarIds, deadline, (pending, answers) -> {
                     BatchRequest batch = s.client().batch();
                     for (String id : pending) {
-                        eventsRequest(s, id, q, pageTokens.get(id)).queue(batch, new JsonBatchCallback<Events>() {
-                            @Override
-                            public void onSuccess(Events events, HttpHeaders headers) {
-                                answers.ok(id, events);
-                            }
-
-                            @Override
-                            public void onFailure(GoogleJsonError e, HttpHeaders headers) {
-                                answers.failed(id, asException(e, headers));
-                            }
-                        });
+                        eventsRequest(s, id, q, pageTokens.get(id)).queue(batch, answers.callback(id));
                     }
                     batch.execute();
                 });
@@ -149,11 +134,5 @@ public final class CalendarService {
         return s.client().events().list(calendarId).setSingleEvents(true).setOrderBy("startTime")
                 .setTimeMin(new DateTime(q.min().toEpochMilli())).setTimeMax(new DateTime(q.max().toEpochMilli()))
                 .setQ(q.text()).setMaxResults(q.maxResults()).setPageToken(pageToken);
-    }
-
-    /** A batch part's error as the exception a single request would have thrown, so that both are judged alike. */
-    private static GoogleJsonResponseException asException(GoogleJsonError e, HttpHeaders headers) {
-        return new GoogleJsonResponseException(new HttpResponseException.Builder(e.getCode(), null,
-                headers == null ? new HttpHeaders() : headers).setMessage(e.getCode() + " " + e.getMessage()), e);
     }
 }

@@ -2,8 +2,6 @@ package dev.agenttools.emulator;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.function.BiFunction;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -17,24 +15,19 @@ final class CalendarApi {
     static final String ROOT = "/calendar/v3";
     private static final String CALENDAR = "/calendars/([^/]+)";
 
-    private record Entry(String method, Pattern path, String name, BiFunction<ApiRequest, Matcher, ApiResponse> handler) {
-    }
-
-    private final List<Entry> entries;
-    private final QuotaBucket quota;
+    private final RouteTable routes;
 
     CalendarApi(CalendarSet set, QuotaBucket quota, Clock clock) {
-        this.quota = quota;
         CalendarResource r = new CalendarResource(set, clock);
-        entries = List.of(
-                entry("GET", "/users/me/calendarList", "calendarList.list", r::listCalendars),
-                entry("GET", "/users/me/calendarList/([^/]+)", "calendarList.get", r::getListEntry),
-                entry("GET", CALENDAR, "calendars.get", r::getCalendar),
-                entry("GET", CALENDAR + "/events", "events.list", r::listEvents),
-                entry("GET", CALENDAR + "/events/([^/]+)", "events.get", r::getEvent),
-                entry("GET", CALENDAR + "/events/([^/]+)/instances", "events.instances", r::instances),
-                entry("POST", "/freeBusy", "freebusy.query", r::freeBusy),
-                entry("GET", "/colors", "colors.get", r::colors));
+        routes = new RouteTable(Pattern.quote(ROOT), quota)
+                .add("GET", "/users/me/calendarList", "calendarList.list", 1, r::listCalendars)
+                .add("GET", "/users/me/calendarList/([^/]+)", "calendarList.get", 1, r::getListEntry)
+                .add("GET", CALENDAR, "calendars.get", 1, r::getCalendar)
+                .add("GET", CALENDAR + "/events", "events.list", 1, r::listEvents)
+                .add("GET", CALENDAR + "/events/([^/]+)", "events.get", 1, r::getEvent)
+                .add("GET", CALENDAR + "/events/([^/]+)/instances", "events.instances", 1, r::instances)
+                .add("POST", "/freeBusy", "freebusy.query", 1, r::freeBusy)
+                .add("GET", "/colors", "colors.get", 1, r::colors);
     }
 
     /** Whether a path is Calendar's. */
@@ -42,25 +35,8 @@ final class CalendarApi {
         return path.startsWith(ROOT + "/");
     }
 
-    private static Entry entry(String method, String path, String name, BiFunction<ApiRequest, Matcher, ApiResponse> handler) {
-        return new Entry(method, Pattern.compile(Pattern.quote(ROOT) + path), name, handler);
-    }
-
     /** The route for this request; 404 for an unknown path, 405 for a known path with the wrong method. */
     Route route(ApiRequest request) {
-        boolean pathKnown = false;
-        for (Entry e : entries) {
-            Matcher m = e.path.matcher(request.path());
-            if (m.matches()) {
-                pathKnown = true;
-                if (e.method.equals(request.method())) {
-                    return new Route(e.name, 1, quota, e.handler, m);
-                }
-            }
-        }
-        if (pathKnown) {
-            throw ApiError.methodNotAllowed(request.method(), request.path());
-        }
-        throw ApiError.notFound("Method not found: " + request.method() + " " + request.path());
+        return routes.route(request);
     }
 }

@@ -128,20 +128,7 @@ final class CalendarResource {
         int size = size(r, DEFAULT_EVENTS, MAX_EVENTS);
         int from = (int) Math.min(Params.pageOffset(r, "ev", 0), found.size());
         int to = Math.min(found.size(), from + size);
-        ObjectNode n = Json.MAPPER.createObjectNode();
-        n.put("kind", "calendar#events");
-        n.put("etag", CalendarJson.etag(set.updated()));
-        n.put("summary", c.summary());
-        if (c.description() != null) {
-            n.put("description", c.description());
-        }
-        n.put("updated", CalendarJson.stamp(set.updated()));
-        n.put("timeZone", c.timeZone().getId());
-        n.put("accessRole", c.accessRole());
-        ArrayNode reminders = n.putArray("defaultReminders");
-        if (c.primary()) {
-            reminders.addObject().put("method", "popup").put("minutes", 10);
-        }
+        ObjectNode n = eventsEnvelope(c);
         if (to < found.size()) {
             n.put("nextPageToken", Params.pageToken("ev", Integer.toString(to)));
         } else {
@@ -180,14 +167,7 @@ final class CalendarResource {
         int size = size(r, DEFAULT_EVENTS, MAX_EVENTS);
         int from = (int) Math.min(Params.pageOffset(r, "in", 0), found.size());
         int to = Math.min(found.size(), from + size);
-        ObjectNode n = Json.MAPPER.createObjectNode();
-        n.put("kind", "calendar#events");
-        n.put("etag", CalendarJson.etag(set.updated()));
-        n.put("summary", c.summary());
-        n.put("updated", CalendarJson.stamp(set.updated()));
-        n.put("timeZone", c.timeZone().getId());
-        n.put("accessRole", c.accessRole());
-        n.putArray("defaultReminders");
+        ObjectNode n = eventsEnvelope(c);
         if (to < found.size()) {
             n.put("nextPageToken", Params.pageToken("in", Integer.toString(to)));
         }
@@ -236,6 +216,25 @@ final class CalendarResource {
     }
 
     // ---- helpers ----
+
+    /** An Events answer's fields before its page tokens and items: what the calendar is. */
+    private ObjectNode eventsEnvelope(CalendarInfo c) {
+        ObjectNode n = Json.MAPPER.createObjectNode();
+        n.put("kind", "calendar#events");
+        n.put("etag", CalendarJson.etag(set.updated()));
+        n.put("summary", c.summary());
+        if (c.description() != null) {
+            n.put("description", c.description());
+        }
+        n.put("updated", CalendarJson.stamp(set.updated()));
+        n.put("timeZone", c.timeZone().getId());
+        n.put("accessRole", c.accessRole());
+        ArrayNode reminders = n.putArray("defaultReminders");
+        if (c.primary()) {
+            reminders.addObject().put("method", "popup").put("minutes", 10);
+        }
+        return n;
+    }
 
     /**
      * The events of a calendar overlapping {@code [min, max)} (either may be null: open), in start order: single

@@ -1,12 +1,7 @@
 package dev.agenttools.gmail;
 
 import com.google.api.client.googleapis.batch.BatchRequest;
-import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
-import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
-import com.google.api.client.googleapis.json.GoogleJsonResponseException;
-import com.google.api.client.http.HttpHeaders;
-import com.google.api.client.http.HttpResponseException;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Label;
@@ -246,17 +241,7 @@ public final class GmailService implements AutoCloseable {
                     for (String id : pending) {
                         com.google.api.client.http.HttpRequest part = getRequest(s.gmail(), id, view).buildHttpRequest();
                         part.setParser(GmailJson.messagesFirst(part.getParser()));
-                        batch.queue(part, Message.class, GoogleJsonErrorContainer.class, new JsonBatchCallback<Message>() {
-                            @Override
-                            public void onSuccess(Message message, HttpHeaders headers) {
-                                answers.ok(id, message);
-                            }
-
-                            @Override
-                            public void onFailure(GoogleJsonError e, HttpHeaders headers) {
-                                answers.failed(id, asException(e, headers));
-                            }
-                        });
+                        batch.queue(part, Message.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }
                     batch.execute();
                 });
@@ -266,12 +251,6 @@ public final class GmailService implements AutoCloseable {
             case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed.error(), retry().maxAttempts());
         }));
         return out;
-    }
-
-    /** A batch part's error as the exception a single get would have thrown, so that both are judged alike. */
-    private static GoogleJsonResponseException asException(GoogleJsonError e, HttpHeaders headers) {
-        return new GoogleJsonResponseException(new HttpResponseException.Builder(e.getCode(), null,
-                headers == null ? new HttpHeaders() : headers).setMessage(e.getCode() + " " + e.getMessage()), e);
     }
 
     static Gmail.Users.Messages.Get getRequest(Gmail gmail, String id, View view) throws IOException {

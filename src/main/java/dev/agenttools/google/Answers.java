@@ -54,4 +54,25 @@ public final class Answers<K, V> {
     int successes() {
         return values.size();
     }
+
+    /**
+     * The batch callback that answers {@code key} here: its value, or its error as the exception a single request
+     * would have thrown (status, Google's details, Retry-After), so that a batch part is judged as a single call.
+     */
+    public com.google.api.client.googleapis.batch.json.JsonBatchCallback<V> callback(K key) {
+        return new com.google.api.client.googleapis.batch.json.JsonBatchCallback<>() {
+            @Override
+            public void onSuccess(V value, com.google.api.client.http.HttpHeaders headers) {
+                ok(key, value);
+            }
+
+            @Override
+            public void onFailure(com.google.api.client.googleapis.json.GoogleJsonError e, com.google.api.client.http.HttpHeaders headers) {
+                failed(key, new com.google.api.client.googleapis.json.GoogleJsonResponseException(
+                        new com.google.api.client.http.HttpResponseException.Builder(e.getCode(), null,
+                                headers == null ? new com.google.api.client.http.HttpHeaders() : headers)
+                                .setMessage(e.getCode() + " " + e.getMessage()), e));
+            }
+        };
+    }
 }
