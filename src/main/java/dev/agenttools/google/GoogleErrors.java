@@ -144,9 +144,9 @@ public final class GoogleErrors {
             case UNAUTHENTICATED -> status == 401
                     ? "; the access token is missing, expired or revoked: sign in again (agent-tools auth login) or pass a fresh access_token"
                     : "insufficientPermissions".equals(reason(e))
-                    ? "; the sign-in lacks a Gmail scope: run 'agent-tools auth login --scopes gmail.readonly,calendar.readonly'"
+                    ? "; the sign-in lacks this API's scope (Gmail's or Calendar's): run 'agent-tools auth login --scopes gmail.readonly,calendar.readonly'"
                     : "; the account or token lacks permission for this call";
-            case RATE_LIMITED -> "; Gmail's quota is spent: wait and retry, or lower the request rate";
+            case RATE_LIMITED -> "; the user's Google quota is spent: wait and retry, or lower the request rate";
             default -> "";
         };
         return new ToolException(kind, context + hint, e);

@@ -150,7 +150,7 @@ class SignInTest {
         assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object())))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
-                    assertThat(e.getMessage()).contains("lacks a Gmail scope").contains("--scopes gmail.readonly");
+                    assertThat(e.getMessage()).contains("lacks this API's scope").contains("--scopes gmail.readonly");
                 });
     }
 

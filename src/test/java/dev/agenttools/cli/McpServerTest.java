@@ -35,6 +35,7 @@ class McpServerTest {
         List<String> command = AgentToolsProcess.javaCommand("mcp");
         Map<String, String> env = AgentToolsProcess.isolate(new java.util.HashMap<>());
         env.putAll(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
+                "AGENT_TOOLS_CALENDAR_ROOT_URL", emulator.rootUri().toString(),
                 "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString()));
         ServerParameters server = ServerParameters.builder(command.getFirst())
                 .args(command.subList(1, command.size())).env(env).build();
@@ -69,6 +70,20 @@ class McpServerTest {
         assertThat(result.isError()).isFalse();
         String text = ((McpSchema.TextContent) result.content().getFirst()).text();
         assertThat(Json.MAPPER.readTree(text).get("emails")).hasSize(3);
+    }
+
+    @Test
+    void callsACalendarToolWithAListParam() throws Exception {
+        McpSchema.CallToolResult result = client.callTool(McpSchema.CallToolRequest.builder("list_events")
+                .arguments(Map.of("time_min", "2026-06-02", "calendar_ids", List.of("primary", "c_work.example@group.calendar.google.com"),
+                        "strategy", "batch")).build());
+        assertThat(result.isError()).as(result.toString()).isFalse();
+        JsonNode events = Json.MAPPER.readTree(((McpSchema.TextContent) result.content().getFirst()).text()).get("events");
+        assertThat(events.findValuesAsText("summary")).containsExactly("Daily stand-up", "Gym");
+        McpSchema.CallToolResult bad = client.callTool(McpSchema.CallToolRequest.builder("list_events")
+                .arguments(Map.of("calendar_ids", "primary")).build());
+        assertThat(bad.isError()).isTrue();
+        assertThat(((McpSchema.TextContent) bad.content().getFirst()).text()).startsWith("invalid_argument: ").contains("calendar_ids");
     }
 
     @Test
