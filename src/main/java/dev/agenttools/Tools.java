@@ -49,7 +49,7 @@ public final class Tools {
      * benchmark's bare client, which must make the server do the same work as the tools).
      */
     public static List<String> gmailListFieldMasks() {
-        return List.of(dev.agenttools.gmail.GmailService.LIST_FIELDS, dev.agenttools.gmail.GmailService.SUMMARY_FIELDS);
+        return List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS);
     }
 
     /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */

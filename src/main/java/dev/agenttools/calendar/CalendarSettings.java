@@ -1,5 +1,7 @@
 package dev.agenttools.calendar;
 
+import dev.agenttools.google.RootUrl;
+
 import java.util.Map;
 
 /**
@@ -24,9 +26,9 @@ public record CalendarSettings(String rootUrl, int quotaPerMinute, int burst, in
     public static final int MAX_BATCH_SIZE = 1000;
 
     public CalendarSettings {
-        if (rootUrl == null || !(rootUrl.startsWith("http://") || rootUrl.startsWith("https://"))) {
-            throw new IllegalArgumentException("the Calendar root URL must be an http(s) URL such as " + GOOGLE_ROOT_URL
-                    + " or http://127.0.0.1:8080/ (an emulator), got " + (rootUrl == null ? "nothing" : "\"" + rootUrl + "\""));
+        String urlFlaw = RootUrl.flaw(rootUrl, GOOGLE_ROOT_URL);
+        if (urlFlaw != null) {
+            throw new IllegalArgumentException("the Calendar root URL " + urlFlaw);
         }
         rootUrl = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
         if (quotaPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {

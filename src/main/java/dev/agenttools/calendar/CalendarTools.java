@@ -3,6 +3,8 @@ package dev.agenttools.calendar;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.api.client.util.DateTime;
+import com.google.api.services.calendar.model.CalendarListEntry;
 import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.tool.Json;
@@ -15,9 +17,13 @@ import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /** The Calendar tools: list_calendars and list_events, as registry tools. */
 public final class CalendarTools {
@@ -37,7 +43,7 @@ public final class CalendarTools {
 
     /** @param htmlToText how an HTML description becomes readable text (the mail tools' converter, for one reading) */
     public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service,
-                                                java.util.function.UnaryOperator<String> htmlToText) {
+                                                UnaryOperator<String> htmlToText) {
         return registry.tool(new ListCalendars(service)).tool(new ListEvents(new EventLister(service)))
                 .tool(new GetEvent(service, htmlToText)).tool(new FreeBusy(service));
     }
@@ -167,7 +173,7 @@ public final class CalendarTools {
     }
 
     /** get_event: one event in full. */
-    private record GetEvent(CalendarService service, java.util.function.UnaryOperator<String> htmlToText) implements Tool {
+    private record GetEvent(CalendarService service, UnaryOperator<String> htmlToText) implements Tool {
         private static final Set<String> PARAMS = Set.of("calendar_id", "event_id", "include_html", ACCESS_TOKEN);
 
         @Override
@@ -232,9 +238,9 @@ public final class CalendarTools {
             String token = accessToken(p);
             return FanOut.one(call.deadline(), "calendar free-busy", () -> {
                 CalendarService.Session s = service.open(token);
-                List<com.google.api.services.calendar.model.CalendarListEntry> calendars =
+                List<CalendarListEntry> calendars =
                         asked == null || TimeRange.needsZone(timeMin, timeMax) ? service.calendars(s, call.deadline()) : List.of();
-                java.time.ZoneId zone = TimeRange.userZone(calendars);
+                ZoneId zone = TimeRange.userZone(calendars);
                 TimeRange range = TimeRange.of(timeMin, timeMax, zone);
                 List<String> ids = asked != null ? asked : EventLister.selected(calendars);
                 List<CalendarAnswers.Busy> busy = new ArrayList<>();
@@ -260,9 +266,9 @@ public final class CalendarTools {
             });
         }
 
-        private static String local(com.google.api.client.util.DateTime t, java.time.ZoneId zone) {
-            return java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(
-                    java.time.Instant.ofEpochMilli(t.getValue()).atZone(zone).toOffsetDateTime());
+        private static String local(DateTime t, ZoneId zone) {
+            return DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(
+                    Instant.ofEpochMilli(t.getValue()).atZone(zone).toOffsetDateTime());
         }
     }
 }

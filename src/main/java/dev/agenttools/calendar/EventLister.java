@@ -155,10 +155,14 @@ final class EventLister {
             }
         }
         // in start order; within a day (in the user's zone), all-day events first
+        Map<String, Integer> order = new java.util.HashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            order.put(ids.get(i), i);
+        }
         // an all-day event's day is its date wherever its calendar is; a timed event's day is the user's
         events.sort(Comparator.comparing((CalendarAnswers.EventSummary e) -> e.allDay() ? LocalDate.parse(e.start())
                         : starts.get(e).atZone(zone).toLocalDate())
-                .thenComparing(e -> !e.allDay()).thenComparing(starts::get).thenComparing(e -> ids.indexOf(e.calendarId()))
+                .thenComparing(e -> !e.allDay()).thenComparing(starts::get).thenComparing(e -> order.get(e.calendarId()))
                 .thenComparing(CalendarAnswers.EventSummary::id));
         String next = more.isEmpty() ? null : encode(new Position(q.min(), q.max(), q.text(), q.maxResults(), more));
         return new ToolResult(Json.tree(new CalendarAnswers.EventList(events, next, skipped)), strategy, events.size(), Duration.ZERO);

@@ -76,6 +76,15 @@ final class Params {
         if (token == null || token.isEmpty()) {
             return null;
         }
+        String position = position(token, kind);
+        if (position == null) {
+            throw invalidPageToken();
+        }
+        return position;
+    }
+
+    /** The position inside a token of this kind that {@link #pageToken} made, or null when it is not one. */
+    static String position(String token, String kind) {
         try {
             String decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
             if (decoded.startsWith(kind + ":")) {
@@ -84,7 +93,7 @@ final class Params {
         } catch (IllegalArgumentException e) {
             // not ours: fall through
         }
-        throw invalidPageToken();
+        return null;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.agenttools.gmail;
 
 import dev.agenttools.google.AccessToken;
+import dev.agenttools.google.RootUrl;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +32,7 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
     public static final int DEFAULT_MAX_BODY_CHARS = 20_000;
 
     public GmailSettings {
-        String urlFlaw = rootUrlFlaw(rootUrl);
+        String urlFlaw = RootUrl.flaw(rootUrl, GOOGLE_ROOT_URL);
         if (urlFlaw != null) {
             throw new IllegalArgumentException("the Gmail root URL " + urlFlaw);
         }
@@ -63,7 +64,7 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
      */
     public static GmailSettings fromEnvironment(Map<String, String> env) {
         String root = env.getOrDefault("AGENT_TOOLS_GMAIL_ROOT_URL", GOOGLE_ROOT_URL);
-        String urlFlaw = rootUrlFlaw(root);
+        String urlFlaw = RootUrl.flaw(root, GOOGLE_ROOT_URL);
         if (urlFlaw != null) {
             throw new IllegalArgumentException("AGENT_TOOLS_GMAIL_ROOT_URL " + urlFlaw + "; unset it for Google's Gmail");
         }
@@ -98,35 +99,6 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
             throw new IllegalArgumentException(name + " must be " + allowed + ", got " + n);
         }
         return n;
-    }
-
-    /**
-     * What is wrong with a root URL, phrased to follow its name ({@code "must be ..."}), or null when the Google
-     * client and the JDK's HTTP client can both use it: absolute http(s), a host, no query or fragment.
-     */
-    static String rootUrlFlaw(String url) {
-        String allowed = "must be an http(s) URL such as " + GOOGLE_ROOT_URL + " or http://127.0.0.1:8080/ (an emulator), got ";
-        if (url == null) {
-            return allowed + "nothing";
-        }
-        String shown = "\"" + (url.length() > 200 ? url.substring(0, 200) + "..." : url) + "\"";
-        java.net.URI uri;
-        try {
-            uri = new java.net.URI(url);
-        } catch (java.net.URISyntaxException e) {
-            return allowed + shown + " (" + e.getReason() + " at index " + e.getIndex() + ")";
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-            return allowed + shown;
-        }
-        if (uri.getHost() == null || uri.getHost().isEmpty()) {
-            return allowed + shown + " (no host name or address)";
-        }
-        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            return allowed + shown + " (no user, query or fragment)";
-        }
-        return null;
     }
 
     public GmailSettings withRootUrl(String url) {
