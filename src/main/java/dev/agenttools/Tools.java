@@ -52,6 +52,11 @@ public final class Tools {
         return List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS);
     }
 
+    /** The {@code fields} masks list_events asks Calendar for: calendarList.list's, then each events.list's (as above). */
+    public static List<String> calendarListFieldMasks() {
+        return List.of(CalendarService.CALENDAR_LIST_FIELDS, CalendarService.EVENT_LIST_FIELDS);
+    }
+
     /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */
     public static String htmlToText(String html) {
         return MailText.htmlToText(html);

@@ -16,8 +16,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The run's floor: the HTTP exchanges of list_emails(n) (one messages.list, then n messages.get at once) and of
- * get_email, made by the JDK's plain {@link HttpURLConnection} (HTTP/1.1, keep-alive, blocking, on virtual threads)
+ * The run's floor: the HTTP exchanges of list_emails(n) (one messages.list, then n messages.get at once), of
+ * get_email, of list_events (one calendarList.list, then each shown calendar's events.list at once) and of
+ * get_event, made by the JDK's plain {@link HttpURLConnection} (HTTP/1.1, keep-alive, blocking, on virtual threads)
  * with nothing else: no Google client, pacing, retries, deadline, decoding or tool layer, and only the list's ids
  * read from its answer. It shows what this machine and this server allow at this moment, so that a row can be
  * judged against the floor it met rather than against the nominal bound: on these shared 2-core machines a bare
@@ -40,13 +41,19 @@ final class BareClient implements AutoCloseable {
     private final String authorization;
     private final String listFields;
     private final String getFields;
+    private final String calendarListFields;
+    private final String eventListFields;
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 
-    BareClient(String rootUrl, String token, String listFields, String getFields) {
+    /** @param masks the {@code fields} the tools ask for: Gmail's list and get, Calendar's calendar list and event list */
+    BareClient(String rootUrl, String token, List<String> masks) {
         this.root = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
         this.authorization = "Bearer " + token;
-        this.listFields = URLEncoder.encode(listFields, StandardCharsets.UTF_8);
-        this.getFields = URLEncoder.encode(getFields, StandardCharsets.UTF_8);
+        List<String> encoded = masks.stream().map(m -> URLEncoder.encode(m, StandardCharsets.UTF_8)).toList();
+        this.listFields = encoded.get(0);
+        this.getFields = encoded.get(1);
+        this.calendarListFields = encoded.get(2);
+        this.eventListFields = encoded.get(3);
     }
 
     /** One messages.list of {@code n}, then a messages.get of each listed id, all at once; returns the ids. */
@@ -59,6 +66,46 @@ final class BareClient implements AutoCloseable {
             answers.add(threads.submit(() -> get("gmail/v1/users/me/messages/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
                     + "?format=full&fields=" + getFields, false)));
         }
+        await(answers);
+        return ids;
+    }
+
+    /**
+     * One calendarList.list, then today's events (in the primary calendar's zone) of every calendar the user shows,
+     * all at once, as list_events asks for them; a calendar that answers 404 counts, as the tools skip it. Returns
+     * how many calendars were asked.
+     */
+    int agenda() throws IOException, InterruptedException {
+        JsonNode list = Json.MAPPER.readTree(get("calendar/v3/users/me/calendarList?maxResults=250&showHidden=true&fields=" + calendarListFields, false));
+        List<String> shown = new ArrayList<>();
+        java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+        for (JsonNode c : list.path("items")) {
+            if (c.path("primary").asBoolean()) {
+                zone = java.time.ZoneId.of(c.path("timeZone").asText("UTC"));
+            }
+            if (c.path("selected").asBoolean() && !c.path("hidden").asBoolean()) {
+                shown.add(c.path("id").asText());
+            }
+        }
+        java.time.ZonedDateTime today = java.time.LocalDate.now(zone).atStartOfDay(zone);
+        String range = "&timeMin=" + URLEncoder.encode(today.toOffsetDateTime().toString(), StandardCharsets.UTF_8)
+                + "&timeMax=" + URLEncoder.encode(today.plusDays(1).toOffsetDateTime().toString(), StandardCharsets.UTF_8);
+        List<Future<byte[]>> answers = new ArrayList<>();
+        for (String id : shown) {
+            answers.add(threads.submit(() -> get("calendar/v3/calendars/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
+                    + "/events?singleEvents=true&orderBy=startTime&maxResults=50" + range + "&fields=" + eventListFields, false, 404)));
+        }
+        await(answers);
+        return shown.size();
+    }
+
+    /** One events.get, as get_event asks. */
+    byte[] event(String calendarId, String eventId) throws IOException {
+        return get("calendar/v3/calendars/" + URLEncoder.encode(calendarId, StandardCharsets.UTF_8) + "/events/"
+                + URLEncoder.encode(eventId, StandardCharsets.UTF_8), false);
+    }
+
+    private static void await(List<Future<byte[]>> answers) throws IOException, InterruptedException {
         for (Future<byte[]> answer : answers) {
             try {
                 answer.get();
@@ -66,7 +113,6 @@ final class BareClient implements AutoCloseable {
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
             }
         }
-        return ids;
     }
 
     /** One messages.get of the whole message, gzip asked for as get_email asks (the answer is left compressed). */
@@ -74,7 +120,8 @@ final class BareClient implements AutoCloseable {
         return get("gmail/v1/users/me/messages/" + URLEncoder.encode(id, StandardCharsets.UTF_8) + "?format=full", true);
     }
 
-    private byte[] get(String pathAndQuery, boolean gzip) throws IOException {
+    /** GETs and reads the answer whole; statuses other than 2xx and {@code alsoFine} are errors. */
+    private byte[] get(String pathAndQuery, boolean gzip, int... alsoFine) throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(root + pathAndQuery).toURL().openConnection();
         c.setRequestProperty("Authorization", authorization);
         if (gzip) {
@@ -84,10 +131,12 @@ final class BareClient implements AutoCloseable {
         c.setReadTimeout(30_000);
         int status = c.getResponseCode();
         if (status / 100 != 2) {
+            byte[] body;
             try (InputStream error = c.getErrorStream()) {
-                if (error != null) {
-                    error.readAllBytes(); // read whole, so that the connection is kept for the next exchange
-                }
+                body = error == null ? new byte[0] : error.readAllBytes(); // read whole: the connection is kept
+            }
+            if (java.util.Arrays.stream(alsoFine).anyMatch(fine -> fine == status)) {
+                return body;
             }
             throw new IOException("HTTP " + status + " from " + c.getURL().getPath());
         }

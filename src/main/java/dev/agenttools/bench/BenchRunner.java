@@ -8,7 +8,9 @@ import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +34,9 @@ final class BenchRunner {
     private final Progress progress;
     private final java.time.Duration pause;
     private final List<Row> finished = Collections.synchronizedList(new ArrayList<>());
+    /** Each API's quota bucket as scheduled after its last row, keyed by {@link Scenario#calendar()}. */
+    private final Map<Boolean, Level> levels = new HashMap<>();
+    private long waitedNanos;
 
     BenchRunner(ToolRegistry tools, Supplier<EmulatorCounters> counters, Bounds bounds, Progress progress,
                 java.time.Duration pause) {
@@ -48,8 +53,13 @@ final class BenchRunner {
         }
     }
 
-    Row run(Scenario s, int warmup, int runs, List<String> ids) throws InterruptedException {
-        return run(s, warmup, runs, run -> call(s, run, ids));
+    Row run(Scenario s, int warmup, int runs, Fixtures fixtures) throws InterruptedException {
+        return run(s, warmup, runs, run -> call(s, run, fixtures));
+    }
+
+    /** How long the runner waited between rows for a quota bucket to refill. */
+    java.time.Duration waitedForQuota() {
+        return java.time.Duration.ofNanos(waitedNanos);
     }
 
     /**
@@ -57,6 +67,7 @@ final class BenchRunner {
      * the tools' own rows, or a measuring instrument's such as {@link BareClient}'s.
      */
     Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call) throws InterruptedException {
+        double startUnits = awaitQuota(s, warmup, runs);
         progress.scenario(s, warmup + runs);
         for (int i = 0; i < warmup; i++) {
             call.test(i);
@@ -91,18 +102,46 @@ final class BenchRunner {
         Row row = new Row(s.tool(), s.strategy(), s.n(), runs, warmup, any ? h.getMean() / 1e3 : Double.NaN,
                 any ? h.getMinValue() / 1e3 : Double.NaN, any ? h.getMaxValue() / 1e3 : Double.NaN,
                 ms(h, 50), ms(h, 90), ms(h, 99), errors, requests, connections, limited, bounds.of(s, warmup, runs), null);
+        levels.put(s.calendar(), new Level(Math.max(0, startUnits - bounds.drain(s, warmup, runs).deficitUnits()), System.nanoTime()));
         finished.add(row);
         progress.finished(row);
         return row;
+    }
+
+    /** A quota bucket's units at a moment (System.nanoTime). */
+    private record Level(double units, long at) {
+    }
+
+    /**
+     * Waits until the row's API bucket holds what the row needs to run unthrottled, as its bound assumes: Calendar's
+     * refills at 10 requests a second, so a fast list_events row just before could otherwise throttle this one. The
+     * bucket is as the rows before would have left it, scheduled at their bounds (slower rows spent less). Answers
+     * the units at hand when the row starts.
+     */
+    private double awaitQuota(Scenario s, int warmup, int runs) throws InterruptedException {
+        Bounds.Quota q = bounds.quota(s);
+        Level last = levels.get(s.calendar());
+        if (last == null) {
+            return q.burstUnits();
+        }
+        double now = Math.min(q.burstUnits(), last.units() + (System.nanoTime() - last.at()) / 1e6 * q.unitsPerMs());
+        double missing = bounds.drain(s, warmup, runs).neededUnits() - now;
+        if (missing <= 0) {
+            return now;
+        }
+        long wait = (long) (missing / q.unitsPerMs() * 1e6);
+        Thread.sleep(java.time.Duration.ofNanos(wait));
+        waitedNanos += wait;
+        return now + missing;
     }
 
     private static double ms(Histogram h, double percentile) {
         return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e3;
     }
 
-    private boolean call(Scenario s, int run, List<String> ids) {
+    private boolean call(Scenario s, int run, Fixtures fixtures) {
         try {
-            tools.call(new ToolCall(s.command(), s.params(run, ids), "bench", null));
+            tools.call(new ToolCall(s.command(), s.params(run, fixtures), "bench", null));
             return true;
         } catch (ToolException e) {
             System.err.println("bench: " + s.label() + " failed: " + e.getMessage());

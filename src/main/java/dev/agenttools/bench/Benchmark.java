@@ -1,6 +1,8 @@
 package dev.agenttools.bench;
 
 import dev.agenttools.Tools;
+import dev.agenttools.calendar.CalendarSettings;
+import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
@@ -95,67 +97,50 @@ public final class Benchmark {
             if (o.target().equals("emulator")) {
                 EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
                 emulator = Emulator.start(config);
-                tools = Tools.builder().rootUrl(emulator.rootUri().toString())
-                        .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
-                        .defaultAccessToken("bench-token").build();
-                bounds = new Bounds(config.latency().toNanos() / 1e6, config.quotaPerMinute(), config.burst(),
-                        config.maxConcurrent(), 50, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
+                tools = emulatorTools(emulator.rootUri().toString(), config);
+                bounds = emulatorBounds(config, o);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
             } else if (isUrl(o.target())) {
                 // the server the user runs, reached with the configured client (token, CA certificate, pacing); its
-                // latency is what --latency says, and the bound assumes Gmail's published limits, as for --target gmail
+                // latency is what --latency says, and the bound assumes Google's published limits, as for --target gmail
                 Map<String, String> settings = dev.agenttools.Config.load();
                 tools = Tools.builder().settings(settings).rootUrl(o.target()).defaultAccessToken("bench-token").build();
-                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
+                bounds = googleBounds(o, settings);
                 counters = RemoteCounters.at(o.target());
                 String configured = settings.get("AGENT_TOOLS_ACCESS_TOKEN");
                 token = configured == null || configured.isBlank() ? "bench-token" : configured;
                 err.println("bench: " + o.target() + (counters == null ? "" : " (an agent-tools emulator: its counters are read)"));
             } else {
-                tools = Tools.builder().settings(dev.agenttools.Config.load()).build();
-                bounds = new Bounds(o.latency().toNanos() / 1e6, 15_000, 250, 20, 50, 0, o.pause().toNanos() / 1e6);
+                Map<String, String> settings = dev.agenttools.Config.load();
+                tools = Tools.builder().settings(settings).build();
+                bounds = googleBounds(o, settings);
             }
             Emulator e = emulator;
             if (e != null) {
                 counters = e::counters;
             }
             ToolRegistry externalTools = null;
-            List<Scenario> externalScenarios = new ArrayList<>();
             if (e != null && o.external()) {
                 external = ExternalEmulator.start(o.latency());
-                EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
-                externalTools = Tools.builder().rootUrl(external.rootUrl())
-                        .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent()).defaultAccessToken("bench-token").build();
+                externalTools = emulatorTools(external.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build());
                 err.println("bench: and an emulator process of its own at " + external.rootUrl());
-                for (String tool : o.tools()) {
-                    if (tool.equals("get_email")) {
-                        externalScenarios.add(new Scenario(tool, "sequential", 1));
-                    } else if (tool.equals("list_emails")) {
-                        o.strategies().stream().filter(s -> !s.equals("sequential")).forEach(s -> externalScenarios.add(new Scenario(tool, s, o.n())));
-                    }
-                }
             }
             String processRoot = external != null ? external.rootUrl() : e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
-            List<String> ids = messageIds(tools);
-            List<Scenario> scenarios = new ArrayList<>();
-            for (String tool : o.tools()) {
-                if (tool.equals("get_email")) {
-                    // one email is one call whatever the strategy: get_email has none, and answers as sequential
-                    scenarios.add(new Scenario(tool, "sequential", 1));
-                    continue;
-                }
-                for (String strategy : o.strategies()) {
-                    scenarios.add(new Scenario(tool, strategy, o.n()));
-                }
-            }
+            boolean gmail = o.tools().stream().anyMatch(t -> !new Scenario(t, "sequential", 1).calendar()) || !o.sweep().isEmpty();
+            boolean calendar = o.tools().stream().anyMatch(t -> new Scenario(t, "sequential", 1).calendar());
+            Fixtures fixtures = Fixtures.load(tools, gmail, calendar);
+            List<Scenario> scenarios = scenarios(o, fixtures.calendars());
+            // as users meet it: the fast strategies and the one-item tools, against a process of its own
+            List<Scenario> externalScenarios = externalTools == null ? List.of()
+                    : scenarios.stream().filter(s -> s.single() || !s.strategy().equals("sequential") && !s.tool().equals("search_emails")).toList();
             List<Scenario> sweep = new ArrayList<>();
             for (int size : o.sweep()) {
                 for (String strategy : o.strategies()) {
                     sweep.add(new Scenario("list_emails", strategy, size));
                 }
             }
-            int bareScenarios = externalScenarios.isEmpty() ? 0 : bareScenarios(o).size();
+            int bareScenarios = bareScenarios(externalScenarios).size();
             long totalCalls = (long) (scenarios.size() + externalScenarios.size() + bareScenarios) * (o.warmup() + o.runs())
                     + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
@@ -169,18 +154,14 @@ public final class Benchmark {
                     }
                 });
                 Runtime.getRuntime().addShutdownHook(reporter);
-                List<Row> rows = new ArrayList<>();
-                for (Scenario s : scenarios) {
-                    rows.add(runner.run(s, o.warmup(), o.runs(), ids));
-                }
+                List<Row> rows = runAll(runner, scenarios, o, fixtures);
                 List<Row> externalRows = new ArrayList<>();
+                BenchRunner outside = null;
                 if (externalTools != null && !externalScenarios.isEmpty()) {
-                    BenchRunner outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl()), bounds, progress, o.pause());
-                    List<String> externalIds = messageIds(externalTools);
-                    for (Scenario s : externalScenarios) {
-                        externalRows.add(outside.run(s, o.warmup(), o.runs(), externalIds));
-                    }
-                    externalRows.addAll(bareRows(outside, external.rootUrl(), token, o, externalIds));
+                    outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl()), bounds, progress, o.pause());
+                    Fixtures externalFixtures = Fixtures.load(externalTools, gmail, calendar);
+                    externalRows.addAll(runAll(outside, externalScenarios, o, externalFixtures));
+                    externalRows.addAll(bareRows(outside, external.rootUrl(), token, o, externalScenarios, externalFixtures));
                 }
                 Map<String, Object> processModel = null;
                 if (o.processModel() && processRoot != null && o.tools().contains("get_email")) {
@@ -188,7 +169,7 @@ public final class Benchmark {
                     Path jar = ProcessModelBench.ownJar();
                     Path aot = jar == null ? null : jar.resolveSibling("agent-tools.aot");
                     aot = aot != null && java.nio.file.Files.isRegularFile(aot) ? aot : null;
-                    rows.addAll(models.rows(o.warmup(), o.runs(), ids, aot));
+                    rows.addAll(models.rows(o.warmup(), o.runs(), fixtures.messageIds(), aot));
                     processModel = new LinkedHashMap<>();
                     processModel.put("serve_overhead", models.serveOverhead(o.runs(), 5_000));
                     processModel.put("startup", models.startup(Math.min(o.runs(), 20), aot));
@@ -199,7 +180,7 @@ public final class Benchmark {
                 }
                 List<Row> sweepRows = new ArrayList<>();
                 for (Scenario s : sweep) {
-                    sweepRows.add(runner.run(s, 1, o.sweepRuns(), ids));
+                    sweepRows.add(runner.run(s, 1, o.sweepRuns(), fixtures));
                 }
                 done.set(true);
                 Runtime.getRuntime().removeShutdownHook(reporter);
@@ -220,6 +201,13 @@ public final class Benchmark {
                 out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
                         + "429s: calls the server refused (the client retried them)");
+                Duration waited = runner.waitedForQuota().plus(outside == null ? Duration.ZERO : outside.waitedForQuota());
+                if (calendar) {
+                    out.printf(java.util.Locale.ROOT, "list_events: today across the %d calendars the user shows (n), "
+                            + "after one calendarList call; each row starts with a full quota bucket (waited %.1f s between rows for it)%n",
+                            fixtures.calendars(), waited.toMillis() / 1e3);
+                    env.put("waited_for_quota_ms", waited.toMillis());
+                }
                 if (counters != null) {
                     var c = counters.get();
                     out.println("the whole run: " + c.apiCalls() + " API calls in " + c.httpRequests() + " HTTP requests over "
@@ -268,30 +256,102 @@ public final class Benchmark {
         }
     }
 
-    /** The {@link BareClient}'s rows beside the external ones: list_emails(n) and get_email, as the options ask. */
-    private static List<Scenario> bareScenarios(Options o) {
-        List<Scenario> bare = new ArrayList<>();
-        if (o.tools().contains("list_emails") && o.strategies().stream().anyMatch(s -> !s.equals("sequential"))) {
-            bare.add(new Scenario("list_emails", BareClient.STRATEGY, o.n()));
+    /** The tools against an agent-tools emulator, pacing themselves to its limits as a user would configure them. */
+    private static ToolRegistry emulatorTools(String rootUrl, EmulatorConfig config) {
+        int calendarQuota = config.calendarQuotaPerMinute();
+        return Tools.builder().rootUrl(rootUrl)
+                .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
+                // the emulator, like Google, lets a minute's Calendar requests go at once
+                .calendar(CalendarSettings.forRoot(rootUrl).withPacing(calendarQuota, calendarQuota, config.maxConcurrent()))
+                .defaultAccessToken("bench-token").build();
+    }
+
+    private static Bounds emulatorBounds(EmulatorConfig config, Options o) {
+        return new Bounds(config.latency().toNanos() / 1e6,
+                new Bounds.Quota(config.quotaPerMinute(), config.burst(), Bounds.Quota.GMAIL.unitsPerCall()),
+                new Bounds.Quota(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute(), Bounds.Quota.CALENDAR.unitsPerCall()),
+                config.maxConcurrent(), GmailSettings.DEFAULT_BATCH_SIZE, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
+    }
+
+    /** Google's published limits, or the client's own pacing where that is tighter (Calendar's burst, by default). */
+    private static Bounds googleBounds(Options o, Map<String, String> settings) {
+        CalendarSettings client = CalendarSettings.fromEnvironment(settings);
+        Bounds.Quota google = Bounds.Quota.CALENDAR;
+        Bounds.Quota calendar = new Bounds.Quota(Math.min(google.unitsPerMinute(), client.quotaPerMinute()),
+                Math.min(google.burstUnits(), client.burst()), google.unitsPerCall());
+        return new Bounds(o.latency().toNanos() / 1e6, Bounds.Quota.GMAIL, calendar, 20, GmailSettings.DEFAULT_BATCH_SIZE, 0,
+                o.pause().toNanos() / 1e6);
+    }
+
+    /**
+     * The rows in table order: each tool with each strategy; get_email and get_event once (one item is one call
+     * whatever the strategy: they have none, and answer as sequential); list_events across the shown calendars.
+     */
+    private static List<Scenario> scenarios(Options o, int calendars) {
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String tool : o.tools()) {
+            Scenario probe = new Scenario(tool, "sequential", 1);
+            if (probe.single()) {
+                scenarios.add(probe);
+                continue;
+            }
+            for (String strategy : o.strategies()) {
+                scenarios.add(new Scenario(tool, strategy, tool.equals("list_events") ? calendars : o.n()));
+            }
         }
-        if (o.tools().contains("get_email")) {
-            bare.add(new Scenario("get_email", BareClient.STRATEGY, 1));
+        return scenarios;
+    }
+
+    /**
+     * Runs the rows and answers them in table order. The fast list_events rows, which spend a third of a minute's
+     * Calendar quota each, run first and last, so that the Gmail rows between them refill the bucket instead of
+     * the benchmark waiting for it ({@link BenchRunner} waits for whatever is left).
+     */
+    private static List<Row> runAll(BenchRunner runner, List<Scenario> scenarios, Options o, Fixtures fixtures)
+            throws InterruptedException {
+        List<Scenario> drains = scenarios.stream().filter(s -> s.calendar() && !s.single() && !s.strategy().equals("sequential")).toList();
+        List<Scenario> order = new ArrayList<>();
+        if (!drains.isEmpty()) {
+            order.add(drains.get(0));
+        }
+        scenarios.stream().filter(s -> !drains.contains(s)).forEach(order::add);
+        order.addAll(drains.subList(Math.min(1, drains.size()), drains.size()));
+        Map<Scenario, Row> rows = new java.util.HashMap<>();
+        for (Scenario s : order) {
+            rows.put(s, runner.run(s, o.warmup(), o.runs(), fixtures));
+        }
+        return new ArrayList<>(scenarios.stream().map(rows::get).toList());
+    }
+
+    /** The {@link BareClient}'s rows beside the external ones: the lists' fast strategies and the one-item tools, as run. */
+    private static List<Scenario> bareScenarios(List<Scenario> external) {
+        List<Scenario> bare = new ArrayList<>();
+        for (Scenario s : external) {
+            Scenario floor = new Scenario(s.tool(), BareClient.STRATEGY, s.n());
+            if (!bare.contains(floor)) {
+                bare.add(floor);
+            }
         }
         return bare;
     }
 
-    private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<String> ids)
-            throws InterruptedException {
+    private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<Scenario> external,
+                                      Fixtures fixtures) throws InterruptedException {
         List<Row> rows = new ArrayList<>();
-        List<String> masks = dev.agenttools.Tools.gmailListFieldMasks();
-        try (BareClient bare = new BareClient(rootUrl, token, masks.get(0), masks.get(1))) {
-            for (Scenario s : bareScenarios(o)) {
+        List<String> masks = new ArrayList<>(Tools.gmailListFieldMasks());
+        masks.addAll(Tools.calendarListFieldMasks());
+        try (BareClient bare = new BareClient(rootUrl, token, masks)) {
+            for (Scenario s : bareScenarios(external)) {
                 rows.add(runner.run(s, o.warmup(), o.runs(), run -> {
                     try {
-                        if (s.tool().equals("get_email")) {
-                            bare.message(ids.get(run % ids.size()));
-                        } else if (bare.list(s.n()).size() != s.n()) {
-                            throw new java.io.IOException("listed fewer than " + s.n() + " emails");
+                        int listed = switch (s.tool()) {
+                            case "get_email" -> bare.message(fixtures.messageId(run)).length > 0 ? 1 : 0;
+                            case "get_event" -> bare.event(fixtures.event(run).calendarId(), fixtures.event(run).eventId()).length > 0 ? 1 : 0;
+                            case "list_events" -> bare.agenda();
+                            default -> bare.list(s.n()).size();
+                        };
+                        if (listed != s.n()) {
+                            throw new java.io.IOException("got " + listed + " items, not " + s.n());
                         }
                         return true;
                     } catch (java.io.IOException e) {
@@ -338,17 +398,6 @@ public final class Benchmark {
 
     private static String orDash(Object value) {
         return value == null ? "-" : value.toString();
-    }
-
-    private static List<String> messageIds(ToolRegistry tools) {
-        var params = Json.object().put("max_results", 10).put("strategy", "sequential");
-        var emails = tools.call(new ToolCall("gmail.list-emails", params, "bench", null)).data().get("emails");
-        List<String> ids = new ArrayList<>();
-        emails.forEach(m -> ids.add(m.get("id").asText()));
-        if (ids.isEmpty()) {
-            throw new IllegalStateException("the mailbox's INBOX is empty: get_email has nothing to fetch");
-        }
-        return ids;
     }
 
     private static Map<String, Object> environment(Options o) {

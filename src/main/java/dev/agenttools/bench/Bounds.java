@@ -10,59 +10,124 @@ import java.util.PriorityQueue;
  * the benchmark runs them, the bucket carried from one run to the next (refilled by any pause), starting full.
  * The bound of a row is the median of its measured runs' scheduled times.
  *
- * @param latencyMs      one round trip
- * @param unitsPerMinute the per-user quota
- * @param burstUnits     the quota bucket's capacity
- * @param maxInFlight    calls the server allows in flight
- * @param batchSize      parts per batch request
- * @param partCostMs     server time per batch part
- * @param pauseMs        idle time before each measured run
+ * <p>Gmail and Calendar count against quotas of their own: Gmail 5 units per list or get, Calendar 1 per request
+ * (for list_events: one calendarList.list, then one events.list per calendar).
+ *
+ * @param latencyMs   one round trip
+ * @param gmail       Gmail's per-user quota
+ * @param calendar    Calendar's per-user quota
+ * @param maxInFlight calls the server allows in flight
+ * @param batchSize   parts per batch request
+ * @param partCostMs  server time per batch part
+ * @param pauseMs     idle time before each measured run
  */
-record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFlight, int batchSize, double partCostMs,
+record Bounds(double latencyMs, Quota gmail, Quota calendar, int maxInFlight, int batchSize, double partCostMs,
               double pauseMs) {
-    private static final int UNITS_PER_CALL = 5;
+    /**
+     * A per-user quota as the server keeps it: a bucket of {@code burstUnits} refilled at {@code unitsPerMinute}.
+     *
+     * @param unitsPerCall what one call (a list, a get, one part of a batch) takes
+     */
+    record Quota(int unitsPerMinute, int burstUnits, int unitsPerCall) {
+        /** Gmail's published limits: 15,000 units a minute per user; 5 units per messages.list or messages.get. */
+        static final Quota GMAIL = new Quota(15_000, 250, 5);
+        /** Calendar's: 600 requests a minute per user; Google counts them in a sliding minute, so a minute's worth may go at once. */
+        static final Quota CALENDAR = new Quota(600, 600, 1);
+
+        double unitsPerMs() {
+            return unitsPerMinute / 60_000.0;
+        }
+    }
 
     /** One isolated run with a full bucket. */
     double of(Scenario s) {
         return of(s, 0, 1);
     }
 
+    /** The row's bound: the median of its measured runs, scheduled back to back after its warm-up. */
     double of(Scenario s, int warmup, int runs) {
-        if (s.tool().equals("get_email") || !Scenario.STRATEGIES.contains(s.strategy()) && !s.strategy().equals(BareClient.STRATEGY)) {
+        if (!scheduled(s)) {
             return latencyMs;
         }
-        Bucket bucket = new Bucket();
+        return schedule(s, warmup, runs).medianMs;
+    }
+
+    /**
+     * What the row takes from its API's quota bucket, scheduled from a full bucket: the units it needs at hand when it
+     * starts so that the bucket never runs dry (all of it when it runs dry even from full), and the units it leaves
+     * the bucket short when it ends. A Calendar row run back to back may leave the next one a third of a minute short.
+     */
+    record Drain(double neededUnits, double deficitUnits) {
+    }
+
+    Drain drain(Scenario s, int warmup, int runs) {
+        Quota q = quota(s);
+        Bucket bucket = scheduled(s) ? schedule(s, warmup, runs).bucket : drained(s, warmup + runs);
+        double level = Math.min(q.burstUnits(), bucket.units + (bucket.clock - bucket.at) * q.unitsPerMs());
+        return new Drain(q.burstUnits() - bucket.lowest, q.burstUnits() - level);
+    }
+
+    Quota quota(Scenario s) {
+        return s.calendar() ? calendar : gmail;
+    }
+
+    private boolean scheduled(Scenario s) {
+        return !s.single() && (Scenario.STRATEGIES.contains(s.strategy()) || s.strategy().equals(BareClient.STRATEGY));
+    }
+
+    private record Schedule(double medianMs, Bucket bucket) {
+    }
+
+    private Schedule schedule(Scenario s, int warmup, int runs) {
+        Bucket bucket = new Bucket(quota(s));
         double[] measured = new double[runs];
-        double now = 0;
         for (int i = 0; i < warmup + runs; i++) {
             if (i >= warmup) {
-                now += pauseMs;
+                bucket.clock += pauseMs;
             }
-            double took = run(s, bucket, now);
+            double took = run(s, bucket, bucket.clock);
             if (i >= warmup) {
                 measured[i - warmup] = took;
             }
-            now += took;
+            bucket.clock += took;
         }
         Arrays.sort(measured);
-        return measured[(runs - 1) / 2];
+        return new Schedule(measured[(runs - 1) / 2], bucket);
     }
 
-    /** The quota bucket as the server keeps it: capacity burstUnits, refilled continuously. */
-    private final class Bucket {
-        private double units = burstUnits;
+    /** A one-call tool's bucket after {@code calls} calls a round trip apart. */
+    private Bucket drained(Scenario s, int calls) {
+        Bucket bucket = new Bucket(quota(s));
+        for (int i = 0; i < calls; i++) {
+            bucket.clock = bucket.take(bucket.clock, quota(s).unitsPerCall()) + latencyMs;
+        }
+        return bucket;
+    }
+
+    /** The quota bucket as the server keeps it, starting full; {@code clock} is when the row's last run ended. */
+    private static final class Bucket {
+        private final Quota quota;
+        private double units;
+        private double lowest;
         private double at;
+        private double clock;
+
+        Bucket(Quota quota) {
+            this.quota = quota;
+            this.units = quota.burstUnits();
+            this.lowest = units;
+        }
 
         /** The earliest time at or after {@code t} that {@code cost} units are there; takes them. */
         double take(double t, double cost) {
-            double unitsPerMs = unitsPerMinute / 60_000.0;
             double start = Math.max(t, at);
-            units = Math.min(burstUnits, units + (start - at) * unitsPerMs);
+            units = Math.min(quota.burstUnits(), units + (start - at) * quota.unitsPerMs());
             if (units < cost) {
-                start += (cost - units) / unitsPerMs;
+                start += (cost - units) / quota.unitsPerMs();
                 units = cost;
             }
             units -= cost;
+            lowest = Math.min(lowest, units);
             at = start;
             return start;
         }
@@ -71,12 +136,13 @@ record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFli
     /** How long one run takes when it starts at {@code t0}. */
     private double run(Scenario s, Bucket bucket, double t0) {
         int n = s.n();
-        double listStart = bucket.take(t0, UNITS_PER_CALL);
+        int unitsPerCall = quota(s).unitsPerCall();
+        double listStart = bucket.take(t0, unitsPerCall);
         double listEnd = listStart + latencyMs;
         if (s.strategy().equals("sequential")) {
             double t = listEnd;
             for (int i = 0; i < n; i++) {
-                t = bucket.take(t, UNITS_PER_CALL) + latencyMs;
+                t = bucket.take(t, unitsPerCall) + latencyMs;
             }
             return t - t0;
         }
@@ -89,16 +155,11 @@ record Bounds(double latencyMs, int unitsPerMinute, int burstUnits, int maxInFli
         double end = listEnd;
         for (int sent = 0; sent < n; sent += perRequest) {
             int parts = Math.min(perRequest, n - sent);
-            double start = bucket.take(free.poll(), (double) UNITS_PER_CALL * parts);
+            double start = bucket.take(free.poll(), (double) unitsPerCall * parts);
             double finish = start + latencyMs + (perRequest == 1 ? 0 : parts * partCostMs);
             free.add(finish);
             end = Math.max(end, finish);
         }
         return end - t0;
-    }
-
-    /** How long an idle pause must be for the bucket to refill completely. */
-    double refillMs() {
-        return burstUnits / (unitsPerMinute / 60_000.0);
     }
 }

@@ -36,6 +36,18 @@ public final class CalendarService {
     static final int FREE_BUSY_CALENDARS = 50;
     /** calendarList.list's largest page. */
     private static final int CALENDAR_PAGE = 250;
+    /**
+     * What the list tools read of a calendar (CalendarAnswers.calendar, the default calendars, the user's zone):
+     * a partial response leaves out the reminders, notification settings and conference properties of each.
+     */
+    public static final String CALENDAR_LIST_FIELDS = "nextPageToken,items(id,summary,summaryOverride,primary,accessRole,timeZone,"
+            + "backgroundColor,selected,hidden)";
+    /**
+     * What list_events reads of an event (CalendarAnswers.event): descriptions, which may run to kilobytes of HTML,
+     * reminders, creators and attachments stay on the server until get_event asks for them.
+     */
+    public static final String EVENT_LIST_FIELDS = "timeZone,nextPageToken,items(id,summary,start,end,location,status,"
+            + "organizer(email,displayName),attendees(email,displayName,responseStatus,optional),htmlLink,recurringEventId,hangoutLink)";
     private final CalendarSettings settings;
     private final GoogleConnection connection;
     private final GoogleCalls calls;
@@ -78,7 +90,8 @@ public final class CalendarService {
         do {
             String token = page;
             CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
-                    () -> s.client().calendarList().list().setMaxResults(CALENDAR_PAGE).setShowHidden(true).setPageToken(token).execute());
+                    () -> s.client().calendarList().list().setMaxResults(CALENDAR_PAGE).setShowHidden(true).setPageToken(token)
+                            .setFields(CALENDAR_LIST_FIELDS).execute());
             if (list.getItems() != null) {
                 all.addAll(list.getItems());
             }
@@ -133,6 +146,6 @@ public final class CalendarService {
     private static Calendar.Events.List eventsRequest(Session s, String calendarId, EventQuery q, String pageToken) throws IOException {
         return s.client().events().list(calendarId).setSingleEvents(true).setOrderBy("startTime")
                 .setTimeMin(new DateTime(q.min().toEpochMilli())).setTimeMax(new DateTime(q.max().toEpochMilli()))
-                .setQ(q.text()).setMaxResults(q.maxResults()).setPageToken(pageToken);
+                .setQ(q.text()).setMaxResults(q.maxResults()).setPageToken(pageToken).setFields(EVENT_LIST_FIELDS);
     }
 }

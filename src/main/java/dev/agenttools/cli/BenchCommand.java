@@ -21,7 +21,7 @@ final class BenchCommand implements Callable<Integer> {
     // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
 
     /** The tools the benchmark times. */
-    enum BenchTool { list_emails, search_emails, get_email }
+    enum BenchTool { list_emails, search_emails, get_email, list_events, get_event }
 
     /** The fetch strategies (the tools' {@code strategy} parameter). */
     enum Strategy { sequential, concurrent, batch }

@@ -75,6 +75,45 @@ class BenchmarkTest {
     }
 
     @Test
+    void timesTheCalendarToolsAcrossTheShownCalendars(@TempDir Path out) throws Exception {
+        StringWriter table = new StringWriter();
+        Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_events", "get_event"),
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, true);
+
+        int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
+
+        assertThat(status).as(table.toString()).isZero();
+        assertThat(table.toString()).contains("list_events: today across the 9 calendars the user shows");
+        JsonNode results;
+        try (var files = Files.list(out)) {
+            results = Json.MAPPER.readTree(files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow().toFile());
+        }
+        JsonNode rows = results.get("rows");
+        assertThat(rows.findValuesAsText("tool")).containsExactly("list_events", "list_events", "list_events", "get_event");
+        assertThat(rows.findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential");
+        for (JsonNode row : rows) {
+            assertThat(row.get("errors").asInt()).as(row.toString()).isZero();
+        }
+        JsonNode sequential = rows.get(0);
+        assertThat(sequential.get("n").asInt()).as("the seeded calendars shown").isEqualTo(9);
+        assertThat(sequential.get("requests").asDouble()).as("one calendarList.list, then events.list of each").isEqualTo(10.0);
+        assertThat(sequential.get("bound_ms").asDouble()).isEqualTo(200.0);
+        assertThat(rows.get(1).get("requests").asDouble()).isEqualTo(10.0);
+        assertThat(rows.get(1).get("bound_ms").asDouble()).as("two round trips").isEqualTo(40.0);
+        assertThat(rows.get(2).get("bound_ms").asDouble()).as("two round trips and 9 batch parts").isEqualTo(49.0);
+        assertThat(rows.get(3).get("requests").asDouble()).isEqualTo(1.0);
+        assertThat(results.get("rows").findValues("rate_limited")).allSatisfy(r -> assertThat(r.asInt()).isZero());
+        JsonNode external = results.get("environment").get("external_rows");
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "bare", "bare");
+        assertThat(external.findValuesAsText("tool")).containsExactly("list_events", "list_events", "get_event", "list_events", "get_event");
+        assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(10.0);
+        assertThat(external.get(3).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(10.0);
+        assertThat(external.get(3).get("n").asInt()).isEqualTo(9);
+        assertThat(external.get(4).get("requests").asDouble()).isEqualTo(1.0);
+        assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
+    }
+
+    @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
                 Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
@@ -86,7 +125,7 @@ class BenchmarkTest {
 
     @Test
     void boundsFollowRoundTripsAndTheQuota() {
-        Bounds b = new Bounds(150, 15_000, 250, 20, 50, 1, 0);
+        Bounds b = new Bounds(150, new Bounds.Quota(15_000, 250, 5), Bounds.Quota.CALENDAR, 20, 50, 1, 0);
         assertThat(b.of(new Scenario("list_emails", "sequential", 10))).isEqualTo(1650);
         assertThat(b.of(new Scenario("list_emails", "concurrent", 10))).isEqualTo(300);
         assertThat(b.of(new Scenario("list_emails", "batch", 10))).isEqualTo(310);
@@ -98,10 +137,38 @@ class BenchmarkTest {
         // ... but not for small lists, whose 55 units a run refill within the run
         assertThat(b.of(new Scenario("list_emails", "concurrent", 10), 1, 50)).isEqualTo(300);
         // a pause long enough to refill the bucket gives every run a full bucket again
-        Bounds paused = new Bounds(150, 15_000, 250, 20, 50, 1, 1_500);
+        Bounds paused = new Bounds(150, new Bounds.Quota(15_000, 250, 5), Bounds.Quota.CALENDAR, 20, 50, 1, 1_500);
         assertThat(paused.of(new Scenario("list_emails", "concurrent", 100), 1, 20)).isEqualTo(b.of(new Scenario("list_emails", "concurrent", 100)));
-        assertThat(b.refillMs()).isEqualTo(1000);
     }
+
+    @Test
+    void calendarRowsCountAgainstCalendarsOwnQuota() {
+        Bounds b = new Bounds(150, Bounds.Quota.GMAIL, Bounds.Quota.CALENDAR, 20, 50, 1, 0);
+        Scenario concurrent = new Scenario("list_events", "concurrent", 9);
+        // a calendarList call, then the 9 calendars' events at once: two round trips; the batch adds 9 parts' cost
+        assertThat(b.of(new Scenario("list_events", "sequential", 9))).isEqualTo(1500);
+        assertThat(b.of(concurrent)).isEqualTo(300);
+        assertThat(b.of(new Scenario("list_events", "batch", 9))).isEqualTo(309);
+        assertThat(b.of(new Scenario("get_event", "sequential", 1))).isEqualTo(150);
+        // 51 runs of 10 requests in 15.3 s: 600 at hand and 10 a second refilled, so the bucket never runs dry ...
+        assertThat(b.of(concurrent, 1, 50)).isEqualTo(300);
+        // ... but it is left about 357 requests short (the full bucket refills nothing at first), which the next
+        // Calendar row must not inherit unless it can afford it
+        Bounds.Drain fast = b.drain(concurrent, 1, 50);
+        assertThat(fast.deficitUnits()).isCloseTo(357, org.assertj.core.data.Offset.offset(1.0));
+        assertThat(fast.neededUnits()).as("its lowest point is its last wave, the last 150 ms refill 1.5")
+                .isCloseTo(fast.deficitUnits() + 1.5, org.assertj.core.data.Offset.offset(0.01));
+        Bounds.Drain sequential = b.drain(new Scenario("list_events", "sequential", 9), 1, 50);
+        assertThat(sequential.deficitUnits()).as("1.5 s a run spends less than it refills").isZero();
+        assertThat(sequential.neededUnits()).as("one request at a time, each refilled before the next").isEqualTo(1.0);
+        assertThat(b.drain(new Scenario("list_emails", "concurrent", 10), 1, 50).deficitUnits()).as("Gmail's bucket refills within the runs")
+                .isLessThan(55);
+        // a client pacing itself to a burst of 60 (the tools' default against Google): 6 runs at once, then about one a
+        // second, the 10 requests' refill
+        Bounds paced = new Bounds(150, Bounds.Quota.GMAIL, new Bounds.Quota(600, 60, 1), 20, 50, 1, 0);
+        assertThat(paced.of(concurrent, 1, 50)).isBetween(1000.0, 1100.0);
+    }
+
     @Test
     void runsAgainstAnEmulatorOfItsOwnByRootUrlAndReadsItsCounters(@TempDir Path out) throws Exception {
         try (dev.agenttools.emulator.Emulator external = dev.agenttools.emulator.Emulator.start(
