@@ -1,6 +1,7 @@
 package dev.agenttools.calendar;
 
 import com.google.api.client.googleapis.batch.BatchRequest;
+import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
@@ -16,6 +17,7 @@ import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
 import dev.agenttools.google.Retry;
+import dev.agenttools.google.StreamingJson;
 import dev.agenttools.tool.Deadline;
 
 import java.io.IOException;
@@ -48,6 +50,8 @@ public final class CalendarService {
      */
     public static final String EVENT_LIST_FIELDS = "timeZone,nextPageToken,items(id,summary,start,end,location,status,"
             + "organizer(email,displayName),attendees(email,displayName,responseStatus,optional),htmlLink,recurringEventId,hangoutLink)";
+    private static final String CALENDAR_LIST_FIELDS_QUERY = query(CALENDAR_LIST_FIELDS);
+    private static final String EVENT_LIST_FIELDS_QUERY = query(EVENT_LIST_FIELDS);
     private final CalendarSettings settings;
     private final GoogleConnection connection;
     private final GoogleCalls calls;
@@ -63,8 +67,8 @@ public final class CalendarService {
         this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
-    /** One call's way to Calendar: the account it acts as and the client that acts as it. */
-    record Session(Account account, Calendar client) {
+    /** One call's way to Calendar: the account it acts as, the client that acts as it and its lean GETs' session. */
+    record Session(Account account, Calendar client, GoogleConnection.Session google) {
     }
 
     CalendarSettings settings() {
@@ -75,7 +79,7 @@ public final class CalendarService {
     Session open(String accessToken) {
         GoogleConnection.Session google = connection.open(accessToken);
         return new Session(google.account(), new Calendar.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
-                connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
+                connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build(), google);
     }
 
     /** Requests the user may have in flight now (learned from Google's refusals). */
@@ -89,9 +93,10 @@ public final class CalendarService {
         String page = null;
         do {
             String token = page;
+            String url = settings.rootUrl() + "calendar/v3/users/me/calendarList?maxResults=" + CALENDAR_PAGE
+                    + "&showHidden=true&fields=" + CALENDAR_LIST_FIELDS_QUERY + (token == null ? "" : "&pageToken=" + query(token));
             CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
-                    () -> s.client().calendarList().list().setMaxResults(CALENDAR_PAGE).setShowHidden(true).setPageToken(token)
-                            .setFields(CALENDAR_LIST_FIELDS).execute());
+                    () -> ListJson.calendarList(connection.get(s.google(), url, GoogleConnection.USER_AGENT, false)));
             if (list.getItems() != null) {
                 all.addAll(list.getItems());
             }
@@ -121,8 +126,30 @@ public final class CalendarService {
 
     /** One calendar's events in the range, instances of series expanded, in start order. */
     Events events(Session s, String calendarId, EventQuery q, String pageToken, Deadline deadline) throws InterruptedException {
+        StringBuilder url = new StringBuilder(settings.rootUrl()).append("calendar/v3/calendars/").append(query(calendarId))
+                .append("/events?singleEvents=true&orderBy=startTime&timeMin=").append(query(rfc3339(q.min())))
+                .append("&timeMax=").append(query(rfc3339(q.max()))).append("&maxResults=").append(q.maxResults());
+        if (q.text() != null) {
+            url.append("&q=").append(query(q.text()));
+        }
+        if (pageToken != null) {
+            url.append("&pageToken=").append(query(pageToken));
+        }
+        url.append("&fields=").append(EVENT_LIST_FIELDS_QUERY);
         return calls.one(s.account(), "calendar events.list " + calendarId, UNITS, deadline,
-                () -> eventsRequest(s, calendarId, q, pageToken).execute());
+                () -> url.length() > GoogleConnection.MAX_URL_LENGTH
+                        ? eventsRequest(s, calendarId, q, pageToken).execute() // the client sends a long one as it must
+                        : ListJson.events(connection.get(s.google(), url.toString(), GoogleConnection.USER_AGENT, false)));
+    }
+
+    /** A time as the Calendar client sends it: {@code 2026-06-02T07:00:00.000Z}. */
+    private static String rfc3339(Instant t) {
+        return new DateTime(t.toEpochMilli()).toStringRfc3339();
+    }
+
+    /** A path segment or query value, percent-encoded (a space as %20, as the Calendar client sends it). */
+    private static String query(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /**
@@ -137,7 +164,9 @@ public final class CalendarService {
                 id -> "calendar events.list " + id + " in a batch", UNITS, calendarIds, deadline, (pending, answers) -> {
                     BatchRequest batch = s.client().batch();
                     for (String id : pending) {
-                        eventsRequest(s, id, q, pageTokens.get(id)).queue(batch, answers.callback(id));
+                        com.google.api.client.http.HttpRequest part = eventsRequest(s, id, q, pageTokens.get(id)).buildHttpRequest();
+                        part.setParser(StreamingJson.preferring(Events.class, ListJson::events, part.getParser()));
+                        batch.queue(part, Events.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }
                     batch.execute();
                 });

@@ -51,12 +51,8 @@ public final class GmailService implements AutoCloseable {
     private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
     private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
     private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
-    /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
-    private static final int MAX_URL_LENGTH = 2048;
+    private static final int MAX_URL_LENGTH = GoogleConnection.MAX_URL_LENGTH;
     private static final String APPLICATION = "agent-tools";
-    /** What the Gmail client sends as User-Agent, so that Gmail sees one client whichever path a call takes. */
-    private static final String USER_AGENT = APPLICATION + " Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
-            + " " + com.google.api.client.http.HttpRequest.USER_AGENT_SUFFIX;
     private static final Duration LABEL_CACHE_TTL = Duration.ofMinutes(5);
     /** Accounts whose labels are remembered; beyond, the least recently used are asked again. */
     private static final int LABEL_CACHE_ACCOUNTS = 1_000;
@@ -222,7 +218,7 @@ public final class GmailService implements AutoCloseable {
      * ({@link GoogleConnection#get}).
      */
     private byte[] lean(Session s, String url, boolean gzip) throws IOException {
-        return connection.get(s.google, url, USER_AGENT, gzip);
+        return connection.get(s.google, url, GoogleConnection.USER_AGENT, gzip);
     }
 
     /** A query parameter's value, percent-encoded (a space as %20, as the Gmail client sends it). */

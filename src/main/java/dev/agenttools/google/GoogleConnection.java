@@ -131,6 +131,12 @@ public final class GoogleConnection implements AutoCloseable {
         };
     }
 
+    /** What the Google clients send as User-Agent, so that Google sees one client whichever path a call takes. */
+    public static final String USER_AGENT = "agent-tools Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
+            + " " + com.google.api.client.http.HttpRequest.USER_AGENT_SUFFIX;
+    /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
+    public static final int MAX_URL_LENGTH = 2048;
+
     /**
      * The body of a GET made as the session's account on the shared transport, without a Google client's request
      * objects (their URI templates, headers and reflective parsing cost more than the exchange until the JIT has
