@@ -4,10 +4,10 @@ the build with their dependencies; nothing here parses iCalendar by hand).
 
     python3 calendar_reference.py CORPUS_DIR OUT.json
 
-For every .ics file in CORPUS_DIR this writes, under the file's name, the occurrences the file holds in a window
+For every .ics file in CORPUS_DIR (all its VCALENDAR objects, when it holds several) this writes, under the file's name, the occurrences the file holds in a window
 that covers all its events: {"zone", "time_min", "time_max", "events": [{"summary", "start", "all_day"}]}, or
 {"error": "..."} when Python cannot read the file either. What the rules are (the same the emulator documents):
-- the calendar's zone is X-WR-TIMEZONE, else UTC; a floating time (no TZID, no Z) is a wall time in that zone;
+- the calendar's zone is the first VCALENDAR's X-WR-TIMEZONE, else UTC; a floating time (no TZID, no Z) is a wall time in that zone;
 - series are expanded with their RRULE, RDATE, EXDATE and RECURRENCE-ID exceptions; cancelled occurrences and
   events without a DTSTART are left out (Calendar does not list them);
 - the window starts at the day of the earliest DTSTART in the file and ends a day after the latest one, and at
@@ -41,8 +41,8 @@ def as_datetime(value, zone):
     return datetime.datetime(value.year, value.month, value.day, tzinfo=zone)
 
 
-def window(cal, zone):
-    starts = [as_datetime(e["DTSTART"].dt, zone) for e in cal.walk("VEVENT") if e.get("DTSTART") is not None]
+def window(cals, zone):
+    starts = [as_datetime(e["DTSTART"].dt, zone) for cal in cals for e in cal.walk("VEVENT") if e.get("DTSTART") is not None]
     if not starts:
         return None
     first = min(starts).astimezone(zone)
@@ -62,16 +62,17 @@ def occurrence(event, zone):
 
 def read(path):
     with open(path, "rb") as f:
-        cal = icalendar.Calendar.from_ical(f.read())
-    zone = zone_of(cal)
-    span = window(cal, zone)
+        cals = icalendar.Calendar.from_ical(f.read(), multiple=True)
+    zone = zone_of(cals[0])
+    span = window(cals, zone)
     if span is None:
         return {"zone": str(zone), "events": []}
     events = []
-    for e in recurring_ical_events.of(cal).between(span[0], span[1]):
-        if str(e.get("STATUS", "")).upper() == "CANCELLED":
-            continue
-        events.append(occurrence(e, zone))
+    for cal in cals:
+        for e in recurring_ical_events.of(cal).between(span[0], span[1]):
+            if str(e.get("STATUS", "")).upper() == "CANCELLED":
+                continue
+            events.append(occurrence(e, zone))
     events.sort(key=lambda o: (o["start"], o["summary"] or ""))
     return {"zone": str(zone), "time_min": span[0].isoformat(), "time_max": span[1].isoformat(), "events": events}
 

@@ -2,9 +2,9 @@ package dev.agenttools.bench;
 
 import dev.agenttools.Tools;
 import dev.agenttools.calendar.CalendarSettings;
-import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
@@ -127,8 +127,8 @@ public final class Benchmark {
                 err.println("bench: and an emulator process of its own at " + external.rootUrl());
             }
             String processRoot = external != null ? external.rootUrl() : e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
-            boolean gmail = o.tools().stream().anyMatch(t -> !new Scenario(t, "sequential", 1).calendar()) || !o.sweep().isEmpty();
-            boolean calendar = o.tools().stream().anyMatch(t -> new Scenario(t, "sequential", 1).calendar());
+            boolean gmail = o.tools().stream().anyMatch(t -> !Scenario.calendarTool(t)) || !o.sweep().isEmpty();
+            boolean calendar = o.tools().stream().anyMatch(Scenario::calendarTool);
             Fixtures fixtures = Fixtures.load(tools, gmail, calendar);
             List<Scenario> scenarios = scenarios(o, fixtures.calendars());
             // as users meet it: the fast strategies and the one-item tools, against a process of its own
@@ -204,7 +204,7 @@ public final class Benchmark {
                 Duration waited = runner.waitedForQuota().plus(outside == null ? Duration.ZERO : outside.waitedForQuota());
                 if (calendar) {
                     out.printf(java.util.Locale.ROOT, "list_events: today across the %d calendars the user shows (n), "
-                            + "after one calendarList call; each row starts with a full quota bucket (waited %.1f s between rows for it)%n",
+                            + "after one calendarList call; each row starts with the Calendar quota it needs (waited %.1f s between rows for it)%n",
                             fixtures.calendars(), waited.toMillis() / 1e3);
                     env.put("waited_for_quota_ms", waited.toMillis());
                 }

@@ -20,6 +20,10 @@ record Scenario(String tool, String strategy, int n) {
 
     /** Whether the tool reads Calendar, whose quota (600 requests a minute) is Gmail's 25th. */
     boolean calendar() {
+        return calendarTool(tool);
+    }
+
+    static boolean calendarTool(String tool) {
         return tool.endsWith("_event") || tool.endsWith("_events");
     }
 

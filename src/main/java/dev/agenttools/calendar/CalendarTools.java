@@ -48,6 +48,22 @@ public final class CalendarTools {
                 .tool(new GetEvent(service, htmlToText)).tool(new FreeBusy(service));
     }
 
+    /**
+     * A calendar freeBusy.query answered with an error instead of busy time. Google's reasons: notFound (no such
+     * calendar, or not shared with this account: Google does not tell them apart), groupTooBig and
+     * tooManyCalendarsRequested (a group or request too large to expand), internalError and backendError.
+     */
+    static CalendarAnswers.Skipped skippedFreeBusy(String id, String reason) {
+        return switch (reason) {
+            case "notFound" -> new CalendarAnswers.Skipped(id, ToolException.Kind.NOT_FOUND.code(),
+                    "not found: deleted, or not shared with this account");
+            case "groupTooBig", "tooManyCalendarsRequested" -> new CalendarAnswers.Skipped(id, ToolException.Kind.INVALID_ARGUMENT.code(),
+                    "too many calendars to expand in one request (" + reason + "): ask for the group's members instead");
+            default -> new CalendarAnswers.Skipped(id, ToolException.Kind.UPSTREAM.code(),
+                    "Calendar gave no free/busy for it (" + reason + "); it may answer a later call");
+        };
+    }
+
     /** The call's token, checked before it goes near a request; the error never shows it. */
     private static String accessToken(Params p) {
         String token = p.string(ACCESS_TOKEN, null);
@@ -251,10 +267,7 @@ public final class CalendarTools {
                     for (String id : chunk) {
                         var c = answer.getCalendars() == null ? null : answer.getCalendars().get(id);
                         if (c == null || c.getErrors() != null && !c.getErrors().isEmpty()) {
-                            String reason = c == null ? "missing" : c.getErrors().getFirst().getReason();
-                            skipped.add(new CalendarAnswers.Skipped(id, "notFound".equals(reason) ? "not_found" : "unauthenticated",
-                                    "notFound".equals(reason) ? "not found: deleted, or no longer shared with this account"
-                                            : "Calendar gave no free/busy for it (" + reason + ")"));
+                            skipped.add(skippedFreeBusy(id, c == null ? "missing" : c.getErrors().getFirst().getReason()));
                             continue;
                         }
                         List<CalendarAnswers.Period> periods = c.getBusy() == null ? List.of() : c.getBusy().stream()

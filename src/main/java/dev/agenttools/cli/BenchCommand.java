@@ -13,10 +13,10 @@ import java.util.concurrent.Callable;
 
 /** {@code agent-tools bench}: the article's benchmark, against the embedded emulator by default. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmark the Gmail tools' fetch strategies against each other.",
-                "Runs list_emails, search_emails and get_email with each fetch strategy (1 warm-up + 50 runs by default) "
-                        + "against the embedded Gmail emulator at 150 ms per call, prints a comparison table and writes the "
-                        + "results as JSON (and a chart with --sweep)."})
+        description = {"Benchmark the Gmail and Calendar tools' fetch strategies against each other.",
+                "Runs list_emails, search_emails, get_email, list_events (today across every shown calendar) and get_event "
+                        + "with each fetch strategy (1 warm-up + 50 runs by default) against the embedded emulator at 150 ms "
+                        + "per call, prints a comparison table and writes the results as JSON (and a chart with --sweep)."})
 final class BenchCommand implements Callable<Integer> {
     // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
 
@@ -61,7 +61,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "Skip timing get_email in-process, through serve --stdio and through a JVM per call (done by default).")
     boolean noProcessModel;
     @Option(names = "--no-external", description = "With the embedded emulator, skip the rows against an emulator process "
-            + "of its own (list_emails concurrent and batch, get_email; the process-model rows then use the embedded one).")
+            + "of its own (list_emails and list_events concurrent and batch, get_email, get_event, and their bare floors; "
+            + "the process-model rows then use the embedded one).")
     boolean noExternal;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;

@@ -9,6 +9,7 @@ import net.fortuna.ical4j.model.Property;
 import net.fortuna.ical4j.model.component.VEvent;
 import net.fortuna.ical4j.model.property.DateListProperty;
 import net.fortuna.ical4j.model.property.DateProperty;
+import net.fortuna.ical4j.util.CompatibilityHints;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,6 +42,19 @@ import java.util.stream.Stream;
  * Meet link. An event that cannot be read is skipped with one line on stderr naming its file and UID.
  */
 final class CalendarImport {
+    static {
+        // Files from the wild as Google's importer takes them: lines folded after a bare LF (Exchange, Mozilla),
+        // parameters without a value, stray components, quoted URIs, Outlook's and Notes' quirks. The hints are
+        // ical4j's global settings; nothing else in this process parses iCalendar.
+        for (String hint : List.of(CompatibilityHints.KEY_RELAXED_UNFOLDING, CompatibilityHints.KEY_RELAXED_PARSING,
+                CompatibilityHints.KEY_RELAXED_VALIDATION, CompatibilityHints.KEY_OUTLOOK_COMPATIBILITY,
+                CompatibilityHints.KEY_NOTES_COMPATIBILITY)) {
+            CompatibilityHints.setHintEnabled(hint, true);
+        }
+    }
+
+    /** Google names UTC "UTC" where java.time says "Z". */
+    private static final ZoneId UTC = ZoneId.of("UTC");
     private final String owner;
     private final PrintStream warnings;
 
@@ -79,7 +93,7 @@ final class CalendarImport {
             }
             String id = idOf(file);
             boolean isPrimary = id.equals(primary);
-            ZoneId zone = text(ics.getProperty("X-WR-TIMEZONE")).flatMap(CalendarImport::zone).orElse(ZoneOffset.UTC);
+            ZoneId zone = text(ics.getProperty("X-WR-TIMEZONE")).flatMap(CalendarImport::zone).orElse(UTC);
             String name = text(ics.getProperty("X-WR-CALNAME")).orElse(isPrimary ? owner : id);
             String calendarId = isPrimary ? owner : id;
             calendars.add(new CalendarInfo(calendarId, name, text(ics.getProperty("X-WR-CALDESC")).orElse(null), zone,
@@ -96,22 +110,26 @@ final class CalendarImport {
 
     private List<CalendarEvent> events(Path file, net.fortuna.ical4j.model.Calendar ics, ZoneId zone) {
         List<CalendarEvent> out = new ArrayList<>();
+        int index = 0;
         for (Object c : ics.getComponents("VEVENT")) {
             VEvent v = (VEvent) c;
+            index++;
             String uid = text(v.getProperty(Property.UID)).orElse(null);
             try {
-                out.add(event(v, uid, zone));
+                // RFC 5545 requires a UID, but files in the wild (hand-written, old exporters) lack it and Google's
+                // importer takes them: such an event gets an id of its own, stable while the file stays the same
+                String key = uid != null ? "ics|" + uid : "ics-no-uid|" + file.getFileName() + "|" + index;
+                out.add(event(v, key, zone));
             } catch (RuntimeException e) {
-                warnings.println("emulator: skipped an event of " + file.getFileName() + " (UID " + uid + "): " + e.getMessage());
+                warnings.println("emulator: skipped an event of " + file.getFileName() + " (" + (uid == null ? "event " + index
+                        + ", no UID" : "UID " + uid) + "): " + e.getMessage());
             }
         }
         return out;
     }
 
-    private CalendarEvent event(VEvent v, String uid, ZoneId zone) {
-        if (uid == null || uid.isBlank()) {
-            throw new IllegalArgumentException("it has no UID");
-        }
+    /** @param key what the event's id is made from: its UID (a series and its exceptions share it) */
+    private CalendarEvent event(VEvent v, String key, ZoneId zone) {
         EventTime start = time(v.<DateProperty<Temporal>>getProperty(Property.DTSTART)
                 .orElseThrow(() -> new IllegalArgumentException("it has no DTSTART")), zone);
         Optional<DateProperty<Temporal>> dtEnd = v.getProperty(Property.DTEND);
@@ -137,7 +155,7 @@ final class CalendarImport {
                 exdates.add(named(time((Temporal) t, start.allDay() ? zone : start.dateTime().getZone()), list));
             }
         }
-        String seriesId = CalendarSeed.id("ics|" + uid);
+        String seriesId = CalendarSeed.id(key);
         Optional<DateProperty<Temporal>> recurrenceId = v.getProperty(Property.RECURRENCE_ID);
         String id = seriesId;
         String recurringEventId = null;

@@ -156,6 +156,8 @@ final class CalendarJson {
         return n;
     }
 
+    private static final java.util.Set<String> IANA_ZONES = java.util.Set.copyOf(ZoneId.getAvailableZoneIds());
+
     /** {@code {"date": ...}} for a day; {@code {"dateTime": ..., "timeZone": ...}} with the offset of {@code zone}. */
     static ObjectNode time(EventTime t, ZoneId zone) {
         ObjectNode n = Json.MAPPER.createObjectNode();
@@ -163,7 +165,12 @@ final class CalendarJson {
             n.put("date", t.date().toString());
         } else {
             n.put("dateTime", DATE_TIME.format(t.dateTime().withZoneSameInstant(zone).toOffsetDateTime()));
-            n.put("timeZone", t.dateTime().getZone().getId());
+            ZoneId own = t.dateTime().getZone();
+            if (IANA_ZONES.contains(own.getId())) {
+                // an imported zone that is no IANA id (Outlook's "(UTC+07:00) Bangkok, Hanoi, Jakarta", read from the
+                // file's VTIMEZONE) has no name Google would show: the offset alone says it, as for a UTC time
+                n.put("timeZone", own.getId());
+            }
         }
         return n;
     }

@@ -154,6 +154,11 @@ final class CalendarSet {
                 out.add(CalendarEvent.EventTime.of(t));
             }
         }
+        if (!out.contains(series.start())) {
+            // "The DTSTART property value always counts as the first occurrence" (RFC 5545 3.8.5.3), even when the
+            // rule would not produce it (a Thursday start of a Monday-and-Friday series), as Google shows it
+            out.addFirst(series.start());
+        }
         Instant lo = from;
         out.removeIf(t -> t.instant(calendar.timeZone()).isBefore(lo) || !t.instant(calendar.timeZone()).isBefore(to));
         return out;

@@ -148,6 +148,11 @@ class CalendarToolsTest {
         JsonNode answer = call(CalendarTools.LIST_EVENTS, "{\"time_min\": \"2026-06-02\", \"calendar_ids\": [\"primary\", \"nobody@example.com\"]}");
         assertThat(lines(answer.get("events"))).containsExactly("2026-06-02T19:00:00+02:00 Gym @primary");
         assertThat(answer.get("skipped_calendars").findValuesAsText("id")).containsExactly("nobody@example.com");
+        assertThat(answer.get("skipped_calendars").findValuesAsText("code")).containsExactly("not_found");
+        // Google's other per-calendar reasons: the request's size is the caller's to change, the rest may pass later
+        assertThat(CalendarTools.skippedFreeBusy("team@example.com", "groupTooBig").code()).isEqualTo("invalid_argument");
+        assertThat(CalendarTools.skippedFreeBusy("x@example.com", "internalError").code()).isEqualTo("upstream");
+        assertThat(CalendarTools.skippedFreeBusy("x@example.com", "internalError").message()).contains("internalError");
     }
 
     @Test
@@ -184,6 +189,11 @@ class CalendarToolsTest {
         assertThat(blocks).containsExactly("2026-03-27T08:30:00Z/2026-03-27T08:45:00Z", "2026-03-27T15:00:00Z/2026-03-27T16:00:00Z");
         assertThat(answer.get("calendars").get(1).get("busy")).isEmpty(); // holidays are free time
         assertThat(answer.get("skipped_calendars").findValuesAsText("id")).containsExactly("nobody@example.com");
+        assertThat(answer.get("skipped_calendars").findValuesAsText("code")).containsExactly("not_found");
+        // Google's other per-calendar reasons: the request's size is the caller's to change, the rest may pass later
+        assertThat(CalendarTools.skippedFreeBusy("team@example.com", "groupTooBig").code()).isEqualTo("invalid_argument");
+        assertThat(CalendarTools.skippedFreeBusy("x@example.com", "internalError").code()).isEqualTo("upstream");
+        assertThat(CalendarTools.skippedFreeBusy("x@example.com", "internalError").message()).contains("internalError");
         // a date: the user's zone (the primary calendar's, Berlin)
         JsonNode day = call(CalendarTools.FREE_BUSY, "{\"time_min\": \"2026-06-02\", \"calendar_ids\": [\"primary\"]}");
         assertThat(day.get("calendars").get(0).get("busy").get(0).get("start").asText()).isEqualTo("2026-06-02T19:00:00+02:00");

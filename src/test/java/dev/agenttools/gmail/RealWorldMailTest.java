@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code src/test/resources/realworld/differences.json}. The comparison itself is {@code src/test/python/mail_reference.py}.
  */
 class RealWorldMailTest {
-    private static final Path CORPORA = Path.of("target", "mail-corpus");
+    private static final Path CORPORA = Path.of("target", "test-corpora");
     private static final Path HAND_MADE = Path.of("src", "test", "resources", "realworld");
     private static final Path WORK = Path.of("target", "realworld");
     private static final String MARKER = "X-Corpus-File";
@@ -53,7 +53,7 @@ class RealWorldMailTest {
     @Test
     void everyMessageIsListedSearchedAndFetchedAsPythonDecodesIt() throws Exception {
         for (String corpus : List.of("cpython", "enmime")) {
-            assertThat(CORPORA.resolve(corpus)).as("a corpus the build fetches (scripts/fetch-mail-corpus)")
+            assertThat(CORPORA.resolve(corpus)).as("a corpus the build fetches (scripts/fetch-test-corpora)")
                     .isDirectoryContaining("glob:**.eml");
         }
         Path originals = WORK.resolve("originals");
