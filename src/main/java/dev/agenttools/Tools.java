@@ -45,6 +45,25 @@ public final class Tools {
     }
 
     /**
+     * A client's pacing: what it lets itself spend per minute, at once, and have in flight.
+     *
+     * @param perMinute Gmail's quota units, or Calendar's requests
+     */
+    public record Pacing(int perMinute, int burst, int maxInFlight) {
+    }
+
+    /** How the Calendar tools pace themselves under these settings (AGENT_TOOLS_CALENDAR_QUOTA, else Google's limits). */
+    public static Pacing calendarPacing(Map<String, String> settings) {
+        CalendarSettings c = CalendarSettings.fromEnvironment(settings);
+        return new Pacing(c.quotaPerMinute(), c.burst(), c.maxInFlight());
+    }
+
+    /** Parts per batch request, Gmail's and Calendar's alike, unless configured. */
+    public static int defaultBatchSize() {
+        return GmailSettings.DEFAULT_BATCH_SIZE;
+    }
+
+    /**
      * The {@code fields} masks list_emails asks Gmail for: messages.list's, then each messages.get's (for the
      * benchmark's bare client, which must make the server do the same work as the tools).
      */
@@ -113,6 +132,13 @@ public final class Tools {
         /** The per-user limits the client starts pacing at: quota units a minute, burst units, calls in flight. */
         public Builder pacing(int quotaPerMinute, int burst, int maxInFlight) {
             this.gmail = current().withPacing(quotaPerMinute, burst, maxInFlight);
+            return this;
+        }
+
+        /** Calendar's per-user limits the client starts pacing at: requests a minute, burst requests, requests in flight. */
+        public Builder calendarPacing(int requestsPerMinute, int burst, int maxInFlight) {
+            CalendarSettings c = calendar != null ? calendar : CalendarSettings.forRoot(current().rootUrl());
+            this.calendar = c.withPacing(requestsPerMinute, burst, maxInFlight);
             return this;
         }
 

@@ -1,10 +1,8 @@
 package dev.agenttools.bench;
 
 import dev.agenttools.Tools;
-import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
-import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
@@ -262,7 +260,7 @@ public final class Benchmark {
         return Tools.builder().rootUrl(rootUrl)
                 .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
                 // the emulator, like Google, lets a minute's Calendar requests go at once
-                .calendar(CalendarSettings.forRoot(rootUrl).withPacing(calendarQuota, calendarQuota, config.maxConcurrent()))
+                .calendarPacing(calendarQuota, calendarQuota, config.maxConcurrent())
                 .defaultAccessToken("bench-token").build();
     }
 
@@ -270,16 +268,16 @@ public final class Benchmark {
         return new Bounds(config.latency().toNanos() / 1e6,
                 new Bounds.Quota(config.quotaPerMinute(), config.burst(), Bounds.Quota.GMAIL.unitsPerCall()),
                 new Bounds.Quota(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute(), Bounds.Quota.CALENDAR.unitsPerCall()),
-                config.maxConcurrent(), GmailSettings.DEFAULT_BATCH_SIZE, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
+                config.maxConcurrent(), Tools.defaultBatchSize(), config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
     }
 
     /** Google's published limits, or the client's own pacing where that is tighter (Calendar's burst, by default). */
     private static Bounds googleBounds(Options o, Map<String, String> settings) {
-        CalendarSettings client = CalendarSettings.fromEnvironment(settings);
+        Tools.Pacing client = Tools.calendarPacing(settings);
         Bounds.Quota google = Bounds.Quota.CALENDAR;
-        Bounds.Quota calendar = new Bounds.Quota(Math.min(google.unitsPerMinute(), client.quotaPerMinute()),
+        Bounds.Quota calendar = new Bounds.Quota(Math.min(google.unitsPerMinute(), client.perMinute()),
                 Math.min(google.burstUnits(), client.burst()), google.unitsPerCall());
-        return new Bounds(o.latency().toNanos() / 1e6, Bounds.Quota.GMAIL, calendar, 20, GmailSettings.DEFAULT_BATCH_SIZE, 0,
+        return new Bounds(o.latency().toNanos() / 1e6, Bounds.Quota.GMAIL, calendar, 20, Tools.defaultBatchSize(), 0,
                 o.pause().toNanos() / 1e6);
     }
 

@@ -1,6 +1,5 @@
 package dev.agenttools.calendar;
 
-import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.calendar.model.CalendarList;
 import com.google.api.services.calendar.model.Events;
 import dev.agenttools.emulator.Emulator;
@@ -17,6 +16,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import static dev.agenttools.google.ClientParsed.asClientParsed;
+import static dev.agenttools.google.ClientParsed.get;
+import static dev.agenttools.google.ClientParsed.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -27,18 +29,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ListJsonTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();
-    private static final GsonFactory GSON = GsonFactory.getDefaultInstance();
-
-    private static byte[] get(HttpClient http, String url) throws Exception {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer t").build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        assertThat(r.statusCode()).as(url).isEqualTo(200);
-        return r.body();
-    }
-
-    private static String asClientParsed(byte[] json, Class<?> type) throws Exception {
-        return GSON.toString(GSON.fromInputStream(new java.io.ByteArrayInputStream(json), StandardCharsets.UTF_8, type));
-    }
 
     private static String encoded(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
@@ -51,7 +41,7 @@ class ListJsonTest {
             String root = emulator.rootUri() + "calendar/v3/";
             byte[] listed = get(http, root + "users/me/calendarList?showHidden=true&fields=" + encoded(CalendarService.CALENDAR_LIST_FIELDS));
             CalendarList calendars = ListJson.calendarList(listed);
-            assertThat(GSON.toString(calendars)).isEqualTo(asClientParsed(listed, CalendarList.class));
+            assertThat(written(calendars)).isEqualTo(asClientParsed(listed, CalendarList.class));
             assertThat(calendars.getItems()).hasSizeGreaterThanOrEqualTo(9);
             assertThat(calendars.getItems()).anySatisfy(c -> assertThat(c.getHidden()).isTrue());
             int events = 0;
@@ -70,7 +60,7 @@ class ListJsonTest {
                         }
                         assertThat(r.statusCode()).as(url).isEqualTo(200);
                         Events ours = ListJson.events(r.body());
-                        assertThat(GSON.toString(ours)).as(url).isEqualTo(asClientParsed(r.body(), Events.class));
+                        assertThat(written(ours)).as(url).isEqualTo(asClientParsed(r.body(), Events.class));
                         events += ours.getItems() == null ? 0 : ours.getItems().size();
                         page = ours.getNextPageToken();
                     } while (page != null);

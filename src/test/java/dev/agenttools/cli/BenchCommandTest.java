@@ -41,7 +41,7 @@ class BenchCommandTest {
         assertThat(err.toString()).contains("agent-tools bench: target must be emulator, gmail or an http(s) root URL such as "
                 + "http://127.0.0.1:8080/ (an emulator's), got prod");
         assertThat(cli.execute("bench", "--tools", "list_emails,send_email")).isEqualTo(2);
-        assertThat(err.toString()).contains("expected one of [list_emails, search_emails, get_email] (case-sensitive) but was 'send_email'");
+        assertThat(err.toString()).contains("expected one of [list_emails, search_emails, get_email, list_events, get_event] (case-sensitive) but was 'send_email'");
         assertThat(cli.execute("bench", "--strategies", "fast")).isEqualTo(2);
         assertThat(err.toString()).contains("expected one of [sequential, concurrent, batch] (case-sensitive) but was 'fast'");
         assertThat(cli.execute("bench", "--runs", "0")).isEqualTo(2);

@@ -1,6 +1,5 @@
 package dev.agenttools.gmail;
 
-import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
 import dev.agenttools.emulator.Emulator;
@@ -8,16 +7,16 @@ import dev.agenttools.emulator.Emulators;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 import static dev.agenttools.gmail.GmailToolsTest.fastEmulator;
+import static dev.agenttools.google.ClientParsed.asClientParsed;
+import static dev.agenttools.google.ClientParsed.get;
+import static dev.agenttools.google.ClientParsed.written;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,18 +24,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class GmailJsonTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();
-    private static final GsonFactory GSON = GsonFactory.getDefaultInstance();
-
-    private static byte[] get(HttpClient http, String url) throws Exception {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer t").build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        assertThat(r.statusCode()).as(url).isEqualTo(200);
-        return r.body();
-    }
-
-    private static String asClientParsed(byte[] json, Class<?> type) throws Exception {
-        return GSON.toString(GSON.fromInputStream(new java.io.ByteArrayInputStream(json), StandardCharsets.UTF_8, type));
-    }
 
     @Test
     void readsEveryMessageAsTheGmailClientDoes() throws Exception {
@@ -48,7 +35,7 @@ class GmailJsonTest {
                 byte[] json = get(http, messages + "?maxResults=500&includeSpamTrash=true"
                         + (page == null ? "" : "&pageToken=" + URLEncoder.encode(page, StandardCharsets.UTF_8)));
                 ListMessagesResponse listed = GmailJson.list(json);
-                assertThat(GSON.toString(listed)).isEqualTo(asClientParsed(json, ListMessagesResponse.class));
+                assertThat(written(listed)).isEqualTo(asClientParsed(json, ListMessagesResponse.class));
                 listed.getMessages().forEach(m -> ids.add(m.getId()));
                 page = listed.getNextPageToken();
             } while (page != null);
@@ -60,7 +47,7 @@ class GmailJsonTest {
                 for (String query : i % 20 == 0 ? List.of("?format=full", "?format=full&fields=" + summary) : List.of("?format=full")) {
                     byte[] json = get(http, messages + "/" + id + query);
                     Message ours = GmailJson.message(json);
-                    assertThat(GSON.toString(ours)).as(id + query).isEqualTo(asClientParsed(json, Message.class));
+                    assertThat(written(ours)).as(id + query).isEqualTo(asClientParsed(json, Message.class));
                 }
             }
         }
