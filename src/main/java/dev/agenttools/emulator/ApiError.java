@@ -17,15 +17,29 @@ final class ApiError extends RuntimeException {
     final String domain;
     final String location;
     final String locationType;
+    /** errors[0].message when Google words it apart from the top message ("Invalid Credentials"), else null. */
+    final String itemMessage;
+    /** The reason of a {@code google.rpc.ErrorInfo} in {@code details}, as Google adds on auth errors, else null. */
+    final String errorInfo;
 
     private ApiError(int status, String reason, String domain, String message, String location, String locationType) {
+        this(status, reason, domain, message, location, locationType, null, null);
+    }
+
+    private ApiError(int status, String reason, String domain, String message, String location, String locationType,
+                     String itemMessage, String errorInfo) {
         super(message, null, false, false);
         this.status = status;
         this.reason = reason;
         this.domain = domain;
         this.location = location;
         this.locationType = locationType;
+        this.itemMessage = itemMessage;
+        this.errorInfo = errorInfo;
     }
+
+    /** Google's pointer at the console, which ends the top message of its 401s. */
+    private static final String SEE_CONSOLE = " See https://developers.google.com/identity/sign-in/web/devconsole-project.";
 
     /** Calendar: a time range whose end is not after its start. */
     static ApiError timeRangeEmpty(String parameter) {
@@ -62,23 +76,26 @@ final class ApiError extends RuntimeException {
                 "Method " + method + " is not allowed on " + path, null, null);
     }
 
+    /** No token: errors[0] "Login Required." with reason {@code required}, ErrorInfo CREDENTIALS_MISSING (captured). */
     static ApiError missingCredentials() {
         return new ApiError(401, "required", "global",
                 "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie "
-                        + "or other valid authentication credential.",
-                "Authorization", "header");
+                        + "or other valid authentication credential." + SEE_CONSOLE,
+                "Authorization", "header", "Login Required.", "CREDENTIALS_MISSING");
     }
 
+    /** A bad or expired token: errors[0] "Invalid Credentials" (googleapis/google-api-nodejs-client#2665). */
     static ApiError invalidCredentials() {
         return new ApiError(401, "authError", "global",
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
-                        + "valid authentication credential.",
-                "Authorization", "header");
+                        + "valid authentication credential." + SEE_CONSOLE,
+                "Authorization", "header", "Invalid Credentials", null);
     }
 
+    /** A token without the API's scope: "Insufficient Permission", ErrorInfo ACCESS_TOKEN_SCOPE_INSUFFICIENT (php-samples#123). */
     static ApiError insufficientScopes() {
         return new ApiError(403, "insufficientPermissions", "global", "Request had insufficient authentication scopes.",
-                null, null);
+                null, null, "Insufficient Permission", "ACCESS_TOKEN_SCOPE_INSUFFICIENT");
     }
 
     static ApiError delegationDenied(String userId) {
@@ -90,8 +107,21 @@ final class ApiError extends RuntimeException {
                 "Resource has been exhausted (e.g. check quota).", null, null);
     }
 
+    /**
+     * The per-user rate limit's other real shape: a 403 (captured in mxngls/gmail-cleaner#5, GAM-team/got-your-back#309,
+     * elie222/inbox-zero#480). Clients that retry only 429 break on it.
+     *
+     * @param service {@code gmail.googleapis.com} or {@code calendar-json.googleapis.com}
+     */
+    static ApiError quotaExceededPerUser(String service) {
+        return new ApiError(403, "rateLimitExceeded", "usageLimits", "Quota exceeded for quota metric 'Queries' and limit "
+                + "'Queries per minute per user' of service '" + service + "' for consumer 'project_number:000000000000'.",
+                null, null);
+    }
+
+    /** Captured with domain {@code global} (googleapis/google-api-dotnet-client#1982). */
     static ApiError tooManyConcurrent() {
-        return new ApiError(429, "rateLimitExceeded", "usageLimits", "Too many concurrent requests for user", null, null);
+        return new ApiError(429, "rateLimitExceeded", "global", "Too many concurrent requests for user", null, null);
     }
 
     static ApiError injected(int status) {

@@ -125,9 +125,10 @@ final class BatchCodec {
             StringBuilder head = new StringBuilder();
             head.append("--").append(boundary).append("\r\n");
             head.append("Content-Type: application/http\r\n");
-            if (parts.get(i).contentId() != null) {
-                head.append("Content-ID: <response-").append(parts.get(i).contentId()).append(">\r\n");
-            }
+            // a part sent without a Content-ID is still answered with one, empty after "response-" (captured:
+            // PunitDh/Gmail-API), so clients that pair answers by it must handle that
+            String id = parts.get(i).contentId();
+            head.append("Content-ID: ").append(id == null ? "response-" : "<response-" + id + ">").append("\r\n");
             head.append("\r\n");
             head.append("HTTP/1.1 ").append(response.status()).append(' ')
                     .append(HttpStatus.getMessage(response.status())).append("\r\n");

@@ -46,7 +46,11 @@ final class CallGate {
             releases.add(concurrency::release);
             if (!route.quota().tryTake(route.quotaUnits())) {
                 counters.quotaRejections.increment();
-                throw ApiError.quotaExhausted();
+                // Gmail answers a spent per-user quota in two shapes; every second refusal here is the 403 one, so
+                // that a client's retry path meets both
+                throw counters.quotaRejections.sum() % 2 == 0
+                        ? ApiError.quotaExceededPerUser(CalendarApi.handles(request.path()) ? "calendar-json.googleapis.com" : "gmail.googleapis.com")
+                        : ApiError.quotaExhausted();
             }
             int injected = faults.injectedStatus();
             if (injected != 0) {

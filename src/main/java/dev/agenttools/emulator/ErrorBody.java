@@ -13,7 +13,7 @@ final class ErrorBody {
         body.put("code", error.status);
         body.put("message", error.getMessage());
         ObjectNode item = body.putArray("errors").addObject();
-        item.put("message", error.getMessage());
+        item.put("message", error.itemMessage != null ? error.itemMessage : error.getMessage());
         item.put("domain", error.domain);
         item.put("reason", error.reason);
         if (error.location != null) {
@@ -21,6 +21,10 @@ final class ErrorBody {
             item.put("locationType", error.locationType);
         }
         body.put("status", error.statusName());
+        if (error.errorInfo != null) {
+            body.putArray("details").addObject().put("@type", "type.googleapis.com/google.rpc.ErrorInfo")
+                    .put("reason", error.errorInfo).put("domain", "googleapis.com");
+        }
         ApiResponse response = ApiResponse.json(error.status, root);
         if (error.status == 401) {
             // What Google sends; it also tells the Java client's Credential that a refresh would not help.

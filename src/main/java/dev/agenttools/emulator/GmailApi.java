@@ -27,6 +27,9 @@ final class GmailApi {
                 .add("POST", "/messages/([^/]+)/untrash", "users.messages.untrash", 5, messages::untrash)
                 .add("GET", "/threads", "users.threads.list", 10, threads::list)
                 .add("GET", "/threads/([^/]+)", "users.threads.get", 10, threads::get)
+                .add("POST", "/threads/([^/]+)/modify", "users.threads.modify", 10, threads::modify)
+                .add("POST", "/threads/([^/]+)/trash", "users.threads.trash", 10, threads::trash)
+                .add("POST", "/threads/([^/]+)/untrash", "users.threads.untrash", 10, threads::untrash)
                 .add("GET", "/history", "users.history.list", 2, history::list);
     }
 

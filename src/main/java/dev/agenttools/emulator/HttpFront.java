@@ -172,9 +172,13 @@ final class HttpFront extends Handler.Abstract {
         release(releases);
         response.setStatus(answer.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, answer.contentType());
+        response.getHeaders().put(HttpHeader.VARY, GOOGLE_VARY);
         answer.headers().forEach((k, v) -> response.getHeaders().put(k, v));
         response.write(true, ByteBuffer.wrap(body), callback);
     }
+
+    /** What Google's API front ends send as Vary on every answer (captured). */
+    static final String GOOGLE_VARY = "Origin, X-Origin, Referer";
 
     private static void waitUntil(long deadline) {
         long left;

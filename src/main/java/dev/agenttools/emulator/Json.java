@@ -3,21 +3,28 @@ package dev.agenttools.emulator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectWriter;
 
 import java.nio.charset.StandardCharsets;
 
 /** The emulator's one JSON mapper. Responses are built as trees so that absent fields are simply not put. */
 final class Json {
     static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /**
+     * Pretty-printed as Google prints: two spaces of indent, {@code "key": value} (Jackson's default puts a space
+     * before the colon too), {@code []} for an empty array.
+     */
+    private static final ObjectWriter PRETTY = new ObjectMapper().writer(new DefaultPrettyPrinter(Separators.createDefaultInstance()
+            .withObjectFieldValueSpacing(Separators.Spacing.AFTER).withArrayEmptySeparator("").withObjectEmptySeparator("")));
 
     private Json() {
     }
 
     static byte[] bytes(JsonNode node, boolean pretty) {
         try {
-            return (pretty ? PRETTY : MAPPER).writeValueAsString(node).getBytes(StandardCharsets.UTF_8);
+            return (pretty ? PRETTY : MAPPER.writer()).writeValueAsString(node).getBytes(StandardCharsets.UTF_8);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot serialize a JSON tree", e);
         }

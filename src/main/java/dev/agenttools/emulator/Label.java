@@ -7,8 +7,8 @@ package dev.agenttools.emulator;
  */
 record Label(String id, String name, boolean system, String messageListVisibility, String labelListVisibility) {
 
-    static Label system(String id, String listVisibility) {
-        return new Label(id, id, true, null, listVisibility);
+    static Label system(String id, String messageListVisibility, String labelListVisibility) {
+        return new Label(id, id, true, messageListVisibility, labelListVisibility);
     }
 
     static Label user(String id, String name) {

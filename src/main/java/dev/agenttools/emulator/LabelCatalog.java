@@ -22,13 +22,16 @@ final class LabelCatalog {
 
     private final Map<String, Label> byId = new LinkedHashMap<>();
 
+    /**
+     * The system labels in the order labels.list gives them, with their visibility fields, as captured from Gmail
+     * (NangoHQ/integration-templates, googleworkspace/php-samples#123): SENT, INBOX, DRAFT, STARRED and UNREAD carry
+     * none; CHAT, IMPORTANT, TRASH, SPAM and the categories are hidden from the message and label lists.
+     */
     LabelCatalog() {
-        for (String id : List.of(INBOX, SPAM, TRASH, UNREAD, STARRED, IMPORTANT, SENT, DRAFT, "CHAT")) {
-            String visibility = id.equals(UNREAD) || id.equals(SPAM) || id.equals(TRASH) ? "labelHide" : "labelShow";
-            byId.put(id, Label.system(id, visibility));
-        }
-        for (String id : CATEGORIES) {
-            byId.put(id, Label.system(id, "labelHide"));
+        for (String id : List.of("CHAT", SENT, INBOX, IMPORTANT, TRASH, DRAFT, SPAM, "CATEGORY_FORUMS", "CATEGORY_UPDATES",
+                "CATEGORY_PERSONAL", "CATEGORY_PROMOTIONS", "CATEGORY_SOCIAL", STARRED, UNREAD)) {
+            boolean shown = List.of(SENT, INBOX, DRAFT, STARRED, UNREAD).contains(id);
+            byId.put(id, shown ? Label.system(id, null, null) : Label.system(id, "hide", "labelHide"));
         }
     }
 

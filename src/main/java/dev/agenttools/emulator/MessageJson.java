@@ -50,33 +50,68 @@ final class MessageJson {
         return node;
     }
 
+    /**
+     * A message as messages.get answers it, fields in Gmail's order (id, threadId, labelIds, snippet, payload,
+     * sizeEstimate, historyId, internalDate: captured responses). {@code minimal} has no snippet and a payload of
+     * only {@code {"partId": ""}}, as captured; where {@code raw} goes among the fields is not captured (kept last).
+     */
     static ObjectNode render(StoredMessage m, Format format, List<String> metadataHeaders) {
         ObjectNode node = idOnly(m);
-        ArrayNode labels = node.putArray("labelIds");
-        m.labels().forEach(labels::add);
-        if (labels.isEmpty()) {
-            node.remove("labelIds");
-        }
-        if (!m.parsed.snippet().isEmpty()) {
+        putLabels(node, m);
+        if (format != Format.MINIMAL && !m.parsed.snippet().isEmpty()) {
             node.put("snippet", m.parsed.snippet());
         }
-        node.put("sizeEstimate", m.raw.length);
-        node.put("historyId", Long.toString(m.historyId()));
-        node.put("internalDate", Long.toString(m.internalDate));
         switch (format) {
             case METADATA -> node.set("payload", metadataPayload(m.parsed.root(), metadataHeaders));
             case FULL -> node.set("payload", part(m, m.parsed.root()));
-            case RAW -> node.put("raw", PADDED.encodeToString(m.raw)); // Gmail pads raw (observed)
-            case MINIMAL -> { }
+            case MINIMAL -> node.putObject("payload").put("partId", "");
+            case RAW -> { }
+        }
+        putSizeAndStamps(node, m);
+        if (format == Format.RAW) {
+            node.put("raw", PADDED.encodeToString(m.raw)); // Gmail pads raw (observed)
         }
         return node;
     }
 
+    /**
+     * What messages.modify and untrash answer: the message without a payload (id, threadId, labelIds, snippet,
+     * sizeEstimate, historyId, internalDate: a captured modify response).
+     */
+    static ObjectNode modified(StoredMessage m) {
+        ObjectNode node = idOnly(m);
+        putLabels(node, m);
+        if (!m.parsed.snippet().isEmpty()) {
+            node.put("snippet", m.parsed.snippet());
+        }
+        putSizeAndStamps(node, m);
+        return node;
+    }
+
+    /** What messages.trash answers: id, threadId, labelIds (a captured response). */
+    static ObjectNode labelsOnly(StoredMessage m) {
+        ObjectNode node = idOnly(m);
+        putLabels(node, m);
+        return node;
+    }
+
+    private static void putLabels(ObjectNode node, StoredMessage m) {
+        if (!m.labels().isEmpty()) {
+            ArrayNode labels = node.putArray("labelIds");
+            m.labels().forEach(labels::add);
+        }
+    }
+
+    private static void putSizeAndStamps(ObjectNode node, StoredMessage m) {
+        node.put("sizeEstimate", m.raw.length);
+        node.put("historyId", Long.toString(m.historyId()));
+        node.put("internalDate", Long.toString(m.internalDate));
+    }
+
+    /** A metadata payload: the top part's type and the asked headers, nothing else (captured responses). */
     private static ObjectNode metadataPayload(MessagePart root, List<String> wanted) {
         ObjectNode payload = Json.MAPPER.createObjectNode();
-        payload.put("partId", root.partId());
         payload.put("mimeType", root.mimeType());
-        payload.put("filename", root.filename());
         Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
         names.addAll(wanted);
         ArrayNode headers = payload.putArray("headers");
@@ -144,9 +179,9 @@ final class MessageJson {
         throw ApiError.badRequest("id", "Invalid attachment token");
     }
 
+    /** attachments.get's answer: size and data, no attachmentId (a captured response). */
     static ObjectNode attachmentBody(StoredMessage m, MessagePart p) {
         ObjectNode node = Json.MAPPER.createObjectNode();
-        node.put("attachmentId", attachmentId(m, p));
         node.put("size", p.data().length);
         node.put("data", UNPADDED.encodeToString(p.data())); // attachment data comes unpadded (observed)
         return node;

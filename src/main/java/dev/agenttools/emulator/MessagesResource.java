@@ -40,7 +40,7 @@ final class MessagesResource {
             StoredMessage last = page.getLast();
             node.put("nextPageToken", Params.pageToken("m", last.internalDate + ":" + last.id));
         }
-        node.put("resultSizeEstimate", all.size());
+        node.put("resultSizeEstimate", Params.sizeEstimate(all.size(), start));
         // Fault model: some listed messages are deleted before the client gets to fetch them.
         for (StoredMessage x : page) {
             if (faults.vanishes() && mailbox.delete(x.id)) {
@@ -113,33 +113,27 @@ final class MessagesResource {
         JsonNode body = Json.parse(r.body(), "messages.modify body");
         List<String> add = strings(body, "addLabelIds");
         List<String> remove = strings(body, "removeLabelIds");
-        return ApiResponse.ok(labelsOnly(mailbox.modify(id, add, remove)));
+        return ApiResponse.ok(MessageJson.modified(mailbox.modify(id, add, remove)));
     }
 
     ApiResponse trash(ApiRequest r, Matcher m) {
         long id = StoredMessage.parseId(m.group(2));
-        return ApiResponse.ok(labelsOnly(mailbox.modify(id, List.of(LabelCatalog.TRASH), List.of(LabelCatalog.INBOX))));
+        // trash answers id, threadId and labelIds only, where modify and untrash answer more (captured, all three)
+        return ApiResponse.ok(MessageJson.labelsOnly(mailbox.modify(id, List.of(LabelCatalog.TRASH), List.of(LabelCatalog.INBOX))));
     }
 
     ApiResponse untrash(ApiRequest r, Matcher m) {
         long id = StoredMessage.parseId(m.group(2));
         StoredMessage message = mailbox.message(id).orElseThrow(ApiError::notFound);
         List<String> add = message.labels().contains(LabelCatalog.SENT) ? List.of() : List.of(LabelCatalog.INBOX);
-        return ApiResponse.ok(labelsOnly(mailbox.modify(id, add, List.of(LabelCatalog.TRASH))));
+        return ApiResponse.ok(MessageJson.modified(mailbox.modify(id, add, List.of(LabelCatalog.TRASH))));
     }
 
     private StoredMessage find(String id) {
         return mailbox.message(StoredMessage.parseId(id)).orElseThrow(ApiError::notFound);
     }
 
-    private static ObjectNode labelsOnly(StoredMessage m) {
-        ObjectNode node = MessageJson.idOnly(m);
-        ArrayNode labels = node.putArray("labelIds");
-        m.labels().forEach(labels::add);
-        return node;
-    }
-
-    private static List<String> strings(JsonNode body, String field) {
+    static List<String> strings(JsonNode body, String field) {
         JsonNode node = body.get(field);
         if (node == null || node.isNull()) {
             return List.of();

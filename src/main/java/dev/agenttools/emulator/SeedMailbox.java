@@ -147,6 +147,7 @@ final class SeedMailbox {
                 at = anchor.minusSeconds(60 + random.nextInt(3600));
             }
             MimeMessage m = build(kind, other, fromMe, n == 0 ? subject : "Re: " + subject, at, n);
+            m.saveChanges(); // assigns the Message-ID (before it the header is absent, and replies said "null")
             String messageId = m.getHeader("Message-ID", null);
             if (n > 0) {
                 m.setHeader("In-Reply-To", references.getLast());

@@ -1,5 +1,6 @@
 package dev.agenttools.emulator;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -40,16 +41,17 @@ final class ThreadsResource {
                 if (messages.isEmpty()) {
                     continue;
                 }
+                // id and historyId only: 100 of 100 threads in a captured threads.list (NangoHQ/integration-templates,
+                // list-threads, 2026-04-29) had no snippet, though the Thread resource documents one
                 ObjectNode t = items.addObject();
                 t.put("id", StoredMessage.hex(id));
-                t.put("snippet", messages.getLast().parsed.snippet());
                 t.put("historyId", Long.toString(messages.stream().mapToLong(StoredMessage::historyId).max().orElse(0)));
             }
         }
         if (end < all.size()) {
             node.put("nextPageToken", Params.pageToken("t", Integer.toString(end)));
         }
-        node.put("resultSizeEstimate", all.size());
+        node.put("resultSizeEstimate", Params.sizeEstimate(all.size(), start));
         return ApiResponse.ok(node);
     }
 
@@ -66,5 +68,55 @@ final class ThreadsResource {
         ArrayNode items = node.putArray("messages");
         messages.forEach(x -> items.add(MessageJson.render(x, format, r.params("metadataHeaders"))));
         return ApiResponse.ok(node);
+    }
+
+    /** threads.modify: the labels change on every message of the thread; answers the thread as messages.modify does. */
+    ApiResponse modify(ApiRequest r, Matcher m) {
+        JsonNode body = Json.parse(r.body(), "threads.modify body");
+        return changeAll(m, MessagesResource.strings(body, "addLabelIds"), MessagesResource.strings(body, "removeLabelIds"), true);
+    }
+
+    /** threads.trash: answers {id, messages: [{id, threadId, labelIds}]}, no historyId (a captured response). */
+    ApiResponse trash(ApiRequest r, Matcher m) {
+        return changeAll(m, List.of(LabelCatalog.TRASH), List.of(LabelCatalog.INBOX), false);
+    }
+
+    /** threads.untrash: each message back in the inbox unless it was sent; answers as threads.modify (captured). */
+    ApiResponse untrash(ApiRequest r, Matcher m) {
+        long id = StoredMessage.parseId(m.group(2));
+        List<StoredMessage> messages = mailbox.thread(id);
+        if (messages.isEmpty()) {
+            throw ApiError.notFound();
+        }
+        List<StoredMessage> changed = new ArrayList<>();
+        for (StoredMessage x : messages) {
+            List<String> add = x.labels().contains(LabelCatalog.SENT) ? List.of() : List.of(LabelCatalog.INBOX);
+            changed.add(mailbox.modify(x.id, add, List.of(LabelCatalog.TRASH)));
+        }
+        return ApiResponse.ok(threadOf(id, changed, true));
+    }
+
+    private ApiResponse changeAll(Matcher m, List<String> add, List<String> remove, boolean full) {
+        long id = StoredMessage.parseId(m.group(2));
+        List<StoredMessage> messages = mailbox.thread(id);
+        if (messages.isEmpty()) {
+            throw ApiError.notFound();
+        }
+        List<StoredMessage> changed = new ArrayList<>();
+        for (StoredMessage x : messages) {
+            changed.add(mailbox.modify(x.id, add, remove));
+        }
+        return ApiResponse.ok(threadOf(id, changed, full));
+    }
+
+    private static ObjectNode threadOf(long id, List<StoredMessage> messages, boolean full) {
+        ObjectNode node = Json.MAPPER.createObjectNode();
+        node.put("id", StoredMessage.hex(id));
+        if (full) {
+            node.put("historyId", Long.toString(messages.stream().mapToLong(StoredMessage::historyId).max().orElse(0)));
+        }
+        ArrayNode items = node.putArray("messages");
+        messages.forEach(x -> items.add(full ? MessageJson.modified(x) : MessageJson.labelsOnly(x)));
+        return node;
     }
 }

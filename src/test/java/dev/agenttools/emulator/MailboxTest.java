@@ -45,6 +45,12 @@ class MailboxTest {
         String raws = all.stream().map(m -> new String(m.raw, StandardCharsets.ISO_8859_1)).collect(Collectors.joining("\n"));
         assertThat(raws).contains("charset=ISO-2022-JP", "=?ISO-2022-JP?B?", "=?UTF-8?", "quoted-printable",
                 "Content-Transfer-Encoding: base64", "In-Reply-To:");
+        // replies name the message they answer, as mail clients write it (not the string "null")
+        assertThat(raws).doesNotContain("In-Reply-To: null", "References: null").containsPattern(
+                "In-Reply-To: <seed\\.\\d+\\.[0-9a-f]+@mail\\.example>");
+        Set<String> messageIds = all.stream().map(m -> headerOf(m, "Message-ID")).collect(Collectors.toSet());
+        assertThat(all.stream().map(m -> headerOf(m, "In-Reply-To")).filter(java.util.Objects::nonNull))
+                .isNotEmpty().allSatisfy(id -> assertThat(messageIds).contains(id));
         long span = all.getFirst().internalDate - all.getLast().internalDate;
         assertThat(span).isGreaterThan(java.time.Duration.ofDays(600).toMillis());
         assertThat(box.threadCount()).isLessThan(all.size());
@@ -52,6 +58,11 @@ class MailboxTest {
         assertThat(box.labels()).extracting(Label::name).contains("Work", "Travel", "Receipts", "Clients/Japan", "Projects/agent-tools");
         assertThat(all).anyMatch(m -> m.parsed.subject().isEmpty());
         assertThat(all).anyMatch(m -> m.raw.length > 1_000_000 && m.parsed.root().mimeType().equals("text/html"));
+    }
+
+    private static String headerOf(StoredMessage m, String name) {
+        return m.parsed.root().headers().stream().filter(h -> h.name().equalsIgnoreCase(name)).map(MessagePart.Header::value)
+                .findFirst().orElse(null);
     }
 
     @Test

@@ -71,12 +71,22 @@ class ModelsTest {
             for (int i = 0; i < 4; i++) {
                 statuses.add(http.get("gmail/v1/users/me/messages?maxResults=1").statusCode());
             }
+            // Gmail's two real shapes of a spent per-user quota, in turn: 429 RESOURCE_EXHAUSTED, then 403 usageLimits
             assertThat(statuses).containsExactly(200, 200, 200, 429);
+            JsonNode first = JSON.readTree(http.get("gmail/v1/users/me/messages?maxResults=1").body()).get("error");
+            assertThat(first.get("code").asInt()).isEqualTo(403);
+            assertThat(first.get("errors").get(0).get("reason").asText()).isEqualTo("rateLimitExceeded");
+            assertThat(first.get("errors").get(0).get("domain").asText()).isEqualTo("usageLimits");
+            assertThat(first.get("message").asText()).startsWith("Quota exceeded for quota metric 'Queries' and limit "
+                    + "'Queries per minute per user' of service 'gmail.googleapis.com'");
+            assertThat(first.get("status").asText()).isEqualTo("PERMISSION_DENIED");
             HttpResponse<String> rejected = http.get("gmail/v1/users/me/messages?maxResults=1");
+            assertThat(rejected.statusCode()).isEqualTo(429);
             JsonNode error = JSON.readTree(rejected.body()).get("error");
             assertThat(error.get("errors").get(0).get("reason").asText()).isEqualTo("rateLimitExceeded");
+            assertThat(error.get("errors").get(0).get("domain").asText()).isEqualTo("global");
             assertThat(error.get("status").asText()).isEqualTo("RESOURCE_EXHAUSTED");
-            assertThat(emulator.counters().quotaRejections()).isEqualTo(2);
+            assertThat(emulator.counters().quotaRejections()).isEqualTo(3);
         }
     }
 

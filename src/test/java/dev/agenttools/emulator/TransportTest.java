@@ -67,7 +67,7 @@ class TransportTest {
     void acceptsGzipRequestBodiesAndMethodOverride() throws Exception {
         try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
-            String id = http.get("gmail/v1/users/me/messages?maxResults=1").body().replaceAll("(?s).*?\"id\" : \"([0-9a-f]+)\".*", "$1");
+            String id = http.get("gmail/v1/users/me/messages?maxResults=1").body().replaceAll("(?s).*?\"id\": \"([0-9a-f]+)\".*", "$1");
             HttpResponse<String> modified = http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages/" + id + "/modify"))
                     .header("Authorization", "Bearer t").header("Content-Type", "application/json; charset=UTF-8")
                     .header("Content-Encoding", "gzip")

@@ -141,6 +141,21 @@ class ResilienceTest {
     }
 
     @Test
+    void bothShapesOfASpentQuotaAreRetried() {
+        // the client believes Gmail's 15,000 units a minute; the server allows 30 at once, refilled 10 a second, and
+        // refuses in Gmail's two shapes in turn (429 RESOURCE_EXHAUSTED, 403 usageLimits rateLimitExceeded): the list
+        // must still arrive whole, each refusal retried with backoff and taught to the pacer
+        try (Emulator emulator = emulators.start(fastEmulator().latency(Duration.ofMillis(5)).quotaPerMinute(600)
+                .burst(30).build())) {
+            ToolRegistry tools = registry(fastSettings(emulator), Retry.DEFAULT);
+            JsonNode data = tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":10,\"strategy\":\"concurrent\"}"))).data();
+            assertThat(data.get("emails")).hasSize(10);
+            assertThat(data.has("errors")).isFalse();
+            assertThat(emulator.counters().quotaRejections()).as("a 429 and a 403 at least").isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
     void batchRetriesThePartsRefusedForConcurrency() {
         // the client believes it may send 20 at once; the server allows 5: parts beyond are 429 and must be retried
         try (Emulator emulator = emulators.start(fastEmulator().maxConcurrent(5).build())) {
