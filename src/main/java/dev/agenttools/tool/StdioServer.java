@@ -67,7 +67,9 @@ public final class StdioServer {
     private final OutputStream out;
     private final Limits limits;
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
-    /** Running slots; fair, so queued calls start in arrival order. */
+    /** Admitted calls not started yet, oldest first: one per worker task, taken by the task that gets a slot. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Arrived> arrived = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Running slots. */
     private final Semaphore running;
     /** Calls admitted and not yet answered (running plus queued), and the request text they hold. */
     private final AtomicInteger admitted = new AtomicInteger();
@@ -126,25 +128,35 @@ public final class StdioServer {
         }
         admitted.incrementAndGet();
         admittedChars.addAndGet(chars);
-        long received = System.nanoTime(); // the call's timeout_ms counts its time in the queue too
+        // the call's timeout_ms counts its time in the queue too
+        arrived.add(new Arrived(request, chars, System.nanoTime()));
         workers.execute(() -> {
+            Arrived call = null;
             String answer;
             try {
                 running.acquire(); // the queue: wait here for a running slot
                 try {
-                    answer = protocol.answer(request.strip(), received).line();
+                    // whichever worker gets a slot runs the oldest call that arrived: workers reach the semaphore in
+                    // no set order, and calls must start in the order they came
+                    call = arrived.poll();
+                    answer = protocol.answer(call.request().strip(), call.received()).line();
                 } finally {
                     running.release();
                 }
             } catch (InterruptedException e) {
-                answer = ToolProtocol.error(idOf(request), ToolException.Kind.INTERNAL,
+                call = call != null ? call : arrived.poll();
+                answer = ToolProtocol.error(idOf(call.request()), ToolException.Kind.INTERNAL,
                         "serve was interrupted before the call could start").line();
             } finally {
                 admitted.decrementAndGet(); // before the answer goes out: its arrival means the slot is free
-                admittedChars.addAndGet(-chars);
+                admittedChars.addAndGet(-(call != null ? call.chars() : 0));
             }
             write(answer);
         });
+    }
+
+    /** An admitted call waiting for a running slot, in arrival order. */
+    private record Arrived(String request, long chars, long received) {
     }
 
     private String overloadMessage() {

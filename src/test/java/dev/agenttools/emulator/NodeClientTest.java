@@ -93,7 +93,8 @@ class NodeClientTest {
         assertThat(ok("getFull").get("sizeType").asText()).isEqualTo("number");
         assertThat(ok("getMetadata").toString()).isEqualTo("[\"From\",\"Subject\"]");
         assertThat(ok("getRaw").asBoolean()).isTrue();
-        assertThat(ok("getMinimal").toString()).doesNotContain("payload").contains("snippet", "labelIds");
+        // Gmail's minimal (captured): an empty-partId payload, labels, no snippet
+        assertThat(ok("getMinimal").toString()).contains("payload", "labelIds").doesNotContain("snippet");
         assertThat(ok("japanese").asBoolean()).isTrue();
         assertThat(ok("attachment").asBoolean()).isTrue();
     }
