@@ -4,6 +4,7 @@ import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.calendar.CalendarService;
 import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.calendar.CalendarTools;
+import dev.agenttools.gmail.CacheSettings;
 import dev.agenttools.gmail.GmailService;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.gmail.GmailSettings;
@@ -84,6 +85,7 @@ public final class Tools {
     /** What the registry is built from. */
     public static final class Builder {
         private GmailSettings gmail;
+        private CacheSettings cache = CacheSettings.OFF;
         private CalendarSettings calendar;
         private AuthSettings auth;
         private CallRecorder recorder;
@@ -116,6 +118,7 @@ public final class Tools {
          */
         public Builder settings(Map<String, String> settings) {
             this.calendar = CalendarSettings.fromEnvironment(settings);
+            this.cache = CacheSettings.fromEnvironment(settings);
             return gmail(GmailSettings.fromEnvironment(settings)).auth(AuthSettings.from(settings, Config.configHome(settings)));
         }
 
@@ -139,6 +142,12 @@ public final class Tools {
         public Builder calendarPacing(int requestsPerMinute, int burst, int maxInFlight) {
             CalendarSettings c = calendar != null ? calendar : CalendarSettings.forRoot(current().rootUrl());
             this.calendar = c.withPacing(requestsPerMinute, burst, maxInFlight);
+            return this;
+        }
+
+        /** The local mail index (off unless the settings or this say otherwise). */
+        public Builder cache(CacheSettings settings) {
+            this.cache = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
@@ -177,7 +186,7 @@ public final class Tools {
             }
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
             GoogleConnection connection = GmailService.connect(gmail, auth);
-            GmailService service = new GmailService(gmail, connection);
+            GmailService service = new GmailService(gmail, connection, cache);
             CalendarService calendarService = new CalendarService(calendar != null ? calendar
                     : CalendarSettings.forRoot(CalendarSettings.GOOGLE_ROOT_URL), connection);
             return CalendarTools.register(GmailTools.register(b.resource(service), service), calendarService, MailText::htmlToText)

@@ -22,6 +22,7 @@ final class GmailApi {
                 .add("GET", "/messages", "users.messages.list", 5, messages::list)
                 .add("GET", "/messages/([^/]+)", "users.messages.get", 5, messages::get)
                 .add("GET", "/messages/([^/]+)/attachments/([^/]+)", "users.messages.attachments.get", 5, messages::attachment)
+                .add("POST", "/messages", "users.messages.insert", 25, messages::insert)
                 .add("POST", "/messages/([^/]+)/modify", "users.messages.modify", 5, messages::modify)
                 .add("POST", "/messages/([^/]+)/trash", "users.messages.trash", 5, messages::trash)
                 .add("POST", "/messages/([^/]+)/untrash", "users.messages.untrash", 5, messages::untrash)

@@ -226,6 +226,37 @@ final class Mailbox {
         return read(() -> labels.idsForSearchName(name));
     }
 
+    /**
+     * New mail arriving (messages.insert): parsed, given the next id and its own thread, labelled, and recorded in the
+     * history as messageAdded. An unreadable message is 400 "Invalid raw", as Gmail answers bytes it cannot read.
+     */
+    StoredMessage deliver(byte[] raw, List<String> labelIds, long internalDate) {
+        ParsedMessage parsed;
+        try {
+            parsed = MimeParser.parse(raw);
+        } catch (RuntimeException e) {
+            throw ApiError.badRequest("raw", "Invalid raw: " + e.getMessage());
+        }
+        lock.writeLock().lock();
+        try {
+            for (String l : labelIds) {
+                if (labels.byId(l).isEmpty()) {
+                    throw ApiError.badRequest("labelIds", "Invalid label: " + l);
+                }
+            }
+            long previous = byId.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
+            long id = nextId(internalDate, (int) (previous & 0xFFFFF) + 1, previous);
+            lastHistoryId++;
+            StoredMessage message = new StoredMessage(id, id, internalDate, raw, parsed, new java.util.LinkedHashSet<>(labelIds),
+                    lastHistoryId);
+            insert(message);
+            history.add(new HistoryRecord(lastHistoryId, "messageAdded", id, id, List.of(), List.copyOf(labelIds)));
+            return message;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
     /** Adds and removes labels; unknown labels are 400 "Invalid label". Records one history entry per direction. */
     StoredMessage modify(long id, List<String> add, List<String> remove) {
         lock.writeLock().lock();

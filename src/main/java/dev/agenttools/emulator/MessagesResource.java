@@ -108,6 +108,23 @@ final class MessagesResource {
         return ApiResponse.ok(MessageJson.attachmentBody(message, part));
     }
 
+    /** messages.insert with the message in the JSON body ({@code raw}, base64url, and {@code labelIds}); no upload form. */
+    ApiResponse insert(ApiRequest r, Matcher m) {
+        JsonNode body = Json.parse(r.body(), "messages.insert body");
+        JsonNode raw = body.get("raw");
+        if (raw == null || !raw.isTextual() || raw.asText().isBlank()) {
+            throw ApiError.badRequest("raw", "'raw' RFC822 payload message string or uploading message via /upload/* URL required");
+        }
+        byte[] bytes;
+        try {
+            bytes = java.util.Base64.getUrlDecoder().decode(raw.asText().strip().replace('+', '-').replace('/', '_'));
+        } catch (IllegalArgumentException e) {
+            throw ApiError.badRequest("raw", "Invalid value for ByteString: " + e.getMessage());
+        }
+        StoredMessage stored = mailbox.deliver(bytes, strings(body, "labelIds"), clock.millis());
+        return ApiResponse.ok(MessageJson.labelsOnly(stored));
+    }
+
     ApiResponse modify(ApiRequest r, Matcher m) {
         long id = StoredMessage.parseId(m.group(2));
         JsonNode body = Json.parse(r.body(), "messages.modify body");

@@ -5,6 +5,8 @@ import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Label;
+import com.google.api.services.gmail.model.History;
+import com.google.api.services.gmail.model.ListHistoryResponse;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
 import dev.agenttools.auth.AuthException;
@@ -21,6 +23,7 @@ import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -37,6 +40,9 @@ public final class GmailService implements AutoCloseable {
     static final int LIST_UNITS = 5;
     static final int GET_UNITS = 5;
     static final int LABELS_UNITS = 1;
+    /** users.getProfile costs 1 unit; users.history.list 2. */
+    static final int PROFILE_UNITS = 1;
+    static final int HISTORY_UNITS = 2;
     static final Set<String> SYSTEM_LABELS = Set.of("INBOX", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "SENT",
             "DRAFT", "CHAT", "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES",
             "CATEGORY_FORUMS");
@@ -78,6 +84,11 @@ public final class GmailService implements AutoCloseable {
             return google.account();
         }
 
+        /** The credential's key (a digest, never the credential). */
+        String credentialKey() {
+            return google.credentialKey();
+        }
+
         synchronized Gmail gmail() {
             if (gmail == null) {
                 gmail = client.get();
@@ -106,13 +117,58 @@ public final class GmailService implements AutoCloseable {
 
     /** On a connection shared with the other Google tools (one transport, one stored sign-in and its refreshes). */
     public GmailService(GmailSettings settings, GoogleConnection connection) {
-        this(settings, Retry.DEFAULT, connection);
+        this(settings, Retry.DEFAULT, connection, CacheSettings.OFF);
+    }
+
+    /** ... keeping a local mail index as {@code cache} says. */
+    public GmailService(GmailSettings settings, GoogleConnection connection, CacheSettings cache) {
+        this(settings, Retry.DEFAULT, connection, cache);
     }
 
     private GmailService(GmailSettings settings, Retry retry, GoogleConnection connection) {
+        this(settings, retry, connection, CacheSettings.OFF);
+    }
+
+    GmailService(GmailSettings settings, Retry retry, GoogleConnection connection, CacheSettings cache) {
         this.settings = settings;
         this.connection = connection;
+        this.cache = cache;
         this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+    }
+
+    private final CacheSettings cache;
+    /** Opened on the first list that uses it (SQLite loads then, not in a JVM that never lists). */
+    private volatile MailIndex index;
+    private volatile boolean indexUnusable;
+
+    /**
+     * The local mail index, opened on first use; null when the cache is off or the index cannot be opened (said once
+     * on stderr: the lists go on without it).
+     */
+    MailIndex index() {
+        if (!cache.enabled() || indexUnusable) {
+            return null;
+        }
+        MailIndex i = index;
+        if (i == null) {
+            synchronized (this) {
+                i = index;
+                if (i == null && !indexUnusable) {
+                    try {
+                        i = MailIndex.open(cache.file(), cache.maxMessages());
+                        index = i;
+                    } catch (RuntimeException e) {
+                        indexUnusable = true;
+                        System.err.println("agent-tools: listing without the mail index: " + e.getMessage());
+                    }
+                }
+            }
+        }
+        return i;
+    }
+
+    CacheSettings cache() {
+        return cache;
     }
 
     /**
@@ -164,6 +220,60 @@ public final class GmailService implements AutoCloseable {
             return calls.one(s.account(), "gmail users.getProfile", LABELS_UNITS, deadline,
                     () -> s.gmail().users().getProfile("me").execute().getEmailAddress());
         });
+    }
+
+    /** Who the session's account is and where its mailbox's history stands now. */
+    record Profile(String address, BigInteger historyId) {
+    }
+
+    Profile profile(Session s, Deadline deadline) throws InterruptedException {
+        var p = calls.one(s.account(), "gmail users.getProfile", PROFILE_UNITS, deadline,
+                () -> s.gmail().users().getProfile("me").execute());
+        return new Profile(p.getEmailAddress(), p.getHistoryId());
+    }
+
+    /**
+     * What changed in the mailbox since a historyId: each changed message's labels as the latest record gives them,
+     * the messages deleted, and the historyId the mailbox is at now.
+     */
+    record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) {
+    }
+
+    /**
+     * users.history.list from {@code start}, every page, applied in order. A historyId too old for Gmail (kept about a
+     * week) is its 404, thrown as NOT_FOUND: the caller lists without the history.
+     */
+    Changes history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
+        Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
+        java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
+        BigInteger now = start;
+        String page = null;
+        do {
+            String token = page;
+            ListHistoryResponse r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
+                    () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
+            for (History h : r.getHistory() == null ? List.<History>of() : r.getHistory()) {
+                for (var d : h.getMessagesDeleted() == null ? List.<com.google.api.services.gmail.model.HistoryMessageDeleted>of() : h.getMessagesDeleted()) {
+                    deleted.add(d.getMessage().getId());
+                    labels.remove(d.getMessage().getId());
+                }
+                for (var a : h.getLabelsAdded() == null ? List.<com.google.api.services.gmail.model.HistoryLabelAdded>of() : h.getLabelsAdded()) {
+                    labels.put(a.getMessage().getId(), labelsOf(a.getMessage()));
+                }
+                for (var a : h.getLabelsRemoved() == null ? List.<com.google.api.services.gmail.model.HistoryLabelRemoved>of() : h.getLabelsRemoved()) {
+                    labels.put(a.getMessage().getId(), labelsOf(a.getMessage()));
+                }
+            }
+            if (r.getHistoryId() != null && r.getHistoryId().compareTo(now) > 0) {
+                now = r.getHistoryId();
+            }
+            page = r.getNextPageToken();
+        } while (page != null);
+        return new Changes(labels, deleted, now);
+    }
+
+    private static List<String> labelsOf(Message m) {
+        return m.getLabelIds() == null ? List.of() : List.copyOf(m.getLabelIds());
     }
 
     ListMessagesResponse list(Session s, String labelId, String query, int max, String pageToken, Deadline deadline)
@@ -284,5 +394,9 @@ public final class GmailService implements AutoCloseable {
     @Override
     public void close() {
         connection.close();
+        MailIndex i = index;
+        if (i != null) {
+            i.close();
+        }
     }
 }

@@ -25,6 +25,8 @@ public final class GmailTools {
     static final int MAX_RESULTS_LIMIT = 500;
     static final int DEFAULT_MAX_RESULTS = 10;
     static final String STRATEGY = "strategy";
+    static final String CACHE = "cache";
+    static final List<String> CACHE_MODES = List.of("auto", "off", "refresh");
     static final String ACCESS_TOKEN = "access_token";
 
     private GmailTools() {
@@ -89,11 +91,17 @@ public final class GmailTools {
                 .put("description", "How the emails are fetched: auto (best), sequential, concurrent or batch. The answer is the same.");
         ArrayNode values = strategy.putArray("enum");
         FetchStrategy.NAMES.forEach(values::add);
+        ObjectNode cache = p.putObject(CACHE).put("type", "string").put("default", "auto")
+                .put("description", "The local mail index (when AGENT_TOOLS_CACHE is not off): auto (one round trip when "
+                        + "nothing new arrived), off (ask Gmail for everything), refresh (ask Gmail for everything and "
+                        + "rebuild the index). The answer is the same.");
+        ArrayNode modes = cache.putArray("enum");
+        CACHE_MODES.forEach(modes::add);
     }
 
     /** list_emails: the newest emails with a label. */
     private record ListEmails(MailLister lister) implements Tool {
-        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token", STRATEGY, ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token", STRATEGY, CACHE, ACCESS_TOKEN);
 
         @Override
         public ToolSpec spec() {
@@ -114,7 +122,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), call.deadline(), accessToken(p)));
+                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), accessToken(p)));
         }
 
         @Override
@@ -125,7 +133,7 @@ public final class GmailTools {
 
     /** search_emails: emails matching a Gmail query. */
     private record SearchEmails(MailLister lister) implements Tool {
-        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token", STRATEGY, ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token", STRATEGY, CACHE, ACCESS_TOKEN);
 
         @Override
         public ToolSpec spec() {
@@ -143,7 +151,7 @@ public final class GmailTools {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(null, p.requiredString("query"),
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), call.deadline(), accessToken(p)));
+                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), accessToken(p)));
         }
 
         @Override

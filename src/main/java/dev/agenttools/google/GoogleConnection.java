@@ -82,6 +82,15 @@ public final class GoogleConnection implements AutoCloseable {
         public Account account() {
             return account;
         }
+
+        /**
+         * The credential, as a key for what is kept per account across processes (never the secret itself): a token's
+         * digest, or the stored sign-in's refresh token's digest, so that signing in again as someone else is a new key.
+         */
+        public String credentialKey() {
+            String refresh = credential == null ? null : credential.getRefreshToken();
+            return refresh == null ? account.id() : "signin-" + Account.ofToken(refresh).id().substring("token-".length());
+        }
     }
 
     /** The shared transport, made on first use. */

@@ -1,0 +1,286 @@
+package dev.agenttools.gmail;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agenttools.tool.Json;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the tools have seen of each mailbox, so that a list asked again costs one round trip: each message's summary
+ * (its content never changes once delivered) with its current labels, and the historyId the index is synced to.
+ * One SQLite file for every account (WAL, so processes share it), owner-only; an account is a server and an address
+ * ({@code https://gmail.googleapis.com/|me@example.com}), so one server's or one address's data is never another's.
+ * Which address a credential belongs to is kept by the credential's digest (never the credential).
+ * Thread-safe (one connection, used under this object's lock).
+ */
+final class MailIndex implements AutoCloseable {
+    private static final String SCHEMA = """
+            CREATE TABLE IF NOT EXISTS credentials (credential TEXT PRIMARY KEY, account TEXT NOT NULL, seen_ms INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS messages (account TEXT NOT NULL, id TEXT NOT NULL, internal_date INTEGER NOT NULL,
+                summary TEXT NOT NULL, label_ids TEXT NOT NULL, PRIMARY KEY (account, id));
+            CREATE INDEX IF NOT EXISTS messages_by_age ON messages (account, internal_date);
+            """;
+    private final Path file;
+    private final Connection connection;
+    private final int maxMessagesPerAccount;
+
+    private MailIndex(Path file, Connection connection, int maxMessagesPerAccount) {
+        this.file = file;
+        this.connection = connection;
+        this.maxMessagesPerAccount = maxMessagesPerAccount;
+    }
+
+    /**
+     * Opens the index at {@code file}, creating it (and its folder, owner-only) when missing.
+     *
+     * @param maxMessagesPerAccount the most messages kept per account; the oldest go first
+     * @throws IllegalStateException when the file cannot be opened or is not an index (the caller lists without it)
+     */
+    static MailIndex open(Path file, int maxMessagesPerAccount) {
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            if (dir != null && !Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                ownerOnly(dir, "rwx------");
+            }
+            boolean created = !Files.exists(file);
+            if (created) {
+                Files.createFile(file);
+            }
+            ownerOnly(file, "rw-------");
+            Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+            try (Statement s = c.createStatement()) {
+                s.execute("PRAGMA busy_timeout = 10000"); // another process may hold the write lock for a moment
+                s.execute("PRAGMA journal_mode = WAL");
+                s.execute("PRAGMA synchronous = NORMAL");
+                for (String statement : SCHEMA.split(";")) {
+                    if (!statement.isBlank()) {
+                        s.execute(statement);
+                    }
+                }
+            }
+            return new MailIndex(file, c, maxMessagesPerAccount);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot open the mail index " + file + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the mail index " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void ownerOnly(Path p, String permissions) throws IOException {
+        try {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(permissions));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system (Windows): its own ACLs apply
+        }
+    }
+
+    Path file() {
+        return file;
+    }
+
+    /** The account a credential was last seen to act as, if it was. */
+    synchronized Optional<String> accountOf(String credential) {
+        return query("SELECT account FROM credentials WHERE credential = ?", List.of(credential), rs -> rs.getString(1)).stream().findFirst();
+    }
+
+    synchronized void remember(String credential, String account) {
+        update("INSERT INTO credentials (credential, account, seen_ms) VALUES (?, ?, ?) "
+                + "ON CONFLICT (credential) DO UPDATE SET account = excluded.account, seen_ms = excluded.seen_ms",
+                List.of(credential, account, System.currentTimeMillis()));
+    }
+
+    /** The historyId the account's entries are synced to; empty when the account has none. */
+    synchronized Optional<BigInteger> historyId(String account) {
+        return query("SELECT history_id FROM accounts WHERE account = ?", List.of(account), rs -> new BigInteger(rs.getString(1)))
+                .stream().findFirst();
+    }
+
+    /** The indexed summaries among {@code ids}, with their current labels, by id. */
+    synchronized Map<String, EmailSummary> summaries(String account, List<String> ids) {
+        Map<String, EmailSummary> out = new HashMap<>();
+        for (int from = 0; from < ids.size(); from += 500) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+            List<Object> params = new ArrayList<>();
+            params.add(account);
+            params.addAll(chunk);
+            String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
+            for (EmailSummary s : query("SELECT summary, label_ids FROM messages WHERE account = ? AND id IN (" + marks + ")", params,
+                    rs -> withLabels(read(rs.getString(1)), read(rs.getString(2), String[].class)))) {
+                out.put(s.id(), s);
+            }
+        }
+        return out;
+    }
+
+    /** Forgets the account's messages and syncs it anew from {@code historyId} (a first list, or a history too old). */
+    synchronized void reset(String account, BigInteger historyId) {
+        transaction(() -> {
+            update("DELETE FROM messages WHERE account = ?", List.of(account));
+            setHistoryId(account, historyId);
+        });
+    }
+
+    /**
+     * Applies what changed since the index's historyId: each changed message's labels as Gmail gave them, deletions,
+     * and the mailbox's new historyId. Messages the index does not hold are left out (they are fetched when listed).
+     */
+    synchronized void apply(String account, GmailService.Changes changes) {
+        transaction(() -> {
+            for (Map.Entry<String, List<String>> e : changes.labels().entrySet()) {
+                update("UPDATE messages SET label_ids = ? WHERE account = ? AND id = ?",
+                        List.of(write(e.getValue()), account, e.getKey()));
+            }
+            for (String id : changes.deleted()) {
+                update("DELETE FROM messages WHERE account = ? AND id = ?", List.of(account, id));
+            }
+            setHistoryId(account, changes.historyId());
+        });
+    }
+
+    /** Adds summaries fetched whole (a summary read with an error is not kept: the next list fetches it again). */
+    synchronized void put(String account, List<EmailSummary> summaries, Map<String, Long> internalDates) {
+        if (summaries.isEmpty()) {
+            return;
+        }
+        transaction(() -> {
+            for (EmailSummary s : summaries) {
+                update("INSERT INTO messages (account, id, internal_date, summary, label_ids) VALUES (?, ?, ?, ?, ?) "
+                                + "ON CONFLICT (account, id) DO UPDATE SET summary = excluded.summary, label_ids = excluded.label_ids",
+                        List.of(account, s.id(), internalDates.getOrDefault(s.id(), 0L), write(withLabels(s, null)),
+                                write(s.labelIds() == null ? List.of() : s.labelIds())));
+            }
+            // the size bound: the oldest mail goes first (lists ask for the newest)
+            update("DELETE FROM messages WHERE account = ? AND id IN (SELECT id FROM messages WHERE account = ? "
+                    + "ORDER BY internal_date DESC LIMIT -1 OFFSET ?)", List.of(account, account, maxMessagesPerAccount));
+        });
+    }
+
+    /** Entries per account, for `cache status`. */
+    synchronized Map<String, Long> counts() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Object[] row : query("SELECT a.account, (SELECT COUNT(*) FROM messages m WHERE m.account = a.account) FROM accounts a "
+                + "ORDER BY a.account", List.of(), rs -> new Object[] {rs.getString(1), rs.getLong(2)})) {
+            out.put((String) row[0], (Long) row[1]);
+        }
+        return out;
+    }
+
+    /** Forgets everything. */
+    synchronized void clear() {
+        transaction(() -> {
+            update("DELETE FROM messages", List.of());
+            update("DELETE FROM accounts", List.of());
+            update("DELETE FROM credentials", List.of());
+        });
+    }
+
+    private void setHistoryId(String account, BigInteger historyId) {
+        update("INSERT INTO accounts (account, history_id, synced_ms) VALUES (?, ?, ?) "
+                        + "ON CONFLICT (account) DO UPDATE SET history_id = excluded.history_id, synced_ms = excluded.synced_ms",
+                List.of(account, historyId.toString(), System.currentTimeMillis()));
+    }
+
+    private static EmailSummary withLabels(EmailSummary s, String[] labels) {
+        List<String> ids = labels == null ? null : List.of(labels);
+        Boolean unread = ids == null ? null : ids.contains("UNREAD");
+        return new EmailSummary(s.id(), s.threadId(), s.subject(), s.from(), s.to(), s.date(), s.dateSource(), s.dateRaw(),
+                s.snippet(), ids == null || ids.isEmpty() ? ids == null ? null : List.of() : ids, unread, s.hasAttachments());
+    }
+
+    private interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private <T> List<T> query(String sql, List<?> params, Row<T> row) {
+        try (PreparedStatement p = prepare(sql, params); ResultSet rs = p.executeQuery()) {
+            List<T> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(row.read(rs));
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("the mail index " + file + " cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    private void update(String sql, List<?> params) {
+        try (PreparedStatement p = prepare(sql, params)) {
+            p.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("the mail index " + file + " cannot be written: " + e.getMessage(), e);
+        }
+    }
+
+    private PreparedStatement prepare(String sql, List<?> params) throws SQLException {
+        PreparedStatement p = connection.prepareStatement(sql);
+        for (int i = 0; i < params.size(); i++) {
+            p.setObject(i + 1, params.get(i));
+        }
+        return p;
+    }
+
+    private void transaction(Runnable work) {
+        try {
+            connection.setAutoCommit(false);
+            try {
+                work.run();
+                connection.commit();
+            } catch (RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the mail index " + file + " cannot be written: " + e.getMessage(), e);
+        }
+    }
+
+    private static String write(Object value) {
+        try {
+            return Json.MAPPER.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write an index entry", e);
+        }
+    }
+
+    private static EmailSummary read(String json) {
+        return read(json, EmailSummary.class);
+    }
+
+    private static <T> T read(String json, Class<T> type) {
+        try {
+            return Json.MAPPER.readValue(json, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a damaged entry in the mail index: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // closing: nothing left to do with it
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.agenttools.gmail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static dev.agenttools.gmail.GmailToolsTest.fastEmulator;
+import static dev.agenttools.gmail.GmailToolsTest.fastSettings;
+import static dev.agenttools.gmail.GmailToolsTest.obj;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The local mail index: a list asked again answers exactly what a list without it answers, for the same mailbox,
+ * in one round trip (messages.list and history.list) when nothing new arrived, through label changes, trash and
+ * a history too old for Gmail.
+ */
+class MailIndexTest {
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
+
+    private static ToolRegistry tools(Emulator emulator, CacheSettings cache) {
+        return Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).cache(cache).build();
+    }
+
+    private static JsonNode list(ToolRegistry tools, String params) {
+        return tools.call(ToolCall.of(GmailTools.LIST, obj(params))).data();
+    }
+
+    private static void post(Emulator emulator, String path, String body) throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(emulator.rootUri() + path))
+                    .header("Authorization", "Bearer t").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aListAskedAgainIsOneRoundTripAndTheSameAnswerThroughChanges(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("index").resolve("mail-index.db");
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry plain = tools(emulator, CacheSettings.OFF);
+            String params = "{\"max_results\": 10, \"strategy\": \"concurrent\"}";
+
+            JsonNode first = list(indexed, params);
+            assertThat(first).isEqualTo(list(plain, params));
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+
+            long before = emulator.counters().apiCalls();
+            ToolResult warm = indexed.call(ToolCall.of(GmailTools.LIST, obj(params)));
+            assertThat(emulator.counters().apiCalls() - before).as("messages.list and history.list, nothing fetched").isEqualTo(2);
+            assertThat(warm.backend()).isEqualTo("index");
+            assertThat(warm.data()).isEqualTo(first);
+
+            // labels change, one is trashed: the index follows the history and answers as Gmail would now
+            String a = first.get("emails").get(0).get("id").asText();
+            String b = first.get("emails").get(1).get("id").asText();
+            post(emulator, "gmail/v1/users/me/messages/" + a + "/modify", "{\"addLabelIds\": [\"STARRED\"], \"removeLabelIds\": [\"UNREAD\"]}");
+            post(emulator, "gmail/v1/users/me/messages/" + b + "/trash", "");
+            JsonNode changed = list(indexed, params);
+            assertThat(changed).isEqualTo(list(plain, params));
+            assertThat(changed.get("emails").get(0).get("label_ids").toString()).contains("STARRED");
+            assertThat(changed.get("emails").findValuesAsText("id")).doesNotContain(b).hasSize(10);
+
+            // new mail: the list, the history, then only the new messages fetched
+            for (int i = 0; i < 2; i++) {
+                String raw = java.util.Base64.getUrlEncoder().encodeToString(("From: Amy <amy@example.org>\r\nTo: me@example.com\r\n"
+                        + "Subject: New " + i + "\r\nDate: Tue, 01 Dec 2026 09:00:0" + i + " +0000\r\n\r\nHello " + i + "\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                post(emulator, "gmail/v1/users/me/messages", "{\"raw\": \"" + raw + "\", \"labelIds\": [\"INBOX\", \"UNREAD\"]}");
+            }
+            before = emulator.counters().apiCalls();
+            ToolResult fresh = indexed.call(ToolCall.of(GmailTools.LIST, obj(params)));
+            assertThat(emulator.counters().apiCalls() - before).as("list, history and the 2 new messages").isEqualTo(4);
+            assertThat(fresh.backend()).isEqualTo("concurrent+index");
+            assertThat(fresh.data()).isEqualTo(list(plain, params));
+            assertThat(fresh.data().get("emails").findValuesAsText("subject")).contains("New 0", "New 1");
+
+            // search goes through the index too, and so does a label list of other mail
+            String search = "{\"query\": \"in:inbox\", \"max_results\": 5}";
+            assertThat(indexed.call(ToolCall.of(GmailTools.SEARCH, obj(search))).data())
+                    .isEqualTo(plain.call(ToolCall.of(GmailTools.SEARCH, obj(search))).data());
+            String sent = "{\"label\": \"SENT\", \"max_results\": 5}";
+            assertThat(list(indexed, sent)).isEqualTo(list(plain, sent));
+        }
+    }
+
+    @Test
+    void aHistoryTooOldOrARefreshRebuildsAndAnOffCallLeavesTheIndexAlone(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry plain = tools(emulator, CacheSettings.OFF);
+            String params = "{\"max_results\": 5}";
+            list(indexed, params);
+            String account = emulator.rootUri() + "|me@example.com";
+            try (MailIndex index = MailIndex.open(file, 20_000)) {
+                assertThat(index.counts()).containsEntry(account, 5L);
+                index.reset(account, java.math.BigInteger.ONE); // as if synced long ago: Gmail has no history that old
+            }
+            assertThat(list(indexed, params)).isEqualTo(list(plain, params));
+            try (MailIndex index = MailIndex.open(file, 20_000)) {
+                assertThat(index.historyId(account)).hasValueSatisfying(h -> assertThat(h).isGreaterThan(java.math.BigInteger.ONE));
+            }
+            long before = emulator.counters().apiCalls();
+            list(indexed, "{\"max_results\": 5, \"cache\": \"refresh\"}");
+            assertThat(emulator.counters().apiCalls() - before).as("list, profile and 5 gets").isEqualTo(7);
+            before = emulator.counters().apiCalls();
+            list(indexed, "{\"max_results\": 5, \"cache\": \"off\"}");
+            assertThat(emulator.counters().apiCalls() - before).as("list and 5 gets, no index").isEqualTo(6);
+        }
+    }
+
+    @Test
+    void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
+        try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
+            Path file = dir.resolve("mail-index.db");
+            CacheSettings cache = new CacheSettings("auto", file, 8);
+            String params = "{\"max_results\": 10}";
+            assertThat(list(tools(one, cache), params)).isEqualTo(list(tools(one, CacheSettings.OFF), params));
+            assertThat(list(tools(two, cache), params)).isEqualTo(list(tools(two, CacheSettings.OFF), params));
+            assertThat(list(tools(one, cache), params)).isEqualTo(list(tools(one, CacheSettings.OFF), params));
+            try (MailIndex index = MailIndex.open(file, 8)) {
+                assertThat(index.counts()).hasSize(2).allSatisfy((account, count) -> assertThat(count).isEqualTo(8L));
+            }
+        }
+    }
+}
