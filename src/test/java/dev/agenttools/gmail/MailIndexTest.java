@@ -140,6 +140,12 @@ class MailIndexTest {
             try (MailIndex index = MailIndex.open(file, 8)) {
                 assertThat(index.counts()).hasSize(2).allSatisfy((account, count) -> assertThat(count).isEqualTo(8L));
             }
+            // what `agent-tools cache status|clear` shows and does
+            assertThat(MailIndexFiles.status(cache)).hasValueSatisfying(counts -> assertThat(counts.keySet())
+                    .containsExactlyInAnyOrder(one.rootUri() + "|me@example.com", two.rootUri() + "|me@example.com"));
+            assertThat(MailIndexFiles.clear(cache)).isTrue();
+            assertThat(MailIndexFiles.status(cache)).hasValue(java.util.Map.of());
+            assertThat(MailIndexFiles.status(new CacheSettings("auto", dir.resolve("none.db"), 8))).isEmpty();
         }
     }
 }
