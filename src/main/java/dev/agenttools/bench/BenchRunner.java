@@ -67,6 +67,19 @@ final class BenchRunner {
      * the tools' own rows, or a measuring instrument's such as {@link BareClient}'s.
      */
     Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call) throws InterruptedException {
+        return run(s, warmup, runs, call, run -> 0);
+    }
+
+    Row run(Scenario s, int warmup, int runs, Fixtures fixtures, java.util.function.IntUnaryOperator prepare) throws InterruptedException {
+        return run(s, warmup, runs, run -> call(s, run, fixtures), prepare);
+    }
+
+    /**
+     * As above, with {@code prepare} run before each measured run, not timed (new mail arriving, say); it answers the
+     * API calls it made, which the row's calls column leaves out.
+     */
+    Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call, java.util.function.IntUnaryOperator prepare)
+            throws InterruptedException {
         double startUnits = awaitQuota(s, warmup, runs);
         progress.scenario(s, warmup + runs);
         for (int i = 0; i < warmup; i++) {
@@ -76,10 +89,12 @@ final class BenchRunner {
         EmulatorCounters before = counters == null ? null : counters.get();
         Histogram h = new Histogram(MAX_TRACKABLE_MICROS, 3);
         int errors = 0;
+        long prepared = 0;
         for (int i = 0; i < runs; i++) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("benchmark interrupted");
             }
+            prepared += prepare.applyAsInt(warmup + i);
             if (!pause.isZero()) {
                 Thread.sleep(pause); // not measured: lets the quota bucket refill, as between an agent's occasional calls
             }
@@ -94,7 +109,7 @@ final class BenchRunner {
             progress.call();
         }
         EmulatorCounters after = counters == null ? null : counters.get();
-        double requests = before == null ? -1 : (after.apiCalls() - before.apiCalls()) / (double) runs;
+        double requests = before == null ? -1 : (after.apiCalls() - before.apiCalls() - prepared) / (double) runs;
         long connections = before == null ? -1 : after.connectionsOpened() - before.connectionsOpened();
         long limited = before == null ? 0 : (after.quotaRejections() - before.quotaRejections())
                 + (after.concurrencyRejections() - before.concurrencyRejections());

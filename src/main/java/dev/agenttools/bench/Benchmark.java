@@ -139,7 +139,8 @@ public final class Benchmark {
                 }
             }
             int bareScenarios = bareScenarios(externalScenarios).size();
-            long totalCalls = (long) (scenarios.size() + externalScenarios.size() + bareScenarios) * (o.warmup() + o.runs())
+            int warmScenarios = o.tools().contains("list_emails") && e != null ? (externalTools != null ? 4 : 2) : 0;
+            long totalCalls = (long) (scenarios.size() + externalScenarios.size() + bareScenarios + warmScenarios) * (o.warmup() + o.runs())
                     + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
                 BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
@@ -153,12 +154,19 @@ public final class Benchmark {
                 });
                 Runtime.getRuntime().addShutdownHook(reporter);
                 List<Row> rows = runAll(runner, scenarios, o, fixtures);
+                boolean warm = o.tools().contains("list_emails") && e != null;
+                if (warm) {
+                    rows.addAll(warmRows(e.rootUri().toString(), counters, bounds, progress, o, fixtures));
+                }
                 List<Row> externalRows = new ArrayList<>();
                 BenchRunner outside = null;
                 if (externalTools != null && !externalScenarios.isEmpty()) {
                     outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl()), bounds, progress, o.pause());
                     Fixtures externalFixtures = Fixtures.load(externalTools, gmail, calendar);
                     externalRows.addAll(runAll(outside, externalScenarios, o, externalFixtures));
+                    if (warm) {
+                        externalRows.addAll(warmRows(external.rootUrl(), RemoteCounters.at(external.rootUrl()), bounds, progress, o, externalFixtures));
+                    }
                     externalRows.addAll(bareRows(outside, external.rootUrl(), token, o, externalScenarios, externalFixtures));
                 }
                 Map<String, Object> processModel = null;
@@ -199,6 +207,11 @@ public final class Benchmark {
                 out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
                         + "429s: calls the server refused (the client retried them)");
+                if (warm) {
+                    out.println("warm: list_emails asked again with the local mail index, nothing new (messages.list and history.list at "
+                            + "once: 5 + 2 = 7 quota units); warm+new: after " + NEW_MAIL_PER_RUN + " new messages were delivered (not "
+                            + "timed, and left out of calls), which are then fetched");
+                }
                 Duration waited = runner.waitedForQuota().plus(outside == null ? Duration.ZERO : outside.waitedForQuota());
                 if (calendar) {
                     out.printf(java.util.Locale.ROOT, "list_events: today across the %d calendars the user shows (n), "
@@ -252,6 +265,62 @@ public final class Benchmark {
                 external.close();
             }
         }
+    }
+
+    /** New mail per run of the warm+new row: 1–3 new messages is the case the target names. */
+    private static final int NEW_MAIL_PER_RUN = 2;
+
+    /**
+     * list_emails with the local mail index, against an emulator: {@code warm} (asked again, nothing new: messages.list
+     * and history.list at once) and {@code warm+new} ({@value #NEW_MAIL_PER_RUN} new messages delivered before each run,
+     * not timed, then fetched). The index is a file of the run's own, removed after.
+     */
+    private static List<Row> warmRows(String rootUrl, java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters,
+                                      Bounds bounds, Progress progress, Options o, Fixtures fixtures) throws Exception {
+        Path dir = java.nio.file.Files.createTempDirectory("agent-tools-bench-index");
+        try {
+            ToolRegistry tools = Tools.builder().rootUrl(rootUrl).pacing(15_000, 250, 20).defaultAccessToken("bench-token")
+                    .cache(new dev.agenttools.gmail.CacheSettings("auto", dir.resolve("mail-index.db"), 20_000)).build();
+            BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
+            List<Row> rows = new ArrayList<>();
+            rows.add(runner.run(new Scenario("list_emails", "warm", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures, run -> 0));
+            try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+                rows.add(runner.run(new Scenario("list_emails", "warm+new", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures,
+                        run -> deliver(http, rootUrl, run)));
+            }
+            return rows;
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    /** Delivers {@value #NEW_MAIL_PER_RUN} new messages to the emulator's inbox (messages.insert); answers the calls made. */
+    private static int deliver(java.net.http.HttpClient http, String rootUrl, int run) {
+        for (int i = 0; i < NEW_MAIL_PER_RUN; i++) {
+            String raw = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(("From: Bench <bench@example.org>\r\n"
+                    + "To: me@example.com\r\nSubject: New mail " + run + "." + i + "\r\nMessage-ID: <bench." + run + "." + i
+                    + "@example.org>\r\n\r\nArrived during the benchmark.\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/")
+                                + "gmail/v1/users/me/messages")).header("Authorization", "Bearer bench-token")
+                        .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                "{\"raw\": \"" + raw + "\", \"labelIds\": [\"INBOX\", \"UNREAD\"]}")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("the emulator refused new mail: HTTP " + r.statusCode() + " " + r.body());
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot deliver new mail to " + rootUrl, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        return NEW_MAIL_PER_RUN;
     }
 
     /** The tools against an agent-tools emulator, pacing themselves to its limits as a user would configure them. */

@@ -27,6 +27,14 @@ record Scenario(String tool, String strategy, int n) {
         return tool.endsWith("_event") || tool.endsWith("_events");
     }
 
+    /**
+     * A row with the local mail index: {@code warm} (a list asked again, nothing new) or {@code warm+new} (a list
+     * asked again after new mail arrived), both with the tools' default strategy.
+     */
+    boolean warm() {
+        return strategy.startsWith("warm");
+    }
+
     /** Whether the tool fetches one item, whatever the strategy: get_email and get_event have none. */
     boolean single() {
         return tool.startsWith("get_");
@@ -48,8 +56,13 @@ record Scenario(String tool, String strategy, int n) {
      */
     ObjectNode params(int run, Fixtures fixtures) {
         ObjectNode p = Json.object();
-        if (!single()) {
+        if (warm()) {
+            p.put("strategy", "auto").put("cache", "auto");
+        } else if (!single()) {
             p.put("strategy", strategy);
+            if (tool.endsWith("_emails")) {
+                p.put("cache", "off"); // the cold path, as every peer pays it
+            }
         }
         p.put("agent_name", "bench");
         switch (tool) {

@@ -39,7 +39,16 @@ class BenchmarkTest {
         assertThat(results.get("environment").get("cpus").asInt()).isPositive();
         assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
         JsonNode rows = results.get("rows");
-        assertThat(rows).hasSize(7); // list_emails x 3 strategies, get_email (no strategy), and in-process, through serve, through call
+        // list_emails x 3 strategies, get_email (no strategy), list_emails warm and warm+new, and get_email in-process,
+        // through serve, through call
+        assertThat(rows).hasSize(9);
+        JsonNode warm = rows.get(4);
+        assertThat(warm.get("strategy").asText()).isEqualTo("warm");
+        assertThat(warm.get("requests").asDouble()).as("messages.list and history.list").isEqualTo(2.0);
+        assertThat(warm.get("bound_ms").asDouble()).as("one round trip").isEqualTo(20.0);
+        assertThat(rows.get(5).get("strategy").asText()).isEqualTo("warm+new");
+        assertThat(rows.get(5).get("requests").asDouble()).as("and the 2 new messages' gets").isEqualTo(4.0);
+        assertThat(table.toString()).contains("warm: list_emails asked again with the local mail index");
         assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "call");
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
         JsonNode costs = results.get("environment").get("process_model").get("costs");
@@ -47,14 +56,16 @@ class BenchmarkTest {
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
         assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
         JsonNode external = results.get("environment").get("external_rows");
-        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "bare", "bare");
-        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "get_email");
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "warm", "warm+new", "bare", "bare");
+        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "list_emails",
+                "list_emails", "get_email");
+        assertThat(external.get(3).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(2.0);
         assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
         assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(4.0);
-        assertThat(external.get(3).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(4.0);
-        assertThat(external.get(3).get("bound_ms").asDouble()).as("a list and then its gets: two round trips").isEqualTo(40.0);
-        assertThat(external.get(3).get("connections").asLong()).as("the bare client keeps its connections").isLessThanOrEqualTo(3);
-        assertThat(external.get(4).get("requests").asDouble()).isEqualTo(1.0);
+        assertThat(external.get(5).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(4.0);
+        assertThat(external.get(5).get("bound_ms").asDouble()).as("a list and then its gets: two round trips").isEqualTo(40.0);
+        assertThat(external.get(5).get("connections").asLong()).as("the bare client keeps its connections").isLessThanOrEqualTo(3);
+        assertThat(external.get(6).get("requests").asDouble()).isEqualTo(1.0);
         assertThat(table.toString()).contains("'bare': the same HTTP exchanges");
         for (JsonNode row : rows) {
             for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
