@@ -151,6 +151,11 @@ public final class Tools {
             return this;
         }
 
+        /** The local mail index at {@code file}, on, with the default size bound. */
+        public Builder mailIndex(java.nio.file.Path file) {
+            return cache(new CacheSettings("auto", file, CacheSettings.DEFAULT_MAX_MESSAGES));
+        }
+
         /** The token for calls that bring none, unless the settings name one. */
         public Builder defaultAccessToken(String token) {
             GmailSettings g = current();

@@ -280,7 +280,7 @@ public final class Benchmark {
         Path dir = java.nio.file.Files.createTempDirectory("agent-tools-bench-index");
         try {
             ToolRegistry tools = Tools.builder().rootUrl(rootUrl).pacing(15_000, 250, 20).defaultAccessToken("bench-token")
-                    .cache(new dev.agenttools.gmail.CacheSettings("auto", dir.resolve("mail-index.db"), 20_000)).build();
+                    .mailIndex(dir.resolve("mail-index.db")).build();
             BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
             List<Row> rows = new ArrayList<>();
             rows.add(runner.run(new Scenario("list_emails", "warm", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures, run -> 0));

@@ -160,7 +160,8 @@ final class MailLister {
             index.put(account, whole, dates);
         }
         EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped, errors);
-        String backend = index == null ? strategy.name() : missing.isEmpty() ? "index" : strategy.name() + "+index";
+        // what answered: the fetch strategy when anything was fetched, the index alone when nothing was
+        String backend = index != null && missing.isEmpty() ? "index" : strategy.name();
         return new ToolResult(Json.tree(list), backend, emails.size(), Duration.ZERO);
     }
 }

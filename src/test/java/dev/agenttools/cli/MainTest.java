@@ -49,7 +49,7 @@ class MainTest {
         List<CommandLine> top = Main.commandLine().getSubcommands().values().stream()
                 .filter(c -> !c.getCommandSpec().usageMessage().hidden()).toList();
         assertThat(top).extracting(CommandLine::getCommandName)
-                .containsExactly("call", "serve", "mcp", "auth", "stats", "emulator", "bench");
+                .containsExactly("call", "serve", "mcp", "auth", "stats", "emulator", "bench", "cache");
         for (CommandLine c : top) {
             String first = c.getCommandSpec().usageMessage().description()[0];
             assertThat(flat).as(c.getCommandName()).contains(" " + c.getCommandName() + " " + first + " ");

@@ -84,7 +84,10 @@ class BadRequestsTest {
         String modify = "gmail/v1/users/me/messages/0000000000000abc/modify";
         assertGoogleError(http.post(modify, "application/json", "{not json"), 400, "Invalid JSON");
         assertGoogleError(http.post(modify, "application/json", "{\"addLabelIds\":\"STARRED\"}"), 400, "addLabelIds");
-        assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{}"), 405, "not allowed");
+        assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{}"), 400, "'raw' RFC822 payload");
+        assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{\"raw\": \"@@@\"}"), 400, "Invalid");
+        assertGoogleError(http.send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
+                .header("Authorization", "Bearer t").PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build()), 405, "not allowed");
     }
 
     /** The Java client's long-query form (POST with X-HTTP-Method-Override: GET): no query can overflow the stack. */

@@ -89,7 +89,7 @@ class MailIndexTest {
             before = emulator.counters().apiCalls();
             ToolResult fresh = indexed.call(ToolCall.of(GmailTools.LIST, obj(params)));
             assertThat(emulator.counters().apiCalls() - before).as("list, history and the 2 new messages").isEqualTo(4);
-            assertThat(fresh.backend()).isEqualTo("concurrent+index");
+            assertThat(fresh.backend()).isEqualTo("concurrent");
             assertThat(fresh.data()).isEqualTo(list(plain, params));
             assertThat(fresh.data().get("emails").findValuesAsText("subject")).contains("New 0", "New 1");
 
