@@ -129,6 +129,55 @@ class MailIndexTest {
     }
 
     @Test
+    void twoIndexUsersAndAMailboxChangingUnderThemEndAsGmailIs(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            // two registries on one file: two connections, as two processes would have
+            ToolRegistry one = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry two = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry plain = tools(emulator, CacheSettings.OFF);
+            String params = "{\"max_results\": 15}";
+            java.util.List<String> ids = new java.util.ArrayList<>();
+            list(plain, "{\"max_results\": 40}").get("emails").forEach(e -> ids.add(e.get("id").asText()));
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                for (ToolRegistry r : java.util.List.of(one, two)) {
+                    pool.submit(() -> {
+                        while (!stop.get()) {
+                            try {
+                                JsonNode data = list(r, params);
+                                assertThat(data.has("errors")).as(data.toString()).isFalse();
+                            } catch (Throwable t) {
+                                failures.add(t);
+                            }
+                        }
+                    });
+                }
+                java.util.Random random = new java.util.Random(7);
+                for (int i = 0; i < 60; i++) {
+                    String id = ids.get(random.nextInt(ids.size()));
+                    switch (random.nextInt(4)) {
+                        case 0 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/modify", "{\"addLabelIds\": [\"STARRED\"]}");
+                        case 1 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/modify", "{\"removeLabelIds\": [\"UNREAD\", \"STARRED\"]}");
+                        case 2 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/trash", "");
+                        default -> post(emulator, "gmail/v1/users/me/messages", "{\"raw\": \"" + java.util.Base64.getUrlEncoder()
+                                .encodeToString(("Subject: Burst " + i + "\r\nFrom: a@example.org\r\n\r\nx\r\n").getBytes())
+                                + "\", \"labelIds\": [\"INBOX\"]}");
+                    }
+                    Thread.sleep(5);
+                }
+                stop.set(true);
+            }
+            assertThat(failures).isEmpty();
+            // once the mailbox is still, both answer exactly what Gmail's state gives
+            JsonNode truth = list(plain, params);
+            assertThat(list(one, params)).isEqualTo(truth);
+            assertThat(list(two, params)).isEqualTo(truth);
+        }
+    }
+
+    @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
