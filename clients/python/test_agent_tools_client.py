@@ -46,7 +46,9 @@ class AgentToolsClientTest(unittest.TestCase):
         cls.tracking_db = os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-"), "calls.db")
         cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_CALENDAR_ROOT_URL": cls.root_url,
                    "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
-                   "AGENT_TOOLS_TRACKING_DB": cls.tracking_db}
+                   "AGENT_TOOLS_TRACKING_DB": cls.tracking_db,
+                   # the backends these tests check are the fetch strategies'; the index has its own test below
+                   "AGENT_TOOLS_CACHE": "off"}
 
     @classmethod
     def tearDownClass(cls):
@@ -65,6 +67,17 @@ class AgentToolsClientTest(unittest.TestCase):
         self.assertEqual(5, len(result["data"]["emails"]))
         self.assertEqual("concurrent", result["backend"])
         self.assertGreater(result["duration_ms"], 0)
+
+    def test_a_list_asked_again_answers_from_the_local_index(self):
+        env = dict(self.env, AGENT_TOOLS_CACHE="auto",
+                   AGENT_TOOLS_CACHE_DB=os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-index-"), "mail-index.db"))
+        client = AgentToolsClient(env=env)
+        self.addCleanup(client.close)
+        first = client.list_emails(max_results=4)
+        again = client.list_emails(max_results=4)
+        self.assertIsNotNone(again, client.last_error)
+        self.assertEqual("index", again["backend"])
+        self.assertEqual(first["data"], again["data"])
 
     def test_search_and_get_with_japanese_text(self):
         client = self.client()
