@@ -178,6 +178,23 @@ class MailIndexTest {
     }
 
     @Test
+    void messagesVanishingBetweenListAndGetAreSkippedAndForgotten(@TempDir Path dir) throws Exception {
+        // the fault model deletes a third of the listed messages before the client can fetch them, as mail deleted
+        // elsewhere at that moment: the index fetches only what it lacks, skips what vanished, and forgets what history
+        // says was deleted
+        try (Emulator emulator = emulators.start(fastEmulator().vanishRate(0.3).build())) {
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", dir.resolve("mail-index.db"), 20_000));
+            for (int round = 0; round < 6; round++) {
+                JsonNode data = list(indexed, "{\"max_results\": 15}");
+                assertThat(data.has("errors")).as(data.toString()).isFalse();
+                assertThat(data.get("emails").size() + data.get("skipped").asInt()).as("listed = answered + skipped").isEqualTo(15);
+                data.get("emails").forEach(e -> assertThat(e.get("subject").isTextual()).isTrue());
+            }
+            assertThat(emulator.counters().messagesVanished()).isPositive();
+        }
+    }
+
+    @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
