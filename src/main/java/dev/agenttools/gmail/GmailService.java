@@ -154,13 +154,9 @@ public final class GmailService implements AutoCloseable {
             synchronized (this) {
                 i = index;
                 if (i == null && !indexUnusable) {
-                    try {
-                        i = MailIndex.open(cache.file(), cache.maxMessages());
-                        index = i;
-                    } catch (RuntimeException e) {
-                        indexUnusable = true;
-                        System.err.println("agent-tools: listing without the mail index: " + e.getMessage());
-                    }
+                    i = openOrRebuild();
+                    index = i;
+                    indexUnusable = i == null;
                 }
             }
         }
@@ -169,6 +165,33 @@ public final class GmailService implements AutoCloseable {
 
     CacheSettings cache() {
         return cache;
+    }
+
+    /**
+     * The index, or a new one in place of a file that is not one (damaged, or something else at its path: set aside
+     * as {@code <file>.damaged-<time>}, never deleted); null when even a new one cannot be made (said on stderr).
+     */
+    private MailIndex openOrRebuild() {
+        try {
+            return MailIndex.open(cache.file(), cache.maxMessages());
+        } catch (RuntimeException first) {
+            try {
+                if (java.nio.file.Files.isRegularFile(cache.file())) {
+                    java.nio.file.Path aside = cache.file().resolveSibling(cache.file().getFileName() + ".damaged-" + System.currentTimeMillis());
+                    java.nio.file.Files.move(cache.file(), aside);
+                    for (String suffix : List.of("-wal", "-shm")) {
+                        java.nio.file.Files.deleteIfExists(cache.file().resolveSibling(cache.file().getFileName() + suffix));
+                    }
+                    System.err.println("agent-tools: the mail index " + cache.file() + " could not be read (" + first.getMessage()
+                            + "); set aside as " + aside + ", starting a new one");
+                    return MailIndex.open(cache.file(), cache.maxMessages());
+                }
+            } catch (java.io.IOException | RuntimeException again) {
+                first.addSuppressed(again);
+            }
+            System.err.println("agent-tools: listing without the mail index: " + first.getMessage());
+            return null;
+        }
     }
 
     /**

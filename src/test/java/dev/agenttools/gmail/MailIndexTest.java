@@ -195,6 +195,21 @@ class MailIndexTest {
     }
 
     @Test
+    void aDamagedIndexIsSetAsideAndRebuilt(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            Files.writeString(file, "not a database, whatever wrote it".repeat(200));
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            String params = "{\"max_results\": 4}";
+            assertThat(list(indexed, params)).isEqualTo(list(tools(emulator, CacheSettings.OFF), params));
+            try (var aside = Files.list(dir)) {
+                assertThat(aside.map(p -> p.getFileName().toString())).anyMatch(n -> n.startsWith("mail-index.db.damaged-"));
+            }
+            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).as("the new index answers").isEqualTo("index");
+        }
+    }
+
+    @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
