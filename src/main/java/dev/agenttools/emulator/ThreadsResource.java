@@ -73,30 +73,25 @@ final class ThreadsResource {
     /** threads.modify: the labels change on every message of the thread; answers the thread as messages.modify does. */
     ApiResponse modify(ApiRequest r, Matcher m) {
         JsonNode body = Json.parse(r.body(), "threads.modify body");
-        return changeAll(m, MessagesResource.strings(body, "addLabelIds"), MessagesResource.strings(body, "removeLabelIds"), true);
+        List<String> add = MessagesResource.strings(body, "addLabelIds");
+        List<String> remove = MessagesResource.strings(body, "removeLabelIds");
+        return changeAll(m, x -> add, remove, true);
     }
 
     /** threads.trash: answers {id, messages: [{id, threadId, labelIds}]}, no historyId (a captured response). */
     ApiResponse trash(ApiRequest r, Matcher m) {
-        return changeAll(m, List.of(LabelCatalog.TRASH), List.of(LabelCatalog.INBOX), false);
+        return changeAll(m, x -> List.of(LabelCatalog.TRASH), List.of(LabelCatalog.INBOX), false);
     }
 
     /** threads.untrash: each message back in the inbox unless it was sent; answers as threads.modify (captured). */
     ApiResponse untrash(ApiRequest r, Matcher m) {
-        long id = StoredMessage.parseId(m.group(2));
-        List<StoredMessage> messages = mailbox.thread(id);
-        if (messages.isEmpty()) {
-            throw ApiError.notFound();
-        }
-        List<StoredMessage> changed = new ArrayList<>();
-        for (StoredMessage x : messages) {
-            List<String> add = x.labels().contains(LabelCatalog.SENT) ? List.of() : List.of(LabelCatalog.INBOX);
-            changed.add(mailbox.modify(x.id, add, List.of(LabelCatalog.TRASH)));
-        }
-        return ApiResponse.ok(threadOf(id, changed, true));
+        return changeAll(m, x -> x.labels().contains(LabelCatalog.SENT) ? List.of() : List.of(LabelCatalog.INBOX),
+                List.of(LabelCatalog.TRASH), true);
     }
 
-    private ApiResponse changeAll(Matcher m, List<String> add, List<String> remove, boolean full) {
+    /** Changes every message of the thread: {@code add} says what each gets, {@code remove} what all lose. */
+    private ApiResponse changeAll(Matcher m, java.util.function.Function<StoredMessage, List<String>> add, List<String> remove,
+                                  boolean full) {
         long id = StoredMessage.parseId(m.group(2));
         List<StoredMessage> messages = mailbox.thread(id);
         if (messages.isEmpty()) {
@@ -104,7 +99,7 @@ final class ThreadsResource {
         }
         List<StoredMessage> changed = new ArrayList<>();
         for (StoredMessage x : messages) {
-            changed.add(mailbox.modify(x.id, add, remove));
+            changed.add(mailbox.modify(x.id, add.apply(x), remove));
         }
         return ApiResponse.ok(threadOf(id, changed, full));
     }
