@@ -37,7 +37,7 @@ import java.util.stream.Stream;
  * A user's own calendars from iCalendar files (RFC 5545), such as Google Calendar's export (one {@code .ics} per
  * calendar, named by the calendar's id): each file is one calendar, its events read by ical4j. The file named as the
  * user's address is the primary calendar (else the first file). A calendar's name comes from {@code X-WR-CALNAME},
- * its zone from {@code X-WR-TIMEZONE} (else UTC). Events keep their UID-derived ids, RRULE and EXDATE lines,
+ * its zone from {@code X-WR-TIMEZONE} (else UTC). Events keep their UID-derived ids and their UID as iCalUID, RRULE and EXDATE lines,
  * RECURRENCE-ID exceptions, attendees, organizer, status, transparency and Google's {@code X-GOOGLE-CONFERENCE}
  * Meet link. An event that cannot be read is skipped with one line on stderr naming its file and UID.
  */
@@ -57,6 +57,8 @@ final class CalendarImport {
     private static final ZoneId UTC = ZoneId.of("UTC");
     private final String owner;
     private final PrintStream warnings;
+    /** Each imported series' UID by its id, for its iCalUID. */
+    private final Map<String, String> icalUids = new LinkedHashMap<>();
 
     private CalendarImport(String owner, PrintStream warnings) {
         this.owner = owner;
@@ -105,7 +107,7 @@ final class CalendarImport {
             events.put(calendarId, read);
         }
         calendars.sort((a, b) -> Boolean.compare(b.primary(), a.primary()));
-        return new CalendarSet(owner, calendars, events, newest);
+        return new CalendarSet(owner, calendars, events, newest, reader.icalUids);
     }
 
     private List<CalendarEvent> events(Path file, net.fortuna.ical4j.model.Calendar ics, ZoneId zone) {
@@ -120,6 +122,9 @@ final class CalendarImport {
                 // importer takes them: such an event gets an id of its own, stable while the file stays the same
                 String key = uid != null ? "ics|" + uid : "ics-no-uid|" + file.getFileName() + "|" + index;
                 out.add(event(v, key, zone));
+                if (uid != null) {
+                    icalUids.put(CalendarSeed.id(key), uid);
+                }
             } catch (RuntimeException e) {
                 warnings.println("emulator: skipped an event of " + file.getFileName() + " (" + (uid == null ? "event " + index
                         + ", no UID" : "UID " + uid) + "): " + e.getMessage());

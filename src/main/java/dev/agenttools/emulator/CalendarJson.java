@@ -66,7 +66,7 @@ final class CalendarJson {
      * An event as events.list and events.get answer it, its times in {@code zone} (the calendar's, or the request's
      * {@code timeZone}).
      */
-    static ObjectNode event(CalendarInfo calendar, CalendarEvent e, ZoneId zone) {
+    static ObjectNode event(CalendarInfo calendar, CalendarEvent e, ZoneId zone, String icalUid) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("kind", "calendar#event");
         n.put("etag", etag(e.updated()));
@@ -114,7 +114,7 @@ final class CalendarJson {
         if (e.transparency().equals("transparent")) {
             n.put("transparency", "transparent");
         }
-        n.put("iCalUID", (e.exception() ? e.recurringEventId() : e.id()) + "@google.com");
+        n.put("iCalUID", icalUid);
         n.put("sequence", 0);
         if (!e.attendees().isEmpty()) {
             ArrayNode attendees = n.putArray("attendees");

@@ -135,14 +135,14 @@ final class CalendarResource {
             n.put("nextSyncToken", Params.pageToken("sync", Long.toString(clock.millis())));
         }
         ArrayNode items = n.putArray("items");
-        found.subList(from, to).forEach(e -> items.add(CalendarJson.event(c, e, zone)));
+        found.subList(from, to).forEach(e -> items.add(CalendarJson.event(c, e, zone, set.icalUid(e))));
         return ApiResponse.ok(n);
     }
 
     ApiResponse getEvent(ApiRequest r, Matcher m) {
         CalendarInfo c = readable(m.group(1));
         CalendarEvent e = set.event(c, m.group(2)).orElseThrow(ApiError::notFound);
-        return ApiResponse.ok(CalendarJson.event(c, e, zone(r, c)));
+        return ApiResponse.ok(CalendarJson.event(c, e, zone(r, c), set.icalUid(e)));
     }
 
     ApiResponse instances(ApiRequest r, Matcher m) {
@@ -172,7 +172,7 @@ final class CalendarResource {
             n.put("nextPageToken", Params.pageToken("in", Integer.toString(to)));
         }
         ArrayNode items = n.putArray("items");
-        found.subList(from, to).forEach(e -> items.add(CalendarJson.event(c, e, zone)));
+        found.subList(from, to).forEach(e -> items.add(CalendarJson.event(c, e, zone, set.icalUid(e))));
         return ApiResponse.ok(n);
     }
 

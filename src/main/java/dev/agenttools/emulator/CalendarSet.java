@@ -29,8 +29,16 @@ final class CalendarSet {
     private final Map<String, CalendarInfo> calendars = new LinkedHashMap<>();
     private final Map<String, List<CalendarEvent>> events = new HashMap<>();
     private final Instant updated;
+    /** Imported events' UIDs by series id: Google keeps an imported event's UID as its iCalUID. */
+    private final Map<String, String> icalUids;
 
     CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated) {
+        this(owner, calendars, events, updated, Map.of());
+    }
+
+    CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated,
+                Map<String, String> icalUids) {
+        this.icalUids = Map.copyOf(icalUids);
         this.owner = owner;
         this.updated = updated;
         calendars.forEach(c -> this.calendars.put(c.id(), c));
@@ -40,6 +48,12 @@ final class CalendarSet {
             }
             this.events.put(id, List.copyOf(list));
         });
+    }
+
+    /** An event's iCalUID: its series' imported UID, else Google's form for events made in Calendar ({@code id@google.com}). */
+    String icalUid(CalendarEvent e) {
+        String series = e.exception() ? e.recurringEventId() : e.id();
+        return icalUids.getOrDefault(series, series + "@google.com");
     }
 
     /** The address of the user who sees these calendars. */

@@ -75,6 +75,9 @@ class ImportedCalendarTest {
         assertThat(sync.getAttendees()).extracting(a -> a.getEmail() + ":" + a.getResponseStatus() + ":" + Boolean.TRUE.equals(a.getOptional()))
                 .containsExactly("bob@example.com:accepted:false", "carol@example.com:needsAction:true");
         assertThat(sync.getOrganizer().getEmail()).isEqualTo("anna@example.com");
+        // Google keeps an imported event's UID as its iCalUID, for the series, its instances and its exceptions
+        assertThat(march).extracting(Event::getICalUID).containsExactly("weekly-sync@example.com", "weekly-sync@example.com",
+                "utc@example.com", "weekly-sync@example.com", "weekly-sync@example.com");
         assertThat(calendar.events().get("primary", sync.getRecurringEventId()).execute().getRecurrence())
                 .containsExactly("RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=MO", "EXDATE;TZID=Europe/Berlin:20260316T100000"); // as ical4j writes the rule
         assertThat(sync.getStart().getTimeZone()).isEqualTo("Europe/Berlin");
