@@ -95,7 +95,7 @@ public final class Benchmark {
             if (o.target().equals("emulator")) {
                 EmulatorConfig config = EmulatorConfig.builder().latency(o.latency()).build();
                 emulator = Emulator.start(config);
-                tools = emulatorTools(emulator.rootUri().toString(), config);
+                tools = emulatorTools(emulator.rootUri().toString(), config).build();
                 bounds = emulatorBounds(config, o);
                 env.put("emulator", emulatorSettings(config, emulator));
                 err.println("bench: emulator at " + emulator.rootUri() + " (" + emulator.mailboxSummary() + ")");
@@ -121,7 +121,7 @@ public final class Benchmark {
             ToolRegistry externalTools = null;
             if (e != null && o.external()) {
                 external = ExternalEmulator.start(o.latency());
-                externalTools = emulatorTools(external.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build());
+                externalTools = emulatorTools(external.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build()).build();
                 err.println("bench: and an emulator process of its own at " + external.rootUrl());
             }
             String processRoot = external != null ? external.rootUrl() : e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
@@ -279,7 +279,7 @@ public final class Benchmark {
                                       Bounds bounds, Progress progress, Options o, Fixtures fixtures) throws Exception {
         Path dir = java.nio.file.Files.createTempDirectory("agent-tools-bench-index");
         try {
-            ToolRegistry tools = Tools.builder().rootUrl(rootUrl).pacing(15_000, 250, 20).defaultAccessToken("bench-token")
+            ToolRegistry tools = emulatorTools(rootUrl, EmulatorConfig.builder().latency(o.latency()).build())
                     .mailIndex(dir.resolve("mail-index.db")).build();
             BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
             List<Row> rows = new ArrayList<>();
@@ -323,14 +323,14 @@ public final class Benchmark {
         return NEW_MAIL_PER_RUN;
     }
 
-    /** The tools against an agent-tools emulator, pacing themselves to its limits as a user would configure them. */
-    private static ToolRegistry emulatorTools(String rootUrl, EmulatorConfig config) {
+    /** The tools against an agent-tools emulator (to build), pacing themselves to its limits as a user would configure them. */
+    private static Tools.Builder emulatorTools(String rootUrl, EmulatorConfig config) {
         int calendarQuota = config.calendarQuotaPerMinute();
         return Tools.builder().rootUrl(rootUrl)
                 .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
                 // the emulator, like Google, lets a minute's Calendar requests go at once
                 .calendarPacing(calendarQuota, calendarQuota, config.maxConcurrent())
-                .defaultAccessToken("bench-token").build();
+                .defaultAccessToken("bench-token");
     }
 
     private static Bounds emulatorBounds(EmulatorConfig config, Options o) {

@@ -50,8 +50,8 @@ public final class CalendarService {
      */
     public static final String EVENT_LIST_FIELDS = "timeZone,nextPageToken,items(id,summary,start,end,location,status,"
             + "organizer(email,displayName),attendees(email,displayName,responseStatus,optional),htmlLink,recurringEventId,hangoutLink)";
-    private static final String CALENDAR_LIST_FIELDS_QUERY = query(CALENDAR_LIST_FIELDS);
-    private static final String EVENT_LIST_FIELDS_QUERY = query(EVENT_LIST_FIELDS);
+    private static final String CALENDAR_LIST_FIELDS_QUERY = GoogleConnection.encode(CALENDAR_LIST_FIELDS);
+    private static final String EVENT_LIST_FIELDS_QUERY = GoogleConnection.encode(EVENT_LIST_FIELDS);
     private final CalendarSettings settings;
     private final GoogleConnection connection;
     private final GoogleCalls calls;
@@ -94,7 +94,7 @@ public final class CalendarService {
         do {
             String token = page;
             String url = settings.rootUrl() + "calendar/v3/users/me/calendarList?maxResults=" + CALENDAR_PAGE
-                    + "&showHidden=true&fields=" + CALENDAR_LIST_FIELDS_QUERY + (token == null ? "" : "&pageToken=" + query(token));
+                    + "&showHidden=true&fields=" + CALENDAR_LIST_FIELDS_QUERY + (token == null ? "" : "&pageToken=" + GoogleConnection.encode(token));
             CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
                     () -> ListJson.calendarList(connection.get(s.google(), url, GoogleConnection.USER_AGENT, false)));
             if (list.getItems() != null) {
@@ -126,14 +126,14 @@ public final class CalendarService {
 
     /** One calendar's events in the range, instances of series expanded, in start order. */
     Events events(Session s, String calendarId, EventQuery q, String pageToken, Deadline deadline) throws InterruptedException {
-        StringBuilder url = new StringBuilder(settings.rootUrl()).append("calendar/v3/calendars/").append(query(calendarId))
-                .append("/events?singleEvents=true&orderBy=startTime&timeMin=").append(query(rfc3339(q.min())))
-                .append("&timeMax=").append(query(rfc3339(q.max()))).append("&maxResults=").append(q.maxResults());
+        StringBuilder url = new StringBuilder(settings.rootUrl()).append("calendar/v3/calendars/").append(GoogleConnection.encode(calendarId))
+                .append("/events?singleEvents=true&orderBy=startTime&timeMin=").append(GoogleConnection.encode(rfc3339(q.min())))
+                .append("&timeMax=").append(GoogleConnection.encode(rfc3339(q.max()))).append("&maxResults=").append(q.maxResults());
         if (q.text() != null) {
-            url.append("&q=").append(query(q.text()));
+            url.append("&q=").append(GoogleConnection.encode(q.text()));
         }
         if (pageToken != null) {
-            url.append("&pageToken=").append(query(pageToken));
+            url.append("&pageToken=").append(GoogleConnection.encode(pageToken));
         }
         url.append("&fields=").append(EVENT_LIST_FIELDS_QUERY);
         return calls.one(s.account(), "calendar events.list " + calendarId, UNITS, deadline,
@@ -145,11 +145,6 @@ public final class CalendarService {
     /** A time as the Calendar client sends it: {@code 2026-06-02T07:00:00.000Z}. */
     private static String rfc3339(Instant t) {
         return new DateTime(t.toEpochMilli()).toStringRfc3339();
-    }
-
-    /** A path segment or query value, percent-encoded (a space as %20, as the Calendar client sends it). */
-    private static String query(String value) {
-        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /**

@@ -6,6 +6,9 @@ import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 import com.google.api.services.gmail.model.Label;
 import com.google.api.services.gmail.model.History;
+import com.google.api.services.gmail.model.HistoryLabelAdded;
+import com.google.api.services.gmail.model.HistoryLabelRemoved;
+import com.google.api.services.gmail.model.HistoryMessageDeleted;
 import com.google.api.services.gmail.model.ListHistoryResponse;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
@@ -54,8 +57,8 @@ public final class GmailService implements AutoCloseable {
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
     /** What a messages.list asks for: the thread id too, so that an email that cannot be fetched still has both. */
     public static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
-    private static final String LIST_FIELDS_QUERY = query(LIST_FIELDS);
-    private static final String SUMMARY_FIELDS_QUERY = query(SUMMARY_FIELDS);
+    private static final String LIST_FIELDS_QUERY = GoogleConnection.encode(LIST_FIELDS);
+    private static final String SUMMARY_FIELDS_QUERY = GoogleConnection.encode(SUMMARY_FIELDS);
     private static final String MESSAGES_PATH = "gmail/v1/users/me/messages";
     private static final int MAX_URL_LENGTH = GoogleConnection.MAX_URL_LENGTH;
     private static final String APPLICATION = "agent-tools";
@@ -238,11 +241,8 @@ public final class GmailService implements AutoCloseable {
      */
     public String emailAddress(Duration timeout) {
         Deadline deadline = Deadline.in(timeout);
-        return FanOut.one(deadline, "gmail users.getProfile", () -> {
-            Session s = open(null); // set-up inside the deadline, as for the tools
-            return calls.one(s.account(), "gmail users.getProfile", LABELS_UNITS, deadline,
-                    () -> s.gmail().users().getProfile("me").execute().getEmailAddress());
-        });
+        // set-up inside the deadline, as for the tools
+        return FanOut.one(deadline, "gmail users.getProfile", () -> profile(open(null), deadline).address());
     }
 
     /** Who the session's account is and where its mailbox's history stands now. */
@@ -276,14 +276,14 @@ public final class GmailService implements AutoCloseable {
             ListHistoryResponse r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
                     () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
             for (History h : r.getHistory() == null ? List.<History>of() : r.getHistory()) {
-                for (var d : h.getMessagesDeleted() == null ? List.<com.google.api.services.gmail.model.HistoryMessageDeleted>of() : h.getMessagesDeleted()) {
+                for (var d : h.getMessagesDeleted() == null ? List.<HistoryMessageDeleted>of() : h.getMessagesDeleted()) {
                     deleted.add(d.getMessage().getId());
                     labels.remove(d.getMessage().getId());
                 }
-                for (var a : h.getLabelsAdded() == null ? List.<com.google.api.services.gmail.model.HistoryLabelAdded>of() : h.getLabelsAdded()) {
+                for (var a : h.getLabelsAdded() == null ? List.<HistoryLabelAdded>of() : h.getLabelsAdded()) {
                     labels.put(a.getMessage().getId(), labelsOf(a.getMessage()));
                 }
-                for (var a : h.getLabelsRemoved() == null ? List.<com.google.api.services.gmail.model.HistoryLabelRemoved>of() : h.getLabelsRemoved()) {
+                for (var a : h.getLabelsRemoved() == null ? List.<HistoryLabelRemoved>of() : h.getLabelsRemoved()) {
                     labels.put(a.getMessage().getId(), labelsOf(a.getMessage()));
                 }
             }
@@ -306,13 +306,13 @@ public final class GmailService implements AutoCloseable {
             StringBuilder url = new StringBuilder(settings.rootUrl()).append(MESSAGES_PATH).append("?maxResults=")
                     .append(max).append("&fields=").append(LIST_FIELDS_QUERY);
             if (labelId != null) {
-                url.append("&labelIds=").append(query(labelId));
+                url.append("&labelIds=").append(GoogleConnection.encode(labelId));
             }
             if (query != null) {
-                url.append("&q=").append(query(query));
+                url.append("&q=").append(GoogleConnection.encode(query));
             }
             if (pageToken != null) {
-                url.append("&pageToken=").append(query(pageToken));
+                url.append("&pageToken=").append(GoogleConnection.encode(pageToken));
             }
             if (url.length() > MAX_URL_LENGTH) {
                 // a long query: the Gmail client sends it as a POST with X-HTTP-Method-Override, as Google asks
@@ -340,7 +340,7 @@ public final class GmailService implements AutoCloseable {
     Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
         return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> GmailJson.message(lean(s,
-                settings.rootUrl() + MESSAGES_PATH + "/" + query(id) + "?format=full"
+                settings.rootUrl() + MESSAGES_PATH + "/" + GoogleConnection.encode(id) + "?format=full"
                         + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : ""), view == View.DETAIL)));
     }
 
@@ -352,11 +352,6 @@ public final class GmailService implements AutoCloseable {
      */
     private byte[] lean(Session s, String url, boolean gzip) throws IOException {
         return connection.get(s.google, url, GoogleConnection.USER_AGENT, gzip);
-    }
-
-    /** A query parameter's value, percent-encoded (a space as %20, as the Gmail client sends it). */
-    private static String query(String value) {
-        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /**

@@ -124,7 +124,7 @@ final class MailIndex implements AutoCloseable {
             params.addAll(chunk);
             String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
             for (EmailSummary s : query("SELECT summary, label_ids FROM messages WHERE account = ? AND id IN (" + marks + ")", params,
-                    rs -> withLabels(read(rs.getString(1)), read(rs.getString(2), String[].class)))) {
+                    rs -> withLabels(read(rs.getString(1)), List.of(read(rs.getString(2), String[].class))))) {
                 out.put(s.id(), s);
             }
         }
@@ -165,7 +165,7 @@ final class MailIndex implements AutoCloseable {
             for (EmailSummary s : summaries) {
                 update("INSERT INTO messages (account, id, internal_date, summary, label_ids) VALUES (?, ?, ?, ?, ?) "
                                 + "ON CONFLICT (account, id) DO UPDATE SET summary = excluded.summary, label_ids = excluded.label_ids",
-                        List.of(account, s.id(), internalDates.getOrDefault(s.id(), 0L), write(withLabels(s, null)),
+                        List.of(account, s.id(), internalDates.getOrDefault(s.id(), 0L), write(withLabels(s, null)), // labels kept apart
                                 write(s.labelIds() == null ? List.of() : s.labelIds())));
             }
             // the size bound: the oldest mail goes first (lists ask for the newest)
@@ -199,11 +199,10 @@ final class MailIndex implements AutoCloseable {
                 List.of(account, historyId.toString(), System.currentTimeMillis()));
     }
 
-    private static EmailSummary withLabels(EmailSummary s, String[] labels) {
-        List<String> ids = labels == null ? null : List.of(labels);
-        Boolean unread = ids == null ? null : ids.contains("UNREAD");
+    /** The summary with these labels and the unread flag they give (as MessageDecoder derives it); null: neither. */
+    private static EmailSummary withLabels(EmailSummary s, List<String> labels) {
         return new EmailSummary(s.id(), s.threadId(), s.subject(), s.from(), s.to(), s.date(), s.dateSource(), s.dateRaw(),
-                s.snippet(), ids == null || ids.isEmpty() ? ids == null ? null : List.of() : ids, unread, s.hasAttachments());
+                s.snippet(), labels, labels == null ? null : labels.contains("UNREAD"), s.hasAttachments());
     }
 
     private interface Row<T> {

@@ -143,6 +143,11 @@ public final class GoogleConnection implements AutoCloseable {
     /** What the Google clients send as User-Agent, so that Google sees one client whichever path a call takes. */
     public static final String USER_AGENT = "agent-tools Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
             + " " + com.google.api.client.http.HttpRequest.USER_AGENT_SUFFIX;
+    /** A path segment or query value for a lean GET, percent-encoded as the Google clients send it (a space as %20). */
+    public static String encode(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
     public static final int MAX_URL_LENGTH = 2048;
 
