@@ -71,6 +71,9 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
             throws InterruptedException {
         Map<K, Outcome<V>> done = new LinkedHashMap<>();
         List<K> pending = List.copyOf(keys);
+        // what the upstream last said: an attempt cut short by the deadline's own shrinking timeout says nothing of it
+        Exception upstream = null;
+        int upstreamAttempt = 0;
         for (int attempt = 1; ; attempt++) {
             Answers<K, V> answers = new Answers<>();
             try {
@@ -101,6 +104,10 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
                 return inOrder(keys, done);
             }
             Exception last = refused.values().iterator().next();
+            if (!(last instanceof java.io.InterruptedIOException || last instanceof java.net.http.HttpTimeoutException)) {
+                upstream = last;
+                upstreamAttempt = attempt;
+            }
             deadline.noteFailure(GoogleErrors.translate(last, operationOf.apply(refused.keySet().iterator().next()), attempt,
                     deadline).getMessage());
             long wait = backoffNanos(attempt, last);
@@ -108,7 +115,9 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
                 String parts = keys.size() > 1 ? " " + refused.size() + " refused parts of a batch" : "";
                 ToolException timeUp = new ToolException(ToolException.Kind.DEADLINE, "deadline of "
                         + deadline.budget().toMillis() + " ms leaves no time to retry" + parts + "; last error: "
-                        + GoogleErrors.translate(last, operation, attempt, deadline).getMessage(), last);
+                        + GoogleErrors.translate(last, operation, attempt, deadline).getMessage()
+                        + (upstream != null && upstream != last ? "; before it: "
+                                + GoogleErrors.translate(upstream, operation, upstreamAttempt, deadline).getMessage() : ""), last);
                 refused.keySet().forEach(k -> done.put(k, new Outcome.Failed<>(timeUp)));
                 return inOrder(keys, done);
             }
