@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 /** {@code agent-tools mcp}: the tools as an MCP server over stdio. */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
         description = {"Serve the tools over the Model Context Protocol on stdin/stdout.",
-                "For Claude Desktop, IDEs and agent frameworks: list_emails, search_emails, get_email. Every bad line gets "
+                "For Claude Desktop, IDEs and agent frameworks: every tool of the registry (list_emails, search_emails, "
+                        + "get_email, list_calendars, list_events, get_event, free_busy). Every bad line gets "
                         + "a JSON-RPC error; end of input finishes the calls in flight, then exits. Logs go to stderr."})
 final class McpCommand implements Callable<Integer> {
     @Spec

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The tool registry as an MCP server over stdio, on the official MCP Java SDK (this package is the only one that
@@ -50,8 +51,9 @@ public final class McpStdioServer {
         JsonSchemaValidator validator = new DefaultJsonSchemaValidator(jackson);
         LineTransport transport = new LineTransport(mapper, jackson, in, out, log);
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
+        Function<String, String> mcpName = command -> names.getOrDefault(command, command.replaceAll("[^A-Za-z0-9_-]", "_"));
         for (ToolSpec spec : registry.specs()) {
-            String name = names.getOrDefault(spec.name(), spec.name().replaceAll("[^A-Za-z0-9_-]", "_"));
+            String name = mcpName.apply(spec.name());
             McpSchema.Tool tool = McpSchema.Tool.builder(name, mapper, Json.write(spec.inputSchema()))
                     .description(spec.description()).build();
             tools.add(new McpServerFeatures.SyncToolSpecification(tool,
@@ -59,7 +61,7 @@ public final class McpStdioServer {
         }
         McpSyncServer server = McpServer.sync(transport).serverInfo("agent-tools", version)
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                .instructions("Gmail tools: list_emails (by label), search_emails (Gmail search syntax), get_email (one whole email).")
+                .instructions(Instructions.of(registry.specs(), mcpName))
                 // the transport runs each call on its own virtual thread, bounded; no second hop to Reactor's pool
                 .immediateExecution(true)
                 // checked in call() instead, so that the error text starts with invalid_argument like every other

@@ -28,6 +28,7 @@ class McpServerTest {
     static final Emulators emulators = new Emulators();
     private static Emulator emulator;
     private static McpSyncClient client;
+    private static McpSchema.InitializeResult initialized;
 
     @BeforeAll
     static void start() {
@@ -41,7 +42,7 @@ class McpServerTest {
                 .args(command.subList(1, command.size())).env(env).build();
         var mapper = new JacksonMcpJsonMapper(tools.jackson.databind.json.JsonMapper.builder().build());
         client = McpClient.sync(new StdioClientTransport(server, mapper)).requestTimeout(Duration.ofSeconds(30)).build();
-        client.initialize();
+        initialized = client.initialize();
     }
 
     @AfterAll
@@ -62,6 +63,14 @@ class McpServerTest {
         Map<String, Object> schema = search.inputSchema();
         assertThat(schema.get("required").toString()).isEqualTo("[query]");
         assertThat(((Map<?, ?>) schema.get("properties")).keySet()).map(Object::toString).contains("query", "max_results", "strategy");
+    }
+
+    @Test
+    void instructionsNameEveryToolServedByFamily() {
+        String instructions = initialized.instructions();
+        assertThat(client.listTools().tools()).allSatisfy(tool -> assertThat(instructions).contains(tool.name() + " ("));
+        assertThat(instructions).contains("Gmail: list_emails (List the newest emails with a Gmail label (INBOX by default))")
+                .contains("Calendar: list_calendars (").contains("timeout_ms").doesNotContain("\n");
     }
 
     @Test
