@@ -159,6 +159,33 @@ class CalendarPagingTest {
     }
 
     @Test
+    void theParamsATokenCarriesHaveItsBoundsAndATokenPastThemIsNeverGiven() throws Exception {
+        try (HostileServer server = new HostileServer()) {
+            StringBuilder many = new StringBuilder("{\"items\": [");
+            for (int i = 0; i <= CalendarTools.MAX_CALENDARS; i++) {
+                many.append(i == 0 ? "" : ", ").append("{\"id\": \"c").append(i).append("\", \"selected\": true}");
+            }
+            server.route(CALENDAR_LIST, q -> many + "]}");
+            server.route(EVENTS, q -> "{\"items\": [" + event("e1") + "], \"nextPageToken\": \"" + "p".repeat(5000) + "\"}");
+            ToolRegistry tools = tools(server);
+
+            ToolException shows251 = failure(tools, CalendarTools.LIST_EVENTS, "{}");
+            assertThat(shows251.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(shows251.getMessage()).contains("calendar_ids", "shows 251 calendars", "up to 250");
+            ToolException longId = failure(tools, CalendarTools.LIST_EVENTS, "{\"calendar_ids\": [\"" + "x".repeat(513) + "\"]}");
+            assertThat(longId.getMessage()).contains("calendar_ids", "at most 512 characters", "513");
+            ToolException longQuery = failure(tools, CalendarTools.LIST_EVENTS, "{\"query\": \"" + "w".repeat(2049) + "\"}");
+            assertThat(longQuery.getMessage()).contains("query", "at most 2048 characters", "2049");
+            assertThat(server.calls(EVENTS)).isZero();
+
+            // Calendar's own page token past what a page_token keeps: its error, not a token the next call refuses
+            ToolException longPage = failure(tools, CalendarTools.LIST_EVENTS, "{\"calendar_ids\": [\"primary\"], " + DAY + "}");
+            assertThat(longPage.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+            assertThat(longPage.getMessage()).contains("events.list primary", "page token of 5000 characters", "no next_page_token");
+        }
+    }
+
+    @Test
     void aCalendarCallOutOfPacingNamesCalendarsQuotaNotGmails() throws Exception {
         try (HostileServer server = new HostileServer()) {
             server.route(CALENDAR_LIST, q -> ONE_CALENDAR + "}");
