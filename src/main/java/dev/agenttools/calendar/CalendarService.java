@@ -43,8 +43,8 @@ public final class CalendarService {
      * The most calendarList pages one call reads: 2,500 calendars at {@value #CALENDAR_PAGE} a page, ten times what
      * one list_events call may ask ({@link CalendarTools#MAX_CALENDARS}). Google sets no limit on the calendars a
      * user may have in the list (rooms and colleagues' calendars add up in a large organisation), so the cap is not
-     * what list_events asks; it is there so that a server that hands out page after page ends the call in 10
-     * requests rather than at its deadline.
+     * what list_events asks; it is there so that a server that hands out page after page ends each read of the list
+     * in 10 requests rather than at the call's deadline.
      */
     static final int CALENDAR_LIST_PAGES = 10;
     /**

@@ -29,7 +29,8 @@ import java.util.Map;
  * once (concurrent, bounded by the user's in-flight cap) or in batch requests, then merged in start order, all-day
  * events first within their day. A calendar that is gone or not readable is skipped and named, never failing the
  * call. Paging: each calendar pages on its own; the answer's token carries the range, the text and each calendar's
- * next page, so the next call asks only the calendars that have more. Thread-safe.
+ * next page, so the next call asks only the calendars that have more ({@link PageToken}, bounded as input). A page
+ * whose next token is the one it was asked with fails the call: an agent following it would page forever. Thread-safe.
  */
 final class EventLister {
     static final List<String> STRATEGIES = List.of("auto", "sequential", "concurrent", "batch");

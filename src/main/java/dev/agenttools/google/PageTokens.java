@@ -52,14 +52,4 @@ public final class PageTokens {
         }
         return next;
     }
-
-    /** Pages read so far. */
-    public int pages() {
-        return pages;
-    }
-
-    /** The most pages this loop reads. */
-    public int maxPages() {
-        return maxPages;
-    }
 }
