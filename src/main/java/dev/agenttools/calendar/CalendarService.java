@@ -16,6 +16,7 @@ import dev.agenttools.google.Account;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
+import dev.agenttools.google.PageTokens;
 import dev.agenttools.google.Retry;
 import dev.agenttools.google.StreamingJson;
 import dev.agenttools.tool.Deadline;
@@ -38,6 +39,14 @@ public final class CalendarService {
     static final int FREE_BUSY_CALENDARS = 50;
     /** calendarList.list's largest page. */
     private static final int CALENDAR_PAGE = 250;
+    /**
+     * The most calendarList pages one call reads: 2,500 calendars at {@value #CALENDAR_PAGE} a page, ten times what
+     * one list_events call may ask ({@link CalendarTools#MAX_CALENDARS}). Google sets no limit on the calendars a
+     * user may have in the list (rooms and colleagues' calendars add up in a large organisation), so the cap is not
+     * what list_events asks; it is there so that a server that hands out page after page ends each read of the list
+     * in 10 requests rather than at the call's deadline.
+     */
+    static final int CALENDAR_LIST_PAGES = 10;
     /**
      * What the list tools read of a calendar (CalendarAnswers.calendar, the default calendars, the user's zone):
      * a partial response leaves out the reminders, notification settings and conference properties of each.
@@ -64,7 +73,7 @@ public final class CalendarService {
     CalendarService(CalendarSettings settings, GoogleConnection connection, Retry retry) {
         this.settings = settings;
         this.connection = connection;
-        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+        this.calls = new GoogleCalls("Calendar", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
     /** One call's way to Calendar: the account it acts as, the client that acts as it and its lean GETs' session. */
@@ -87,9 +96,14 @@ public final class CalendarService {
         return calls.pacer(s.account()).maxInFlight();
     }
 
-    /** Every calendar in the user's list (all pages), hidden ones included. */
+    /**
+     * Every calendar in the user's list (all pages, at most {@value #CALENDAR_LIST_PAGES}), hidden ones included.
+     *
+     * @throws dev.agenttools.tool.ToolException UPSTREAM when the server sends a page token again or more pages
+     */
     List<CalendarListEntry> calendars(Session s, Deadline deadline) throws InterruptedException {
         List<CalendarListEntry> all = new ArrayList<>();
+        PageTokens paging = new PageTokens("calendar calendarList.list", CALENDAR_LIST_PAGES);
         String page = null;
         do {
             String token = page;
@@ -100,7 +114,7 @@ public final class CalendarService {
             if (list.getItems() != null) {
                 all.addAll(list.getItems());
             }
-            page = list.getNextPageToken();
+            page = paging.next(list.getNextPageToken());
         } while (page != null);
         return all;
     }

@@ -37,6 +37,10 @@ public final class CalendarTools {
     static final int DEFAULT_MAX_RESULTS = 50;
     /** More calendar ids than anyone sees, and far more than one call should fan out to. */
     static final int MAX_CALENDARS = 250;
+    /** Calendar ids are email addresses (at most 254 characters) or shorter group ids: past this one is not an id. */
+    static final int MAX_CALENDAR_ID_CHARS = 512;
+    /** list_events' free text: Calendar matches words, and a page_token carries it back (see {@link PageToken}). */
+    static final int MAX_QUERY_CHARS = 2048;
 
     private CalendarTools() {
     }
@@ -130,11 +134,13 @@ public final class CalendarTools {
                     + "(up to the end of that day). Default: the end of time_min's day when that is a date, else the end of today.");
             ObjectNode ids = p.putObject("calendar_ids").put("type", "array").put("maxItems", MAX_CALENDARS)
                     .put("description", "Calendar ids (from calendar.list-calendars; 'primary' is the user's own). Default: every selected calendar.");
-            ids.putObject("items").put("type", "string").put("minLength", 1);
-            p.putObject("query").put("type", "string").put("description", "Free text the events must contain (summary, description, location, people).");
+            ids.putObject("items").put("type", "string").put("minLength", 1).put("maxLength", MAX_CALENDAR_ID_CHARS);
+            p.putObject("query").put("type", "string").put("maxLength", MAX_QUERY_CHARS)
+                    .put("description", "Free text the events must contain (summary, description, location, people).");
             p.putObject("max_results").put("type", "integer").put("minimum", 1).put("maximum", MAX_RESULTS_LIMIT)
                     .put("default", DEFAULT_MAX_RESULTS).put("description", "Events per calendar and page (with page_token: the first call's, unless given).");
-            p.putObject("page_token").put("type", "string").put("description", "The next_page_token of a previous answer (it keeps the range and query).");
+            p.putObject("page_token").put("type", "string").put("maxLength", PageToken.MAX_CHARS)
+                    .put("description", "The next_page_token of a previous answer, as it was (it keeps the range and query).");
             ObjectNode strategy = p.putObject(STRATEGY).put("type", "string").put("default", "auto")
                     .put("description", "How the calendars are asked: auto, sequential, concurrent or batch. The answer is the same.");
             ArrayNode values = strategy.putArray("enum");
@@ -150,8 +156,12 @@ public final class CalendarTools {
         @Override
         public ToolResult call(ToolCall call) {
             Params p = Params.of(call, PARAMS);
+            String query = p.string("query", null);
+            if (query != null && query.length() > MAX_QUERY_CHARS) {
+                throw ToolException.invalidArgument("query must be at most " + MAX_QUERY_CHARS + " characters, got " + query.length());
+            }
             return lister.list(new EventLister.Request(calendarIds(call.params().get("calendar_ids")), p.string("time_min", null),
-                    p.string("time_max", null), p.string("query", null),
+                    p.string("time_max", null), query,
                     call.params().has("max_results") ? p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS) : null,
                     p.string("page_token", null), p.choice(STRATEGY, EventLister.STRATEGIES, "auto"), call.deadline(), accessToken(p)));
         }
@@ -179,6 +189,10 @@ public final class CalendarTools {
             for (JsonNode id : v) {
                 if (!id.isTextual() || id.asText().isBlank()) {
                     throw ToolException.invalidArgument("calendar_ids must hold calendar ids (non-empty strings), got " + id);
+                }
+                if (id.asText().length() > MAX_CALENDAR_ID_CHARS) {
+                    throw ToolException.invalidArgument("calendar_ids must hold calendar ids of at most " + MAX_CALENDAR_ID_CHARS
+                            + " characters, got one of " + id.asText().length());
                 }
                 if (!ids.contains(id.asText())) {
                     ids.add(id.asText());
@@ -239,7 +253,7 @@ public final class CalendarTools {
             p.putObject("time_max").put("type", "string").put("description", "End, exclusive: a time, or a date (up to the end of that day).");
             ObjectNode ids = p.putObject("calendar_ids").put("type", "array").put("maxItems", MAX_CALENDARS)
                     .put("description", "Calendar ids, or other people's addresses whose free/busy you may see. Default: every selected calendar.");
-            ids.putObject("items").put("type", "string").put("minLength", 1);
+            ids.putObject("items").put("type", "string").put("minLength", 1).put("maxLength", MAX_CALENDAR_ID_CHARS);
             return new ToolSpec(FREE_BUSY, "When each calendar is busy in a time range (Calendar's freeBusy): busy blocks "
                     + "[{start, end}] per calendar, overlapping events merged, free (transparent) and cancelled events left "
                     + "out. A calendar that cannot be read is named in skipped_calendars.", schema("Params of calendar.free-busy", p));

@@ -1,7 +1,5 @@
 package dev.agenttools.calendar;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.api.client.http.HttpResponseException;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import com.google.api.services.calendar.model.Event;
@@ -14,7 +12,6 @@ import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolResult;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -22,7 +19,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,7 +29,8 @@ import java.util.Map;
  * once (concurrent, bounded by the user's in-flight cap) or in batch requests, then merged in start order, all-day
  * events first within their day. A calendar that is gone or not readable is skipped and named, never failing the
  * call. Paging: each calendar pages on its own; the answer's token carries the range, the text and each calendar's
- * next page, so the next call asks only the calendars that have more. Thread-safe.
+ * next page, so the next call asks only the calendars that have more ({@link PageToken}, bounded as input). A page
+ * whose next token is the one it was asked with fails the call: an agent following it would page forever. Thread-safe.
  */
 final class EventLister {
     static final List<String> STRATEGIES = List.of("auto", "sequential", "concurrent", "batch");
@@ -52,12 +49,8 @@ final class EventLister {
                    String pageToken, String strategy, Deadline deadline, String accessToken) {
     }
 
-    /** Where a paged listing stands: the question and each calendar's next page. */
-    private record Position(Instant min, Instant max, String query, int maxResults, Map<String, String> pages) {
-    }
-
     ToolResult list(Request r) {
-        Position asked = r.pageToken() == null ? null : decode(r.pageToken());
+        PageToken asked = r.pageToken() == null ? null : PageToken.decode(r.pageToken());
         return FanOut.one(r.deadline(), "calendar list", () -> {
             CalendarService.Session s = service.open(r.accessToken());
             List<String> ids;
@@ -75,6 +68,11 @@ final class EventLister {
                 List<CalendarListEntry> calendars = needList ? service.calendars(s, r.deadline()) : List.of();
                 zone = TimeRange.userZone(calendars);
                 ids = r.calendarIds() != null ? r.calendarIds() : selected(calendars);
+                if (ids.size() > CalendarTools.MAX_CALENDARS) {
+                    // the bound calendar_ids has, kept for the default too: one call fans out to at most that many
+                    throw ToolException.invalidArgument("calendar_ids: the account shows " + ids.size() + " calendars, more than the "
+                            + CalendarTools.MAX_CALENDARS + " one call asks; name up to " + CalendarTools.MAX_CALENDARS + " in calendar_ids");
+                }
                 TimeRange range = TimeRange.of(r.timeMin(), r.timeMax(), zone);
                 min = range.min();
                 max = range.max();
@@ -85,7 +83,7 @@ final class EventLister {
             Map<String, String> pages = asked == null ? Map.of() : asked.pages();
             String strategy = r.strategy().equals("auto") ? (ids.size() <= 1 ? "sequential" : "concurrent") : r.strategy();
             Map<String, Outcome<Events>> answers = fetch(s, ids, q, pages, strategy, r.deadline());
-            return answer(ids, answers, q, zone, strategy);
+            return answer(ids, answers, q, pages, zone, strategy);
         });
     }
 
@@ -125,8 +123,9 @@ final class EventLister {
         }
     }
 
+    /** @param asked each calendar's page token this call asked with (absent: its first page) */
     private static ToolResult answer(List<String> ids, Map<String, Outcome<Events>> answers, CalendarService.EventQuery q,
-                                     ZoneId zone, String strategy) {
+                                     Map<String, String> asked, ZoneId zone, String strategy) {
         List<CalendarAnswers.EventSummary> events = new ArrayList<>();
         List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
         Map<String, String> more = new LinkedHashMap<>();
@@ -140,8 +139,14 @@ final class EventLister {
                         events.add(summary);
                         starts.put(summary, startOf(summary, calendarZone));
                     }
-                    if (ok.value().getNextPageToken() != null) {
-                        more.put(id, ok.value().getNextPageToken());
+                    String next = ok.value().getNextPageToken();
+                    if (next != null && next.equals(asked.get(id))) {
+                        // the caller follows the tokens, call after call: the same one back would page forever
+                        throw new ToolException(ToolException.Kind.UPSTREAM, "calendar events.list " + id + ": the server sent "
+                                + "the same page token again (the one this page was asked with), so its pages would never end; not followed");
+                    }
+                    if (next != null && !next.isEmpty()) {
+                        more.put(id, next);
                     }
                 }
                 case Outcome.Failed<Events> failed -> {
@@ -164,7 +169,7 @@ final class EventLister {
                         : starts.get(e).atZone(zone).toLocalDate())
                 .thenComparing(e -> !e.allDay()).thenComparing(starts::get).thenComparing(e -> order.get(e.calendarId()))
                 .thenComparing(CalendarAnswers.EventSummary::id));
-        String next = more.isEmpty() ? null : encode(new Position(q.min(), q.max(), q.text(), q.maxResults(), more));
+        String next = more.isEmpty() ? null : new PageToken(q.min(), q.max(), q.text(), q.maxResults(), more).encode();
         return new ToolResult(Json.tree(new CalendarAnswers.EventList(events, next, skipped)), strategy, events.size(), Duration.ZERO);
     }
 
@@ -184,36 +189,5 @@ final class EventLister {
     static List<String> selected(List<CalendarListEntry> calendars) {
         return calendars.stream().filter(c -> Boolean.TRUE.equals(c.getSelected()) && !Boolean.TRUE.equals(c.getHidden()))
                 .map(CalendarListEntry::getId).toList();
-    }
-
-    private static String encode(Position p) {
-        ObjectNode n = Json.object();
-        n.put("min", p.min().toString()).put("max", p.max().toString()).put("n", p.maxResults());
-        if (p.query() != null) {
-            n.put("q", p.query());
-        }
-        ObjectNode pages = n.putObject("pages");
-        p.pages().forEach(pages::put);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.write(n).getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Position decode(String token) {
-        try {
-            JsonNode n = Json.MAPPER.readTree(Base64.getUrlDecoder().decode(token));
-            Map<String, String> pages = new LinkedHashMap<>();
-            n.get("pages").properties().forEach(e -> pages.put(e.getKey(), e.getValue().asText()));
-            if (pages.isEmpty()) {
-                throw new IllegalArgumentException("no pages");
-            }
-            int max = n.get("n").asInt();
-            if (max < 1 || max > CalendarTools.MAX_RESULTS_LIMIT) {
-                throw new IllegalArgumentException("n");
-            }
-            return new Position(Instant.parse(n.get("min").asText()), Instant.parse(n.get("max").asText()),
-                    n.hasNonNull("q") ? n.get("q").asText() : null, max, pages);
-        } catch (RuntimeException | java.io.IOException e) {
-            throw ToolException.invalidArgument("page_token is not one this tool gave: pass the next_page_token of a previous "
-                    + "calendar.list-events answer, or leave it out for the first page");
-        }
     }
 }

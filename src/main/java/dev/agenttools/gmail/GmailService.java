@@ -20,6 +20,7 @@ import dev.agenttools.google.FanOut;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
+import dev.agenttools.google.PageTokens;
 import dev.agenttools.google.PerAccount;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.Deadline;
@@ -136,7 +137,7 @@ public final class GmailService implements AutoCloseable {
         this.settings = settings;
         this.connection = connection;
         this.cache = cache;
-        this.calls = new GoogleCalls(settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+        this.calls = new GoogleCalls("Gmail", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
     private final CacheSettings cache;
@@ -255,21 +256,38 @@ public final class GmailService implements AutoCloseable {
         return new Profile(p.getEmailAddress(), p.getHistoryId());
     }
 
+    /** What a history.list read gave: the changes to apply, or why the index must rebuild from the list instead. */
+    sealed interface HistoryRead permits Changes, Unreplayable {
+    }
+
     /**
      * What changed in the mailbox since a historyId: each changed message's labels as the latest record gives them,
      * the messages deleted, and the historyId the mailbox is at now.
      */
-    record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) {
+    record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) implements HistoryRead {
+    }
+
+    /** A history that cannot be replayed in this call (see {@link #HISTORY_PAGES}): the index rebuilds, as for a 404. */
+    record Unreplayable(String why) implements HistoryRead {
     }
 
     /**
-     * users.history.list from {@code start}, every page, applied in order. A historyId too old for Gmail (kept about a
-     * week) is its 404, thrown as NOT_FOUND: the caller lists without the history.
+     * The most history.list pages one list reads: 10 pages of 500 records, 5,000 changes (a week away from a busy
+     * mailbox fits). Past that a rebuild from the list's own answer (its gets go at once) is sooner than more pages
+     * asked one after another, and a server that hands out page after page cannot hold the list until its deadline.
      */
-    Changes history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
+    static final int HISTORY_PAGES = 10;
+
+    /**
+     * users.history.list from {@code start}, every page, applied in order. A historyId too old for Gmail (kept about a
+     * week) is its 404, thrown as NOT_FOUND: the caller lists without the history. More than {@link #HISTORY_PAGES}
+     * pages, or a page token the server sends again, is {@link Unreplayable}: the caller rebuilds as for a 404.
+     */
+    HistoryRead history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
         Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
         java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
         BigInteger now = start;
+        PageTokens paging = new PageTokens("gmail users.history.list", HISTORY_PAGES);
         String page = null;
         do {
             String token = page;
@@ -290,7 +308,11 @@ public final class GmailService implements AutoCloseable {
             if (r.getHistoryId() != null && r.getHistoryId().compareTo(now) > 0) {
                 now = r.getHistoryId();
             }
-            page = r.getNextPageToken();
+            try {
+                page = paging.next(r.getNextPageToken());
+            } catch (ToolException endless) {
+                return new Unreplayable(endless.getMessage());
+            }
         } while (page != null);
         return new Changes(labels, deleted, now);
     }

@@ -23,10 +23,13 @@ import java.util.Optional;
  * <p>With the local mail index ({@link MailIndex}) a list asked again costs one round trip: messages.list and
  * history.list (from the historyId the index is synced to) go at once, the label changes and deletions are applied,
  * and only the ids the index does not hold are fetched. The first list of an account asks users.getProfile beside
- * messages.list (who the credential is, and the historyId to sync from). A history too old for Gmail (404) or an
+ * messages.list (who the credential is, and the historyId to sync from). A history too old for Gmail (404), one
+ * longer than {@link GmailService#HISTORY_PAGES} pages or whose pages do not end (a page token sent again), or an
  * index that cannot be read rebuilds from the answer. The answer is the same either way. Thread-safe.
  */
 final class MailLister {
+    /** history.list's 404: Gmail no longer has the history the index is synced to. */
+    private static final GmailService.Unreplayable TOO_OLD = new GmailService.Unreplayable("history too old");
     private final GmailService service;
 
     MailLister(GmailService service) {
@@ -77,11 +80,16 @@ final class MailLister {
                     ? service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline)
                     : changesSince(session, since.get(), deadline));
             listed = (ListMessagesResponse) both.get(0);
-            if (both.get(1) instanceof GmailService.Changes changes) {
-                index.apply(account, changes);
-            } else {
-                // Gmail keeps history about a week: past that the account's index starts again from now
-                index.reset(account, service.profile(session, deadline).historyId());
+            switch ((GmailService.HistoryRead) both.get(1)) {
+                case GmailService.Changes changes -> index.apply(account, changes);
+                case GmailService.Unreplayable unreplayable -> {
+                    if (unreplayable != TOO_OLD) {
+                        // not the 404 every index meets after a week away: say what the server did
+                        System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
+                    }
+                    // Gmail keeps history about a week: past that the account's index starts again from now
+                    index.reset(account, service.profile(session, deadline).historyId());
+                }
             }
         } else {
             List<Object> both = FanOut.map(List.of(0, 1), 2, deadline, "gmail list with profile", i -> i == 0
@@ -99,13 +107,14 @@ final class MailLister {
         return answer(session, listed, index.summaries(account, ids), r, index, account);
     }
 
-    /** history.list since {@code start}, or an empty Optional's stand-in when Gmail no longer has that history. */
-    private Object changesSince(GmailService.Session session, BigInteger start, Deadline deadline) throws InterruptedException {
+    /** history.list since {@code start}; {@link #TOO_OLD} when Gmail no longer has that history. */
+    private GmailService.HistoryRead changesSince(GmailService.Session session, BigInteger start, Deadline deadline)
+            throws InterruptedException {
         try {
             return service.history(session, start, deadline);
         } catch (ToolException e) {
             if (e.kind() == ToolException.Kind.NOT_FOUND) {
-                return "history too old";
+                return TOO_OLD;
             }
             throw e;
         }

@@ -25,14 +25,15 @@ public final class GoogleCalls {
     private final PerAccount<QuotaPacer> pacers;
 
     /**
+     * @param api            the API called ("Gmail", "Calendar"), as errors about its quota name it
      * @param unitsPerMinute the quota each user's pacing starts from
      * @param burst          quota units that may go at once
      * @param maxInFlight    calls in flight per user to start from
      */
-    public GoogleCalls(int unitsPerMinute, int burst, int maxInFlight, Retry retry) {
+    public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry) {
         QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
-        this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(unitsPerMinute, burst, maxInFlight));
+        this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight));
     }
 
     public Retry retry() {

@@ -146,7 +146,8 @@ public final class GoogleErrors {
                     : "insufficientPermissions".equals(reason(e))
                     ? "; the sign-in lacks this API's scope (Gmail's or Calendar's): run 'agent-tools auth login --scopes gmail.readonly,calendar.readonly'"
                     : "; the account or token lacks permission for this call";
-            case RATE_LIMITED -> "; the user's Google quota is spent: wait and retry, or lower the request rate";
+            case RATE_LIMITED -> concurrencyLimited(e) ? "; too many of the user's requests were in flight at once: retry when fewer are"
+                    : "; the user's Google quota is spent: wait and retry, or lower the request rate";
             default -> "";
         };
         return new ToolException(kind, context + hint, e);

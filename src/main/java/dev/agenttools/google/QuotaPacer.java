@@ -9,7 +9,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Client-side pacing to one user's Gmail limits, so that bursts wait here instead of earning 429s: a token bucket of
+ * Client-side pacing to one user's limits at one API (Gmail's or Calendar's), so that bursts wait here instead of earning 429s: a token bucket of
  * quota units and a cap on calls in flight. One pacer per user (see {@link PerAccount}), shared by all that user's
  * calls in the process. Thread-safe.
  *
@@ -43,6 +43,8 @@ public final class QuotaPacer {
     /** How much slower the limits grow near the level Gmail last refused: probing it costs a refusal each time. */
     static final double NEAR_REFUSAL_SLOWDOWN = 4;
 
+    /** The API paced ("Gmail", "Calendar"), for errors: each has its own quota, and the error names the one spent. */
+    private final String api;
     private final int configuredUnitsPerMinute;
     private final int configuredBurst;
     private final int configuredMaxInFlight;
@@ -69,12 +71,14 @@ public final class QuotaPacer {
     private double refusedCap = Double.POSITIVE_INFINITY;
     private long pausedUntil;
 
-    public QuotaPacer(int unitsPerMinute, int burst, int maxInFlight) {
-        this(unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM);
+    /** @param api the API paced, as its errors name it ("Gmail", "Calendar") */
+    public QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight) {
+        this(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM);
     }
 
-    QuotaPacer(int unitsPerMinute, int burst, int maxInFlight, Ticker ticker) {
+    QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight, Ticker ticker) {
         check(unitsPerMinute, burst, maxInFlight);
+        this.api = api;
         this.configuredUnitsPerMinute = unitsPerMinute;
         this.configuredBurst = burst;
         this.configuredMaxInFlight = maxInFlight;
@@ -146,8 +150,8 @@ public final class QuotaPacer {
                         }
                         long waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed - units) / unitsPerNano);
                         if (waitNanos > deadline.remainingNanos(now)) {
-                            throw deadline.exceeded(what + (paused ? " (Gmail asked us to wait before the next call)"
-                                    : " (the Gmail quota allows no more calls in time)"));
+                            throw deadline.exceeded(what + (paused ? " (" + api + " asked us to wait before the next call)"
+                                    : " (the " + api + " quota allows no more calls in time)"));
                         }
                         lock.unlock();
                         try {

@@ -37,7 +37,7 @@ class GoogleCallsTest {
                     // the test is over
                 }
             });
-            GoogleCalls calls = new GoogleCalls(15_000, 250, 20, RETRY);
+            GoogleCalls calls = new GoogleCalls("Gmail", 15_000, 250, 20, RETRY);
             HttpRequestFactory requests = JdkHttpTransport.http2(Duration.ofSeconds(5), null).createRequestFactory(GoogleCalls::limit);
             GenericUrl url = new GenericUrl("http://127.0.0.1:" + blackHole.getLocalPort() + "/gmail/v1/users/me/messages");
             Deadline deadline = Deadline.in(Duration.ofMillis(800));
@@ -56,7 +56,7 @@ class GoogleCallsTest {
 
     @Test
     void requestsTakeTheirTimeoutsFromWhatIsLeftOfTheDeadline() throws Exception {
-        GoogleCalls calls = new GoogleCalls(15_000, 250, 20, RETRY);
+        GoogleCalls calls = new GoogleCalls("Gmail", 15_000, 250, 20, RETRY);
         HttpRequestFactory requests = JdkHttpTransport.http2(Duration.ofSeconds(5), null).createRequestFactory(GoogleCalls::limit);
         GenericUrl url = new GenericUrl("http://127.0.0.1:9/");
 
@@ -73,7 +73,7 @@ class GoogleCallsTest {
 
     @Test
     void eachAccountHasItsOwnPacer() {
-        GoogleCalls calls = new GoogleCalls(15_000, 250, 20, RETRY);
+        GoogleCalls calls = new GoogleCalls("Gmail", 15_000, 250, 20, RETRY);
         QuotaPacer amy = calls.pacer(Account.ofToken("amy's token"));
 
         assertThat(calls.pacer(Account.ofToken("amy's token"))).isSameAs(amy);

@@ -34,7 +34,7 @@ class QuotaPacerTest {
 
     @Test
     void letsAFullBucketThroughAtOnceThenPacesToTheRate() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
         int bucket = (int) (10 * QuotaPacer.HEADROOM);
 
         for (int i = 0; i < bucket; i++) {
@@ -50,7 +50,7 @@ class QuotaPacerTest {
 
     @Test
     void chargesEachCallItsCost() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 50, 5, time); // a bucket of 45 units
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 50, 5, time); // a bucket of 45 units
 
         for (int i = 0; i < 9; i++) {
             pacer.acquire(5, 1, time.deadline(HOUR), "messages.get").close();
@@ -63,7 +63,7 @@ class QuotaPacerTest {
 
     @Test
     void refillsWhileIdleButNeverBeyondTheBucket() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
         pacer.acquire(9, 1, time.deadline(HOUR), "drain").close();
 
         time.advance(Duration.ofMillis(300));
@@ -83,7 +83,7 @@ class QuotaPacerTest {
 
     @Test
     void aCallCostingMoreThanTheBucketWaitsForAFullBucketNotForever() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
 
         pacer.acquire(100, 1, time.deadline(HOUR), "batch of 100 units").close();
         assertThat(time.sleeps).isEmpty();
@@ -98,7 +98,7 @@ class QuotaPacerTest {
         int callsEach = 40;
         int bucket = (int) (20 * QuotaPacer.HEADROOM);
         double unitsPerNano = 6_000 / 60.0 / 1e9;
-        QuotaPacer pacer = new QuotaPacer(6_000, 20, 4, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 20, 4, time);
         long start = time.nanoTime();
         List<Long> grantedAt = new CopyOnWriteArrayList<>();
         CountDownLatch go = new CountDownLatch(1);
@@ -131,7 +131,7 @@ class QuotaPacerTest {
 
     @Test
     void capsCallsInFlightAndHandsFreedSlotsOutInArrivalOrder() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 2, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 2, time);
         QuotaPacer.Permit first = pacer.acquire(1, 1, time.deadline(HOUR), "first");
         QuotaPacer.Permit second = pacer.acquire(1, 1, time.deadline(HOUR), "second");
         List<String> order = new CopyOnWriteArrayList<>();
@@ -154,7 +154,7 @@ class QuotaPacerTest {
 
     @Test
     void aCallTakingSeveralSlotsTakesAtMostAll() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 3, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 3, time);
 
         QuotaPacer.Permit batch = pacer.acquire(1, 10, time.deadline(Duration.ofSeconds(5)), "batch of 10 parts");
         ToolException full = catchThrowableOfType(ToolException.class,
@@ -168,7 +168,7 @@ class QuotaPacerTest {
 
     @Test
     void refusesAtOnceWhenTheQuotaCannotRefillBeforeTheDeadline() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(60, 1, 1, time); // one unit a second, a bucket of one
+        QuotaPacer pacer = new QuotaPacer("Gmail", 60, 1, 1, time); // one unit a second, a bucket of one
         pacer.acquire(1, 1, time.deadline(HOUR), "first").close();
 
         ToolException e = catchThrowableOfType(ToolException.class,
@@ -184,7 +184,7 @@ class QuotaPacerTest {
 
     @Test
     void anInterruptWhileWaitingForASlotEndsTheWait() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 1, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 1, time);
         QuotaPacer.Permit only = pacer.acquire(1, 1, time.deadline(HOUR), "holder");
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread waiter = Thread.ofVirtual().start(() -> {
@@ -208,7 +208,7 @@ class QuotaPacerTest {
     void anInterruptWhileWaitingForQuotaEndsTheWaitAndGivesTheSlotBack() throws Exception {
         CountDownLatch sleeping = new CountDownLatch(1);
         Ticker sleepsForReal = VirtualTime.systemSignalling(sleeping);
-        QuotaPacer pacer = new QuotaPacer(1, 1, 2, sleepsForReal); // one unit a minute
+        QuotaPacer pacer = new QuotaPacer("Gmail", 1, 1, 2, sleepsForReal); // one unit a minute
         pacer.acquire(1, 1, Deadline.in(HOUR), "first").close();
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         Thread waiter = Thread.ofVirtual().start(() -> {
@@ -229,15 +229,15 @@ class QuotaPacerTest {
 
     @Test
     void refusesSettingsThatCannotPace() {
-        assertThatThrownBy(() -> new QuotaPacer(0, 10, 2)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new QuotaPacer("Gmail", 0, 10, 2)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("quota pacing needs positive units per minute, burst and concurrency, got 0, 10, 2");
-        assertThatThrownBy(() -> new QuotaPacer(600, -1, 2)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new QuotaPacer(600, 10, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new QuotaPacer("Gmail", 600, -1, 2)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new QuotaPacer("Gmail", 600, 10, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aQuotaRefusalHalvesTheRateAndEmptiesTheBucket() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 5, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
         QuotaPacer.Permit refused = pacer.acquire(1, 1, time.deadline(HOUR), "messages.get");
         refused.close();
 
@@ -251,7 +251,7 @@ class QuotaPacerTest {
 
     @Test
     void refusalsOfCallsSentAtTheOldPaceCutTheRateOnlyOnce() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 8, time);
         List<QuotaPacer.Permit> burst = hold(pacer, 6, 1);
         time.advance(Duration.ofMillis(1));
 
@@ -272,7 +272,7 @@ class QuotaPacerTest {
     @Test
     void oneBurstOfConcurrencyRefusalsTeachesTheLimitItHit() throws Exception {
         // ten calls at once against a Gmail that lets two of them in: the eight refused went out with 3..10 in flight
-        QuotaPacer pacer = new QuotaPacer(60_000, 1_000, 20, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 60_000, 1_000, 20, time);
         List<QuotaPacer.Permit> burst = hold(pacer, 10, 5);
         for (QuotaPacer.Permit p : burst.subList(2, 10)) {
             pacer.rateLimited(p, true, null);
@@ -285,7 +285,7 @@ class QuotaPacerTest {
 
     @Test
     void theCapShrinksUnderCallsAlreadyInFlight() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 4, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 4, time);
         List<QuotaPacer.Permit> inFlight = hold(pacer, 4, 1);
 
         pacer.rateLimited(inFlight.getLast(), true, null);
@@ -303,7 +303,7 @@ class QuotaPacerTest {
 
     @Test
     void successesWinTheLimitsBackSlowlyAndNeverPastTheConfiguredOnes() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 8, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 8, time);
         List<QuotaPacer.Permit> eight = hold(pacer, 8, 0);
         QuotaPacer.Permit p = eight.getLast();
         pacer.rateLimited(p, true, null);
@@ -329,7 +329,7 @@ class QuotaPacerTest {
 
     @Test
     void theRateIsNeverCutToNothing() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(TEN_A_SECOND, 10, 2, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 2, time);
         for (int i = 0; i < 50; i++) {
             time.advance(Duration.ofMillis(1)); // each sent after the last cut
             QuotaPacer.Permit p = pacer.acquire(0, 1, time.deadline(HOUR), "refused " + i);
@@ -343,7 +343,7 @@ class QuotaPacerTest {
 
     @Test
     void retryAfterHoldsEveryCallOfTheUserUntilThen() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 4, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 4, time);
         QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused");
         p.close();
         pacer.rateLimited(p, false, Duration.ofSeconds(3));
@@ -360,7 +360,7 @@ class QuotaPacerTest {
 
     @Test
     void theCallWithTheEarliestDeadlineGoesFirstWhateverItsArrival() throws Exception {
-        QuotaPacer pacer = new QuotaPacer(6_000, 100, 1, time);
+        QuotaPacer pacer = new QuotaPacer("Gmail", 6_000, 100, 1, time);
         QuotaPacer.Permit only = pacer.acquire(1, 1, time.deadline(HOUR), "holder");
         List<String> order = new CopyOnWriteArrayList<>();
         List<QuotaPacer.Permit> held = new CopyOnWriteArrayList<>();
