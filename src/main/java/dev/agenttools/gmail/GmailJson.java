@@ -7,8 +7,10 @@ import com.google.api.services.gmail.model.MessagePart;
 import com.google.api.services.gmail.model.MessagePartBody;
 import com.google.api.services.gmail.model.MessagePartHeader;
 import dev.agenttools.google.StreamingJson;
+import dev.agenttools.google.UnreadableAnswer;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigInteger;
 
 /**
@@ -26,21 +28,49 @@ final class GmailJson {
     private GmailJson() {
     }
 
+    /**
+     * MIME parts nested deeper than this make the message unreadable. Real mail nests a handful of levels (a forward
+     * of a forward with attachments: about 6); the emulator's MIME parser follows at most as many, and the decoder
+     * walks the tree recursively, so a hostile message cannot take it to thousands.
+     */
+    static final int MAX_PART_DEPTH = 100;
+
     static Message message(byte[] json) throws IOException {
         return StreamingJson.read(json, GmailJson::message);
     }
 
-    /** A parser for batch parts that reads {@link Message} answers here (see {@link StreamingJson#preferring}). */
-    static com.google.api.client.util.ObjectParser messagesFirst(com.google.api.client.util.ObjectParser fallback) {
-        return StreamingJson.preferring(Message.class, GmailJson::message, fallback);
+    /** A message as its answer streams in; what cannot be read is an {@link UnreadableAnswer}. */
+    static Message message(InputStream json) throws IOException {
+        return StreamingJson.read(json, GmailJson::message);
+    }
+
+    /**
+     * A parser for batch parts that reads {@link Message} answers here, at most {@code limit} bytes of each (see
+     * {@link StreamingJson#preferring}); a part that cannot be read is given to {@code unreadable}, and an empty
+     * message stands in its place.
+     */
+    static com.google.api.client.util.ObjectParser messagesFirst(com.google.api.client.util.ObjectParser fallback, long limit,
+                                                                 java.util.function.Consumer<UnreadableAnswer> unreadable) {
+        return StreamingJson.preferring(Message.class, GmailJson::message, fallback, limit, e -> {
+            unreadable.accept(e);
+            return new Message();
+        });
     }
 
     static ListMessagesResponse list(byte[] json) throws IOException {
+        return list(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
+    }
+
+    /**
+     * A messages.list answer as it streams in, keeping at most {@code max} messages: a server that answers more ids
+     * than asked for costs the time to read them (within the body's limit), never their memory or a get each.
+     */
+    static ListMessagesResponse list(InputStream json, int max) throws IOException {
         return StreamingJson.read(json, p -> {
             ListMessagesResponse out = new ListMessagesResponse();
             StreamingJson.fields(p, (name, v) -> {
                 switch (name) {
-                    case "messages" -> out.setMessages(StreamingJson.array(v, GmailJson::message));
+                    case "messages" -> out.setMessages(StreamingJson.array(v, GmailJson::message, max));
                     case "nextPageToken" -> out.setNextPageToken(v.getValueAsString());
                     case "resultSizeEstimate" -> out.setResultSizeEstimate(StreamingJson.asLong(v));
                     default -> v.skipChildren();
@@ -63,14 +93,17 @@ final class GmailJson {
                 case "internalDate" -> m.setInternalDate(StreamingJson.asLong(v));
                 case "sizeEstimate" -> m.setSizeEstimate(v.getValueAsInt());
                 case "raw" -> m.setRaw(v.getValueAsString());
-                case "payload" -> m.setPayload(part(v));
+                case "payload" -> m.setPayload(part(v, 1));
                 default -> v.skipChildren();
             }
         });
         return m;
     }
 
-    private static MessagePart part(JsonParser p) throws IOException {
+    private static MessagePart part(JsonParser p, int depth) throws IOException {
+        if (depth > MAX_PART_DEPTH) {
+            throw new UnreadableAnswer("the message's MIME parts nest deeper than " + MAX_PART_DEPTH + " levels, the most read");
+        }
         MessagePart part = new MessagePart();
         StreamingJson.fields(p, (name, v) -> {
             switch (name) {
@@ -79,7 +112,7 @@ final class GmailJson {
                 case "filename" -> part.setFilename(v.getValueAsString());
                 case "headers" -> part.setHeaders(StreamingJson.array(v, GmailJson::header));
                 case "body" -> part.setBody(body(v));
-                case "parts" -> part.setParts(StreamingJson.array(v, GmailJson::part));
+                case "parts" -> part.setParts(StreamingJson.array(v, child -> part(child, depth + 1)));
                 default -> v.skipChildren();
             }
         });
