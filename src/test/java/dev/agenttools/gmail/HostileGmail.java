@@ -72,6 +72,8 @@ final class HostileGmail implements AutoCloseable {
     final AtomicLong written = new AtomicLong();
     /** How many ids messages.list answers, whatever maxResults asked. */
     volatile int listed = 10;
+    /** messages.list answers a gzip bomb: 4 MB that inflate to 4 GB of JSON whitespace inside the messages array. */
+    volatile boolean listBomb;
 
     private final ServerSocket server;
 
@@ -97,6 +99,7 @@ final class HostileGmail implements AutoCloseable {
     void reset() {
         gets.clear();
         lists.set(0);
+        listBomb = false;
         batches.set(0);
         written.set(0);
     }
@@ -159,6 +162,16 @@ final class HostileGmail implements AutoCloseable {
 
     private void list(OutputStream out) throws IOException {
         lists.incrementAndGet();
+        if (listBomb) {
+            out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Encoding: gzip\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(gzip("{\"messages\":[".getBytes(StandardCharsets.US_ASCII)));
+            for (int i = 0; i < 256; i++) {
+                out.write(SPACES_MEMBER);
+            }
+            out.write(gzip("]}".getBytes(StandardCharsets.US_ASCII)));
+            return;
+        }
         head(out, 200, "application/json; charset=UTF-8", -1);
         out.write("{\"messages\":[".getBytes(StandardCharsets.US_ASCII));
         int n = listed;

@@ -178,6 +178,28 @@ class HostileUpstreamTest {
         assertThat(gmail.getsOf("f10")).isZero();
     }
 
+    @Test
+    void aSearchTooLongForAGetIsBoundedTheSameOnTheGoogleClientsPath() {
+        // past 2,048 characters of URL the Gmail client sends messages.list as a POST, and reads the answer itself
+        String search = "{\"query\":\"subject:" + "x".repeat(2_100) + "\",\"max_results\":10,\"strategy\":\"sequential\",\"timeout_ms\":20000}";
+        gmail.listed = 1_000_000;
+
+        ToolResult r = tools.call(ToolCall.of(GmailTools.SEARCH, obj(search)));
+
+        assertThat(r.data().get("emails")).hasSize(10);
+        assertThat(gmail.allGets()).as("one get per id asked for, none for the rest").isEqualTo(10);
+
+        gmail.reset();
+        gmail.listBomb = true;
+
+        ToolException e = catchThrowableOfType(ToolException.class, () -> tools.call(ToolCall.of(GmailTools.SEARCH, obj(search))));
+
+        assertThat(e).isNotNull();
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.INTERNAL);
+        assertThat(e.getMessage()).startsWith("gmail messages.list failed: the answer is larger than 64 MiB once gzip is undone");
+        assertThat(gmail.lists.get()).as("asked once, never again").isEqualTo(1);
+    }
+
     /**
      * In a JVM of 128 MB heap ({@link HostileCalls}): a gzip bomb, a 200 MB body and 4,000,000 listed ids each fail
      * or answer within the deadline without running out of memory, and a good list afterwards answers whole.
