@@ -110,7 +110,7 @@ public final class CalendarService {
             String url = settings.rootUrl() + "calendar/v3/users/me/calendarList?maxResults=" + CALENDAR_PAGE
                     + "&showHidden=true&fields=" + CALENDAR_LIST_FIELDS_QUERY + (token == null ? "" : "&pageToken=" + GoogleConnection.encode(token));
             CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
-                    () -> ListJson.calendarList(connection.get(s.google(), url, GoogleConnection.USER_AGENT, false)));
+                    () -> ListJson.calendarList(connection.get(s.google(), url, GoogleConnection.USER_AGENT, false), CALENDAR_PAGE));
             if (list.getItems() != null) {
                 all.addAll(list.getItems());
             }
@@ -153,7 +153,7 @@ public final class CalendarService {
         return calls.one(s.account(), "calendar events.list " + calendarId, UNITS, deadline,
                 () -> url.length() > GoogleConnection.MAX_URL_LENGTH
                         ? eventsRequest(s, calendarId, q, pageToken).execute() // the client sends a long one as it must
-                        : ListJson.events(connection.get(s.google(), url.toString(), GoogleConnection.USER_AGENT, false)));
+                        : ListJson.events(connection.get(s.google(), url.toString(), GoogleConnection.USER_AGENT, false), q.maxResults()));
     }
 
     /** A time as the Calendar client sends it: {@code 2026-06-02T07:00:00.000Z}. */
@@ -174,7 +174,7 @@ public final class CalendarService {
                     BatchRequest batch = s.client().batch();
                     for (String id : pending) {
                         com.google.api.client.http.HttpRequest part = eventsRequest(s, id, q, pageTokens.get(id)).buildHttpRequest();
-                        part.setParser(StreamingJson.preferring(Events.class, ListJson::events, part.getParser()));
+                        part.setParser(StreamingJson.preferring(Events.class, p -> ListJson.events(p, q.maxResults()), part.getParser()));
                         batch.queue(part, Events.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }
                     batch.execute();

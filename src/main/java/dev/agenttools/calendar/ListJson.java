@@ -27,11 +27,16 @@ final class ListJson {
     }
 
     static CalendarList calendarList(byte[] json) throws IOException {
+        return calendarList(json, Integer.MAX_VALUE);
+    }
+
+    /** A calendarList page keeping at most {@code max} calendars, the page size asked for: more are read past. */
+    static CalendarList calendarList(byte[] json, int max) throws IOException {
         return StreamingJson.read(json, p -> {
             CalendarList out = new CalendarList();
             fields(p, (name, v) -> {
                 switch (name) {
-                    case "items" -> out.setItems(array(v, ListJson::calendar));
+                    case "items" -> out.setItems(array(v, ListJson::calendar, max));
                     case "nextPageToken" -> out.setNextPageToken(v.getValueAsString());
                     default -> v.skipChildren();
                 }
@@ -41,15 +46,23 @@ final class ListJson {
     }
 
     static Events events(byte[] json) throws IOException {
-        return StreamingJson.read(json, ListJson::events);
+        return events(json, Integer.MAX_VALUE);
     }
 
-    /** An Events object, the parser on its START_OBJECT (for batch parts: {@link StreamingJson#preferring}). */
-    static Events events(JsonParser p) throws IOException {
+    /** An events page keeping at most {@code max} events, the page size asked for: more are read past. */
+    static Events events(byte[] json, int max) throws IOException {
+        return StreamingJson.read(json, p -> events(p, max));
+    }
+
+    /**
+     * An Events object keeping at most {@code max} events, the parser on its START_OBJECT (for batch parts:
+     * {@link StreamingJson#preferring}).
+     */
+    static Events events(JsonParser p, int max) throws IOException {
         Events out = new Events();
         fields(p, (name, v) -> {
             switch (name) {
-                case "items" -> out.setItems(array(v, ListJson::event));
+                case "items" -> out.setItems(array(v, ListJson::event, max));
                 case "nextPageToken" -> out.setNextPageToken(v.getValueAsString());
                 case "nextSyncToken" -> out.setNextSyncToken(v.getValueAsString());
                 case "timeZone" -> out.setTimeZone(v.getValueAsString());

@@ -52,7 +52,8 @@ sealed interface Fetched {
     /**
      * What a failed get of listed message {@code id} means for the list; throws {@code failure} when it fails the
      * whole call. A failure without an HTTP answer (Gmail unreachable after retries) is thrown too: it says nothing
-     * about this message, and a batch could not pin it on one part anyway.
+     * about this message, and a batch could not pin it on one part anyway. An answer that came but cannot be read
+     * ({@link GoogleErrors#unreadable}, never retried) is this message's {@code internal} error.
      *
      * @param maxAttempts the attempts a retryable failure has had (the retry policy's limit)
      */
@@ -61,6 +62,11 @@ sealed interface Fetched {
             return new Vanished();
         }
         Throwable answer = failure.getCause();
+        if (GoogleErrors.unreadable(answer)) {
+            // it came but cannot be read (malformed, too large, too deep, a protocol error): this message's alone
+            return new Failed(new MessageError(id, ToolException.Kind.INTERNAL.code(),
+                    "Gmail's answer for this message could not be read: " + GoogleErrors.message(answer)));
+        }
         int status = GoogleErrors.status(answer);
         if (status == 0 || !PER_MESSAGE.contains(failure.kind())) {
             throw failure;

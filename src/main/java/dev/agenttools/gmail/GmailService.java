@@ -56,6 +56,12 @@ public final class GmailService implements AutoCloseable {
      */
     public static final String SUMMARY_FIELDS = "id,threadId,labelIds,snippet,internalDate,payload(mimeType,filename,headers,"
             + "parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename,parts(mimeType,filename)))))";
+    /**
+     * The most of a summary answer read (as sent and once inflated): its top-level headers, snippet, labels and the
+     * part tree's names. Mail servers cap a message's headers far below (Postfix's default 100 KiB, Exchange Online's
+     * 256 KiB), so 1 MiB is never a real summary, and 20 summaries in flight hold at most 20 MiB of answer.
+     */
+    static final long MAX_SUMMARY_BYTES = 1L << 20;
     /** What a messages.list asks for: the thread id too, so that an email that cannot be fetched still has both. */
     public static final String LIST_FIELDS = "messages(id,threadId),nextPageToken";
     private static final String LIST_FIELDS_QUERY = GoogleConnection.encode(LIST_FIELDS);
@@ -340,9 +346,17 @@ public final class GmailService implements AutoCloseable {
                 // a long query: the Gmail client sends it as a POST with X-HTTP-Method-Override, as Google asks
                 Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
                         .setFields(LIST_FIELDS).setQ(query).setPageToken(pageToken);
-                return request.setLabelIds(labelId == null ? null : List.of(labelId)).execute();
+                com.google.api.client.http.HttpResponse answer = request.setLabelIds(labelId == null ? null : List.of(labelId))
+                        .executeUnparsed();
+                try {
+                    return GmailJson.list(answer.getContent(), max); // read here too: at most max ids kept
+                } finally {
+                    answer.disconnect();
+                }
             }
-            return GmailJson.list(lean(s, url.toString(), false));
+            // at most max ids kept, whatever the answer holds: never more gets than asked for
+            return connection.get(s.google, url.toString(), GoogleConnection.USER_AGENT, false,
+                    dev.agenttools.google.BoundedBody.MAX_BYTES, in -> GmailJson.list(in, max));
         });
     }
 
@@ -361,19 +375,18 @@ public final class GmailService implements AutoCloseable {
 
     Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
-        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> GmailJson.message(lean(s,
-                settings.rootUrl() + MESSAGES_PATH + "/" + GoogleConnection.encode(id) + "?format=full"
-                        + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : ""), view == View.DETAIL)));
+        String url = settings.rootUrl() + MESSAGES_PATH + "/" + GoogleConnection.encode(id) + "?format=full"
+                + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : "");
+        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> connection.get(s.google, url,
+                GoogleConnection.USER_AGENT, view == View.DETAIL, limit(view), GmailJson::message));
     }
 
     /**
-     * The body of a GET on the shared transport without the Gmail client's request objects: list and get are on every
-     * list's critical path, and the client's request building and reflective parsing cost more than the HTTP exchange
-     * until the JIT had compiled them (see {@link GmailJson}). Errors come as the client's own exception
-     * ({@link GoogleConnection#get}).
+     * The most of a message's answer read: a summary's ({@link #MAX_SUMMARY_BYTES}), or a whole message's
+     * ({@link dev.agenttools.google.BoundedBody#MAX_BYTES}).
      */
-    private byte[] lean(Session s, String url, boolean gzip) throws IOException {
-        return connection.get(s.google, url, GoogleConnection.USER_AGENT, gzip);
+    static long limit(View view) {
+        return view == View.SUMMARY ? MAX_SUMMARY_BYTES : dev.agenttools.google.BoundedBody.MAX_BYTES;
     }
 
     /**
@@ -384,12 +397,15 @@ public final class GmailService implements AutoCloseable {
         Map<String, Outcome<Message>> outcomes = calls.each(s.account(), "gmail batch messages.get x" + ids.size(),
                 id -> "gmail messages.get " + id + " in a batch", GET_UNITS, ids, deadline, (pending, answers) -> {
                     BatchRequest batch = s.gmail().batch();
+                    Map<String, Exception> unreadable = new java.util.HashMap<>();
                     for (String id : pending) {
                         com.google.api.client.http.HttpRequest part = getRequest(s.gmail(), id, view).buildHttpRequest();
-                        part.setParser(GmailJson.messagesFirst(part.getParser()));
+                        part.setParser(GmailJson.messagesFirst(part.getParser(), limit(view), e -> unreadable.put(id, e)));
                         batch.queue(part, Message.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }
                     batch.execute();
+                    // a part that could not be read failed as its single get would have (not retried: it would read the same)
+                    unreadable.forEach(answers::failed);
                 });
         Map<String, Fetched> out = new java.util.LinkedHashMap<>();
         outcomes.forEach((id, o) -> out.put(id, switch (o) {

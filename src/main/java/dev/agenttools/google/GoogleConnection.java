@@ -151,38 +151,54 @@ public final class GoogleConnection implements AutoCloseable {
     /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
     public static final int MAX_URL_LENGTH = 2048;
 
+    /** Reads a 2xx answer's body, streamed and bounded ({@link BoundedBody}); may stop before its end. */
+    @FunctionalInterface
+    public interface BodyReader<T> {
+        T read(InputStream body) throws IOException;
+    }
+
     /**
-     * The body of a GET made as the session's account on the shared transport, without a Google client's request
-     * objects (their URI templates, headers and reflective parsing cost more than the exchange until the JIT has
-     * compiled them). The answer is judged as the client would: a status other than 2xx becomes the
+     * The body of a GET made as the session's account on the shared transport, whole (at most
+     * {@link BoundedBody#MAX_BYTES}): see {@link #get(Session, String, String, boolean, long, BodyReader)}.
+     */
+    public byte[] get(Session s, String url, String userAgent, boolean gzip) throws IOException {
+        return get(s, url, userAgent, gzip, BoundedBody.MAX_BYTES, InputStream::readAllBytes);
+    }
+
+    /**
+     * A GET made as the session's account on the shared transport, without a Google client's request objects (their
+     * URI templates, headers and reflective parsing cost more than the exchange until the JIT has compiled them), its
+     * body handed to {@code reader} as it arrives: at most {@code limit} bytes, as sent and once gzip is undone, then
+     * {@link UnreadableAnswer}. The answer is judged as the client would: a status other than 2xx becomes the
      * {@link GoogleJsonResponseException} the client would have thrown, with Google's error details and Retry-After,
      * so that {@link GoogleCalls} classifies and retries both paths alike. A 401 on the stored sign-in refreshes it
      * for the next call.
      */
-    public byte[] get(Session s, String url, String userAgent, boolean gzip) throws IOException {
+    public <T> T get(Session s, String url, String userAgent, boolean gzip, long limit, BodyReader<T> reader) throws IOException {
         String authorization = authorization(s, url);
-        JdkHttpTransport.Answer answer = transport().get(url, authorization, userAgent, gzip, GoogleCalls.requestTimeout());
-        if (answer.status() / 100 == 2) {
-            return answer.body();
-        }
-        if (answer.status() == 401 && s.credential != null) {
-            refused(s.credential, authorization);
-        }
-        HttpHeaders headers = new HttpHeaders();
-        answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
-        answer.headers().firstValue("Content-Type").ifPresent(headers::setContentType);
-        GoogleJsonError details = null;
-        if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
-            try {
-                details = GsonFactory.getDefaultInstance().fromString(
-                        new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
-            } catch (IOException | IllegalArgumentException e) {
-                // not Google's error JSON: the status alone tells what happened
+        try (JdkHttpTransport.Answer answer = transport().get(url, authorization, userAgent, gzip, GoogleCalls.requestTimeout(), limit)) {
+            if (answer.status() / 100 == 2) {
+                return reader.read(answer.body());
             }
+            if (answer.status() == 401 && s.credential != null) {
+                refused(s.credential, authorization);
+            }
+            HttpHeaders headers = new HttpHeaders();
+            answer.headers().firstValue("Retry-After").ifPresent(headers::setRetryAfter);
+            answer.headers().firstValue("Content-Type").ifPresent(headers::setContentType);
+            GoogleJsonError details = null;
+            if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
+                try {
+                    details = GsonFactory.getDefaultInstance().fromString(new String(answer.body().readAllBytes(),
+                            java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
+                } catch (IOException | RuntimeException e) {
+                    // not Google's error JSON: the status alone tells what happened
+                }
+            }
+            String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
+            throw new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
+                    .setMessage(message), details);
         }
-        String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
-        throw new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
-                .setMessage(message), details);
     }
 
     /** Stops the transport (when one was made) and its threads; calls still running fail. */

@@ -100,7 +100,10 @@ public final class GoogleErrors {
                 ? java.time.Duration.ofHours(1) : java.time.Duration.between(now, until);
     }
 
-    /** True for what Google says to retry with backoff: 429, 403 rate-limit reasons, 5xx, and lost connections. */
+    /**
+     * True for what Google says to retry with backoff: 429, 403 rate-limit reasons, 5xx, and lost connections; never
+     * an answer that came but cannot be read ({@link #unreadable}), which would come the same again.
+     */
     public static boolean retryable(Throwable e) {
         int status = status(e);
         if (status == 429 || status >= 500) {
@@ -109,7 +112,29 @@ public final class GoogleErrors {
         if (status == 403) {
             return rateReason(e);
         }
-        return status == 0 && e instanceof IOException && !(e instanceof InterruptedIOException);
+        return status == 0 && e instanceof IOException && !(e instanceof InterruptedIOException) && !unreadable(e);
+    }
+
+    /**
+     * An answer that came but cannot be read, which a retry would read the same way: an {@link UnreadableAnswer}
+     * (malformed or oversized, from our readers), a parse failure of the Google client's own JSON parser (Gson's), or
+     * an HTTP protocol error. The JDK's HTTP client reports every protocol error it detects in what the server sent as
+     * a {@link java.net.ProtocolException} (HTTP/2 frames: {@code Http2Connection.protocolError}, a stream's headers:
+     * {@code Stream}; HTTP/1.1 status line and headers: {@code Http1HeaderParser}), and {@code HttpClientImpl.send}
+     * keeps that type; a server that resets our stream for a protocol error ({@code Received RST_STREAM: Protocol
+     * error}) says the request itself breaks the protocol. A lost connection ({@code EOFException}, a reset) or any
+     * other reset code stays retryable.
+     */
+    public static boolean unreadable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof UnreadableAnswer || t instanceof java.net.ProtocolException
+                    || t instanceof com.google.gson.JsonParseException || t instanceof com.google.gson.stream.MalformedJsonException
+                    || t instanceof com.fasterxml.jackson.core.JsonProcessingException
+                    || t instanceof IOException && t.getMessage() != null && t.getMessage().startsWith("Received RST_STREAM: Protocol error")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -137,7 +162,8 @@ public final class GoogleErrors {
             case 403 -> rateReason(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
             case 404 -> ToolException.Kind.NOT_FOUND;
             case 429 -> ToolException.Kind.RATE_LIMITED;
-            case 0 -> e instanceof InterruptedIOException ? ToolException.Kind.DEADLINE : ToolException.Kind.UPSTREAM;
+            case 0 -> e instanceof InterruptedIOException ? ToolException.Kind.DEADLINE
+                    : unreadable(e) ? ToolException.Kind.INTERNAL : ToolException.Kind.UPSTREAM;
             default -> status >= 500 ? ToolException.Kind.UPSTREAM : ToolException.Kind.INTERNAL;
         };
         String hint = switch (kind) {
@@ -166,6 +192,9 @@ public final class GoogleErrors {
         }
         if (e instanceof HttpResponseException h) {
             return h.getStatusMessage() == null ? "no message" : h.getStatusMessage();
+        }
+        if (e instanceof UnreadableAnswer u) {
+            return u.getMessage();
         }
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + BEARER.matcher(e.getMessage()).replaceAll("Bearer (not shown)"));
     }

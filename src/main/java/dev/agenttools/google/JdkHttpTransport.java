@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.zip.GZIPInputStream;
 
 /**
  * A google-http-client transport on the JDK's {@link HttpClient}, so that Google API calls use HTTP/2: a burst
@@ -29,10 +28,14 @@ import java.util.zip.GZIPInputStream;
  * <p>Written here because no maintained library adapts java.net.http to the Google client: Google's own
  * transports speak HTTP/1.1 only (google-http-java-client#1117, #1880 open since 2023). Thread-safe.
  *
- * <p>Bodies are read whole inside {@link HttpClient#send}, so a cancelled call (its thread interrupted) stops there
- * with an {@link InterruptedIOException}, and the Google client only ever reads bytes already in memory. A streamed
- * body read on an interrupted thread fails with {@code IOException: InterruptedException}, and the client's error
- * path ({@code GoogleJsonResponseException.from}) answers that with {@code printStackTrace()} on stderr.
+ * <p>Bodies are streamed from the connection and read through {@link BoundedBody}: at most a limit, as sent and once
+ * gzip is undone (here: the JDK client never inflates, and the Google client's own inflation has no limit), so a
+ * hostile answer costs at most the limit in memory. For the Google client, the body is read whole here, before
+ * {@link LowLevelHttpRequest#execute} returns, so that it only ever reads bytes already in memory: a streamed body
+ * read on an interrupted thread fails with {@code IOException: InterruptedException}, and the client's error path
+ * ({@code GoogleJsonResponseException.from}) answers that with {@code printStackTrace()} on stderr. A cancelled call
+ * (its thread interrupted) fails with an {@link InterruptedIOException}, whether it was waiting for the answer or
+ * reading it.
  */
 public final class JdkHttpTransport extends HttpTransport {
     /** Headers the JDK client sets itself and refuses from callers. */
@@ -66,20 +69,31 @@ public final class JdkHttpTransport extends HttpTransport {
         client.shutdownNow();
     }
 
-    /** What {@link #get} answered: the status, the headers and the whole body, gzip undone. */
-    public record Answer(int status, HttpHeaders headers, byte[] body) {
+    /**
+     * What {@link #get} answered: the status, the headers and the body, streamed, gzip undone and bounded (read it,
+     * then close the answer: closing before the end cancels the rest). For a status other than 2xx the body is at most
+     * {@link BoundedBody#MAX_ERROR_BYTES}, else empty.
+     */
+    public record Answer(int status, HttpHeaders headers, InputStream body) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            body.close();
+        }
     }
 
     /**
      * One GET on this transport's client (the same HTTP/2 connection), outside the Google client's request
-     * machinery: for the calls hot enough that its per-request cost shows (see {@code GmailService}). Asks for gzip
-     * when {@code gzip}, and undoes it. Cancelled by interrupting the calling thread.
+     * machinery: for the calls hot enough that its per-request cost shows (see {@code GoogleConnection}). Asks for
+     * gzip when {@code gzip}, and undoes it. Cancelled by interrupting the calling thread.
      *
      * @param authorization the Authorization header's value (never shown in an error)
      * @param timeout       how long to wait for the answer
+     * @param limit         the most of a 2xx body read, as sent and once inflated; past it reading fails with
+     *                      {@link UnreadableAnswer}
      * @throws IOException when the exchange fails ({@link InterruptedIOException} when cancelled)
      */
-    public Answer get(String url, String authorization, String userAgent, boolean gzip, Duration timeout) throws IOException {
+    public Answer get(String url, String authorization, String userAgent, boolean gzip, Duration timeout, long limit)
+            throws IOException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).header("User-Agent", userAgent);
         if (gzip) {
             b.header("Accept-Encoding", "gzip");
@@ -89,20 +103,22 @@ public final class JdkHttpTransport extends HttpTransport {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("cannot send HTTP header Authorization: the JDK refuses its value (not shown)");
         }
-        HttpResponse<byte[]> r;
+        String cancelled = "GET " + url;
+        HttpResponse<InputStream> r = send(client, b.build(), cancelled);
+        if (r.statusCode() / 100 != 2) {
+            return new Answer(r.statusCode(), r.headers(), new ByteArrayInputStream(BoundedBody.errorBody(r, cancelled)));
+        }
+        return new Answer(r.statusCode(), r.headers(), BoundedBody.open(r, limit, cancelled));
+    }
+
+    /** Sends and waits for the answer's head; its body is left to stream. */
+    private static HttpResponse<InputStream> send(HttpClient client, HttpRequest request, String cancelled) throws IOException {
         try {
-            r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("GET " + url + " cancelled");
+            throw new InterruptedIOException(cancelled + " cancelled");
         }
-        byte[] body = r.body();
-        if (r.headers().firstValue("Content-Encoding").filter(v -> v.equalsIgnoreCase("gzip")).isPresent()) {
-            try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
-                body = in.readAllBytes();
-            }
-        }
-        return new Answer(r.statusCode(), r.headers(), body);
     }
 
     @Override
@@ -169,24 +185,34 @@ public final class JdkHttpTransport extends HttpTransport {
                 }
             }
             b.method(method, body);
-            try {
-                return new Response(client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException(method + " " + url + " cancelled");
+            String cancelled = method + " " + url;
+            HttpResponse<InputStream> r = send(client, b.build(), cancelled);
+            byte[] content;
+            if (r.statusCode() / 100 != 2) {
+                content = BoundedBody.errorBody(r, cancelled);
+            } else {
+                try (InputStream in = BoundedBody.open(r, BoundedBody.MAX_BYTES, cancelled)) {
+                    content = in.readAllBytes();
+                }
             }
+            return new Response(r, content);
         }
     }
 
+    /** An answer for the Google client, its body in memory and already inflated (so it says no Content-Encoding). */
     private static final class Response extends LowLevelHttpResponse {
-        private final HttpResponse<byte[]> response;
+        private final HttpResponse<?> response;
+        private final byte[] body;
         private final List<String[]> headers = new ArrayList<>();
 
-        Response(HttpResponse<byte[]> response) {
+        Response(HttpResponse<?> response, byte[] body) {
             this.response = response;
+            this.body = body;
             HttpHeaders all = response.headers();
             for (Map.Entry<String, List<String>> e : all.map().entrySet()) {
-                if (!e.getKey().startsWith(":")) {
+                // the body handed on is the inflated one: its encoding and length as sent no longer apply
+                if (!e.getKey().startsWith(":") && !e.getKey().equalsIgnoreCase("Content-Encoding")
+                        && !e.getKey().equalsIgnoreCase("Content-Length")) {
                     e.getValue().forEach(v -> headers.add(new String[] {e.getKey(), v}));
                 }
             }
@@ -194,17 +220,17 @@ public final class JdkHttpTransport extends HttpTransport {
 
         @Override
         public InputStream getContent() {
-            return new ByteArrayInputStream(response.body());
+            return new ByteArrayInputStream(body);
         }
 
         @Override
         public String getContentEncoding() {
-            return response.headers().firstValue("Content-Encoding").orElse(null);
+            return null; // inflated already, within the limit: the client's own inflation would have none
         }
 
         @Override
         public long getContentLength() {
-            return response.headers().firstValueAsLong("Content-Length").orElse(-1);
+            return body.length;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.agenttools.google;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.google.api.client.util.ObjectParser;
@@ -40,11 +41,26 @@ public final class StreamingJson {
         void read(String name, JsonParser value) throws IOException;
     }
 
-    /** The whole document {@code json}, read by {@code reader}. */
+    /** The whole document {@code json}, read by {@code reader}; what cannot be read is an {@link UnreadableAnswer}. */
     public static <T> T read(byte[] json, ValueReader<T> reader) throws IOException {
+        return read(new java.io.ByteArrayInputStream(json), reader);
+    }
+
+    /**
+     * The document {@code json} streams, read by {@code reader} as it arrives (nothing is buffered whole). What cannot
+     * be read is an {@link UnreadableAnswer}: malformed JSON, JSON of another shape, past Jackson's default
+     * {@code StreamReadConstraints} (nesting over 1,000 levels, a string over 20,000,000 characters), a value the model
+     * cannot hold (a historyId that is not a number). A failure of the stream itself (a lost connection, a
+     * cancellation, a body over its limit) is thrown as it is.
+     */
+    public static <T> T read(InputStream json, ValueReader<T> reader) throws IOException {
         try (JsonParser p = JSON.createParser(json)) {
             p.nextToken();
             return reader.read(p);
+        } catch (JsonProcessingException e) {
+            throw new UnreadableAnswer("the answer is not the JSON expected: " + e.getOriginalMessage(), e);
+        } catch (RuntimeException e) {
+            throw new UnreadableAnswer("the answer holds a value that cannot be read: " + e, e);
         }
     }
 
@@ -61,10 +77,22 @@ public final class StreamingJson {
 
     /** An array's elements, the parser on its START_ARRAY. */
     public static <T> List<T> array(JsonParser p, ValueReader<T> element) throws IOException {
+        return array(p, element, Integer.MAX_VALUE);
+    }
+
+    /**
+     * An array's first {@code max} elements, the parser on its START_ARRAY; the rest are read past without being
+     * kept (an answer with more items than asked for costs the time to read it, not the memory).
+     */
+    public static <T> List<T> array(JsonParser p, ValueReader<T> element, int max) throws IOException {
         expect(p.currentToken(), JsonToken.START_ARRAY);
         List<T> out = new ArrayList<>();
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            out.add(element.read(p));
+            if (out.size() < max) {
+                out.add(element.read(p));
+            } else {
+                p.skipChildren();
+            }
         }
         return out;
     }
@@ -83,9 +111,27 @@ public final class StreamingJson {
      * A parser for a Google client's requests that reads {@code type}'s answers with {@code reader} and leaves
      * anything else (error containers) to {@code fallback}, the client's own: for batch parts, which the client's
      * {@code BatchRequest} hands one by one to the queued request's parser on one thread, so that reflective
-     * parses add up on the call's critical path.
+     * parses add up on the call's critical path. A part that cannot be read fails the whole batch.
      */
     public static <M> ObjectParser preferring(Class<M> type, ValueReader<M> reader, ObjectParser fallback) {
+        return preferring(type, reader, fallback, BoundedBody.MAX_BYTES, e -> {
+            throw e;
+        });
+    }
+
+    /** What a batch part that cannot be read stands for. */
+    @FunctionalInterface
+    public interface Unreadable<M> {
+        M stand(UnreadableAnswer e) throws IOException;
+    }
+
+    /**
+     * {@link #preferring(Class, ValueReader, ObjectParser)}, reading at most {@code limit} bytes of a part, and a
+     * part that cannot be read is given to {@code unreadable}: the batch's other parts are still read (the client
+     * stops the whole batch at a parser's exception), and the caller says that part failed.
+     */
+    public static <M> ObjectParser preferring(Class<M> type, ValueReader<M> reader, ObjectParser fallback, long limit,
+                                              Unreadable<M> unreadable) {
         return new ObjectParser() {
             @Override
             public <T> T parseAndClose(InputStream in, Charset charset, Class<T> dataClass) throws IOException {
@@ -93,7 +139,9 @@ public final class StreamingJson {
                     return fallback.parseAndClose(in, charset, dataClass);
                 }
                 try (in) {
-                    return dataClass.cast(read(in.readAllBytes(), reader));
+                    return dataClass.cast(read(BoundedBody.limited(in, limit), reader));
+                } catch (UnreadableAnswer e) {
+                    return dataClass.cast(unreadable.stand(e));
                 }
             }
 
@@ -116,7 +164,7 @@ public final class StreamingJson {
 
     private static void expect(JsonToken actual, JsonToken wanted) throws IOException {
         if (actual != wanted) {
-            throw new IOException("Google answered JSON of an unexpected shape: " + wanted + " expected, got " + actual);
+            throw new UnreadableAnswer("the answer is JSON of an unexpected shape: " + wanted + " expected, got " + actual);
         }
     }
 }

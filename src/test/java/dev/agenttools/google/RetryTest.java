@@ -99,7 +99,8 @@ class RetryTest {
     static Stream<Exception> retryable() {
         return Stream.of(http(429), http(500), http(502), http(503), http(504), forbidden("rateLimitExceeded"),
                 forbidden("userRateLimitExceeded"), new IOException("Connection reset"),
-                new HttpTimeoutException("request timed out"));
+                new HttpTimeoutException("request timed out"), new java.io.EOFException("EOF reached while reading"),
+                new IOException("Received RST_STREAM: Internal error"), new IOException("Received RST_STREAM: Stream cancelled"));
     }
 
     @ParameterizedTest
@@ -123,7 +124,15 @@ class RetryTest {
                 Arguments.of(http(404), ToolException.Kind.NOT_FOUND),
                 Arguments.of(http(409), ToolException.Kind.INTERNAL),
                 Arguments.of(new InterruptedIOException("timed out"), ToolException.Kind.DEADLINE),
-                Arguments.of(new IllegalStateException("a bug"), ToolException.Kind.UPSTREAM));
+                Arguments.of(new IllegalStateException("a bug"), ToolException.Kind.UPSTREAM),
+                // answers that came but cannot be read: the same server would send the same again
+                Arguments.of(new UnreadableAnswer("the answer is larger than 64 MiB, the most read"), ToolException.Kind.INTERNAL),
+                Arguments.of(new com.fasterxml.jackson.core.JsonParseException(null, "Invalid UTF-8 start byte 0xff"), ToolException.Kind.INTERNAL),
+                Arguments.of(new com.google.gson.stream.MalformedJsonException("Unterminated object"), ToolException.Kind.INTERNAL),
+                Arguments.of(new java.net.ProtocolException("protocol error: Frame size error"), ToolException.Kind.INTERNAL),
+                Arguments.of(new java.net.ProtocolException("Invalid status line: \"HTTP/1.1 2OO OK\""), ToolException.Kind.INTERNAL),
+                Arguments.of(new IOException("wrapped", new java.net.ProtocolException("No status code")), ToolException.Kind.INTERNAL),
+                Arguments.of(new IOException("Received RST_STREAM: Protocol error"), ToolException.Kind.INTERNAL));
     }
 
     @ParameterizedTest
