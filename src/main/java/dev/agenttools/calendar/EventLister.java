@@ -143,7 +143,8 @@ final class EventLister {
                     if (next != null && next.equals(asked.get(id))) {
                         // the caller follows the tokens, call after call: the same one back would page forever
                         throw new ToolException(ToolException.Kind.UPSTREAM, "calendar events.list " + id + ": the server sent "
-                                + "the same page token again (the one this page was asked with), so its pages would never end; not followed");
+                                + "the same page token again (the one this page was asked with), so its pages would never end; not followed",
+                                null, true);
                     }
                     if (next != null && !next.isEmpty()) {
                         more.put(id, next);

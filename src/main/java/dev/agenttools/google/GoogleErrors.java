@@ -176,7 +176,7 @@ public final class GoogleErrors {
                     : "; the user's Google quota is spent: wait and retry, or lower the request rate";
             default -> "";
         };
-        return new ToolException(kind, context + hint, e);
+        return new ToolException(kind, context + hint, e, status == 0 && unreadable(e));
     }
 
     /**

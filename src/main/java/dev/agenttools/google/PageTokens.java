@@ -44,11 +44,11 @@ public final class PageTokens {
         }
         if (!followed.add(next)) {
             throw new ToolException(ToolException.Kind.UPSTREAM, method + ": the server sent the same page token again "
-                    + "(after page " + pages + "), so its pages would never end; not followed");
+                    + "(after page " + pages + "), so its pages would never end; not followed", null, true);
         }
         if (pages >= maxPages) {
             throw new ToolException(ToolException.Kind.UPSTREAM, method + ": the server has more pages after " + pages
-                    + ", the most one call reads (" + maxPages + "); not followed");
+                    + ", the most one call reads (" + maxPages + "); not followed", null, true);
         }
         return next;
     }

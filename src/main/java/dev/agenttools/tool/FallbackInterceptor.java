@@ -6,7 +6,8 @@ import java.util.Set;
  * The one fallback router all modes share: a call that fails for a reason a surer path may not hit (upstream
  * errors, rate limits, internal errors) is run again the tool's surer way ({@link Tool#fallback}), within what is
  * left of the same deadline; the answer then says {@code backend: fallback}. Errors the caller must fix (bad params,
- * unknown ids, sign-in) are not rerun: they would fail the same way. Nor is a call with too little time left: the
+ * unknown ids, sign-in) are not rerun: they would fail the same way; nor is a failure in what the upstream sends that
+ * every strategy meets alike ({@link ToolException#sameOnRerun}: an unreadable answer, a page token sent twice). Nor is a call with too little time left: the
  * rerun could only end in a deadline error that hides the real one.
  */
 public final class FallbackInterceptor implements ToolInterceptor {
@@ -22,7 +23,7 @@ public final class FallbackInterceptor implements ToolInterceptor {
         try {
             return next.call(call);
         } catch (ToolException e) {
-            if (!FALL_BACK_ON.contains(e.kind())) {
+            if (!FALL_BACK_ON.contains(e.kind()) || e.sameOnRerun()) {
                 throw e;
             }
             ToolCall surer = next.fallback(call);

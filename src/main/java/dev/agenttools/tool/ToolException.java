@@ -33,15 +33,25 @@ public final class ToolException extends RuntimeException {
     }
 
     private final Kind kind;
+    private final boolean sameOnRerun;
 
     public ToolException(Kind kind, String message) {
-        super(message);
-        this.kind = kind;
+        this(kind, message, null, false);
     }
 
     public ToolException(Kind kind, String message, Throwable cause) {
+        this(kind, message, cause, false);
+    }
+
+    /**
+     * @param sameOnRerun the upstream answered something that any rerun of the call, by any strategy, would meet
+     *                    again (an answer that cannot be read, a page token sent twice): the fallback router does not
+     *                    rerun it (see {@link #sameOnRerun()})
+     */
+    public ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun) {
         super(message, cause);
         this.kind = kind;
+        this.sameOnRerun = sameOnRerun;
     }
 
     public static ToolException invalidArgument(String message) {
@@ -50,5 +60,13 @@ public final class ToolException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /**
+     * True when the failure is in what the upstream sends, the same to every strategy, so a rerun the surer way would
+     * only spend the caller's time and quota to fail the same: {@link FallbackInterceptor} passes it on at once.
+     */
+    public boolean sameOnRerun() {
+        return sameOnRerun;
     }
 }

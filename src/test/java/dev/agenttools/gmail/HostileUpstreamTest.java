@@ -192,12 +192,14 @@ class HostileUpstreamTest {
         gmail.reset();
         gmail.listBomb = true;
 
-        ToolException e = catchThrowableOfType(ToolException.class, () -> tools.call(ToolCall.of(GmailTools.SEARCH, obj(search))));
+        // concurrent: the fallback router must not rerun it sequentially either (the same bytes would come back)
+        String concurrent = search.replace("\"sequential\"", "\"concurrent\"");
+        ToolException e = catchThrowableOfType(ToolException.class, () -> tools.call(ToolCall.of(GmailTools.SEARCH, obj(concurrent))));
 
         assertThat(e).isNotNull();
         assertThat(e.kind()).isEqualTo(ToolException.Kind.INTERNAL);
         assertThat(e.getMessage()).startsWith("gmail messages.list failed: the answer is larger than 64 MiB once gzip is undone");
-        assertThat(gmail.lists.get()).as("asked once, never again").isEqualTo(1);
+        assertThat(gmail.lists.get()).as("asked once, never again, not even by the fallback").isEqualTo(1);
     }
 
     /**
