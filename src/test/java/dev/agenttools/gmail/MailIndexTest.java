@@ -317,10 +317,10 @@ class MailIndexTest {
                     assertThat(list(indexed, params)).isEqualTo(truth);
                     assertThat(list(indexed, params)).isEqualTo(truth);
                 });
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).as("%s's mode", target).isEqualTo(mode);
+                assertThat(Files.readAllBytes(target)).as("%s unchanged", target).isEqualTo(before);
                 assertThat(stderr.lines()).as("said once, naming the link").singleElement()
                         .satisfies(l -> assertThat(l).contains(file + " is a symbolic link"));
-                assertThat(Files.readAllBytes(target)).as("%s unchanged", target).isEqualTo(before);
-                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).as("%s's mode", target).isEqualTo(mode);
                 assertThat(Files.isSymbolicLink(file)).as("the link is left where it is").isTrue();
                 Files.delete(file);
             }
