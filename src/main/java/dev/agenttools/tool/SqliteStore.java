@@ -69,9 +69,10 @@ public final class SqliteStore {
      * Opens {@code file} to read and write, creating it (and its folder) owner-only when missing, in rollback-journal
      * mode without memory mapping.
      *
-     * @param durable whether a commit waits for the disk at every step ({@code synchronous=FULL}, so that a power
-     *                cut never damages the file) or only at the journal's ({@code NORMAL}: a power cut at the wrong
-     *                moment may, for a store that can be rebuilt)
+     * @param durable whether a commit waits for the disk ({@code synchronous=FULL}: 2 to 3 fsyncs, so that neither a
+     *                crash nor a power cut damages the file) or not ({@code OFF}, for a store that can be rebuilt: a
+     *                process killed mid-write still never damages it, since the OS holds what was written; an OS crash
+     *                or a power cut at the wrong moment may)
      * @throws IOException  the file or its folder is refused (a link, someone else's, a folder others may write;
      *                      the message names it), or {@link HeldInWalMode}
      * @throws SQLException SQLite's own failure ({@link #damaged} tells a damaged file)
@@ -82,7 +83,7 @@ public final class SqliteStore {
         Connection c = connect(real, OPEN_READWRITE);
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA mmap_size = 0");
-            s.execute("PRAGMA synchronous = " + (durable ? "FULL" : "NORMAL"));
+            s.execute("PRAGMA synchronous = " + (durable ? "FULL" : "OFF"));
             String mode = toRollbackJournal(s, real);
             if (!mode.equals("truncate")) {
                 throw new HeldInWalMode("the SQLite file " + file + " stays in " + mode + " mode (it answered so when asked"
