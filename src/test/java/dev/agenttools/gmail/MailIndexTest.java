@@ -361,6 +361,31 @@ class MailIndexTest {
     }
 
     @Test
+    void anOlderVersionsWalIndexIsConvertedOnceNoOtherProcessHoldsIt(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            String params = "{\"max_results\": 3}";
+            JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
+            try (java.sql.Connection older = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement s = older.createStatement()) {
+                s.execute("PRAGMA journal_mode = WAL"); // as versions before this one kept it, still open in their process
+                s.execute("CREATE TABLE accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL)");
+                ToolRegistry meanwhile = tools(emulator, new CacheSettings("auto", file, 20_000));
+                String stderr = stderrOf(() -> assertThat(list(meanwhile, params)).isEqualTo(truth));
+                assertThat(stderr).contains("the mail index " + file + " is not used", "is in WAL mode", "open in another process");
+            }
+            ToolRegistry after = tools(emulator, new CacheSettings("auto", file, 20_000));
+            assertThat(list(after, params)).isEqualTo(truth);
+            assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).isEqualTo("index");
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.ResultSet rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
+                assertThat(rs.getString(1)).isNotEqualTo("wal");
+            }
+            assertThat(dir.resolve("mail-index.db-shm")).doesNotExist();
+        }
+    }
+
+    @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
