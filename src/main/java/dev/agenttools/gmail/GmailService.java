@@ -223,6 +223,24 @@ public final class GmailService implements AutoCloseable {
         }
     }
 
+    /**
+     * What a list does when the index it used failed otherwise (a read-only or full disk, another process's lock held
+     * past the busy timeout): the index is closed and left alone for {@link #INDEX_RETRY}, the lists going on without
+     * it, so that a lasting failure costs one line on stderr a minute, not one per call and a second listing each.
+     */
+    void indexFailed(MailIndex failed, IllegalStateException why) {
+        synchronized (this) {
+            if (index != failed) {
+                return;
+            }
+            index = null;
+            indexFailed = true;
+            indexRetryAt = System.nanoTime() + INDEX_RETRY.toNanos();
+            failed.close();
+        }
+        System.err.println("agent-tools: listing without the mail index for " + INDEX_RETRY.toSeconds() + " s: " + why.getMessage());
+    }
+
     /** What a list does when the index it used was replaced under it (another process set it aside): open it anew. */
     void indexReplaced(MailIndex stale) {
         synchronized (this) {

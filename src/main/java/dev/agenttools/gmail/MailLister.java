@@ -59,8 +59,8 @@ final class MailLister {
                 } catch (MailIndex.Replaced replaced) {
                     service.indexReplaced(index);
                 } catch (IllegalStateException failed) {
-                    // an index that cannot be read or written now (busy, disk full) must not fail the list
-                    System.err.println("agent-tools: listing without the mail index: " + failed.getMessage());
+                    // an index that cannot be read or written now (read-only, disk full) must not fail the list
+                    service.indexFailed(index, failed);
                 }
             }
             ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);

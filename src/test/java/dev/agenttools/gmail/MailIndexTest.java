@@ -386,6 +386,30 @@ class MailIndexTest {
     }
 
     @Test
+    void anIndexThatFailsOtherwiseIsLeftAloneForAMinuteWithOneLineOnStderr(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            String params = "{\"max_results\": 3}";
+            JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            assertThat(list(indexed, params)).isEqualTo(truth);
+            // another process holds the file locked past the busy timeout (as a read-only or full disk would fail too)
+            try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement s = other.createStatement()) {
+                s.execute("BEGIN EXCLUSIVE");
+                String stderr = stderrOf(() -> {
+                    for (int i = 0; i < 3; i++) {
+                        assertThat(list(indexed, params)).isEqualTo(truth);
+                    }
+                });
+                assertThat(stderr.lines()).as(stderr).singleElement()
+                        .satisfies(l -> assertThat(l).startsWith("agent-tools: listing without the mail index for 60 s:"));
+                s.execute("ROLLBACK");
+            }
+        }
+    }
+
+    @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
