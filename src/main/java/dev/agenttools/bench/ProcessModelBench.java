@@ -298,8 +298,9 @@ final class ProcessModelBench {
                 "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString());
     }
 
+    /** In a folder of its own (made owner-only by the first process): a store is never kept straight in /tmp. */
     private static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
-            "agent-tools-bench-calls-" + ProcessHandle.current().pid() + ".db");
+            "agent-tools-bench-" + ProcessHandle.current().pid(), "calls.db");
 
     /** Runs one one-shot process to its exit; its peak RSS, sampled while it runs, goes to {@link #oneShotPeakKb}. */
     private String callOnce(List<String> command, String request, Map<String, String> extraEnv) throws IOException, InterruptedException {

@@ -31,7 +31,8 @@ final class TrainAotCommand implements Callable<Integer> {
         try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000).maxConcurrent(1_000)
                 .seedMessages(60).build())) {
-            java.nio.file.Path db = java.nio.file.Files.createTempFile("agent-tools-aot-training", ".db");
+            // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
+            java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
             CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
             ToolProtocol protocol = new ToolProtocol(Tools.builder()
                     .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(100_000_000, 10_000_000, 1_000)
@@ -68,9 +69,12 @@ final class TrainAotCommand implements Callable<Integer> {
             trainResidentServer(emulator.rootUri().toString(), id);
             trainOneShotSpool(emulator.rootUri().toString(), id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
             recorder.close();
-            java.nio.file.Files.deleteIfExists(db);
-            java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-wal"));
-            java.nio.file.Files.deleteIfExists(db.resolveSibling(db.getFileName() + "-shm"));
+            try (var files = java.nio.file.Files.list(db.getParent())) {
+                for (java.nio.file.Path f : files.toList()) {
+                    java.nio.file.Files.deleteIfExists(f);
+                }
+            }
+            java.nio.file.Files.deleteIfExists(db.getParent());
         }
         return 0;
     }

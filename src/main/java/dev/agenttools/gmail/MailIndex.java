@@ -2,15 +2,12 @@ package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.SqliteStore;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,10 +22,15 @@ import java.util.Optional;
 /**
  * What the tools have seen of each mailbox, so that a list asked again costs one round trip: each message's summary
  * (its content never changes once delivered) with its current labels, and the historyId the index is synced to.
- * One SQLite file for every account (WAL, so processes share it), owner-only; an account is a server and an address
+ * One SQLite file for every account, owner-only, opened as {@link SqliteStore} opens the stores (no symbolic link
+ * followed, a rollback journal and no memory mapping, processes sharing it); an account is a server and an address
  * ({@code https://gmail.googleapis.com/|me@example.com}), so one server's or one address's data is never another's.
  * Which address a credential belongs to is kept by the credential's digest (never the credential).
- * Thread-safe (one connection, used under this object's lock).
+ *
+ * <p>Failures are thrown as four kinds of IllegalStateException: {@link Refused} (the file is not to be used as it
+ * stands), {@link Damaged} (SQLite, or an entry, says the file is damaged: set it aside), {@link Replaced} (another
+ * process did that: open it anew) and the plain kind (busy, disk full, a closed index: this list goes on without it). Thread-safe (one
+ * connection, used under this object's lock).
  */
 final class MailIndex implements AutoCloseable {
     private static final String SCHEMA = """
@@ -39,12 +41,58 @@ final class MailIndex implements AutoCloseable {
             CREATE INDEX IF NOT EXISTS messages_by_age ON messages (account, internal_date);
             """;
     private final Path file;
+    private final SqliteStore.Opened opened;
     private final Connection connection;
     private final int maxMessagesPerAccount;
 
-    private MailIndex(Path file, Connection connection, int maxMessagesPerAccount) {
+    /** The file is not used as it stands (a link, a folder others may write, an older version's WAL file in use). */
+    static final class Refused extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** The path names another file than the one opened: open it anew. */
+    static final class Replaced extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Replaced(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The file is damaged: a page SQLite cannot read, not a database at all, or an entry that is not one. Names the
+     * file by its real path and which file it was (its file key), so that only that file is ever set aside.
+     */
+    static final class Damaged extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+        private final transient Path file;
+        private final transient Object fileKey;
+
+        Damaged(String message, Throwable cause, Path file, Object fileKey) {
+            super(message, cause);
+            this.file = file;
+            this.fileKey = fileKey;
+        }
+
+        /**
+         * Moves the damaged file aside as {@code <file>.damaged-<time>} (with its journal), never deleting it, unless
+         * the path names another file by now (another process set it aside and started a new one).
+         *
+         * @return where it went, or null when it was not moved
+         */
+        Path setAside() throws IOException {
+            return SqliteStore.setAside(file, fileKey);
+        }
+    }
+
+    private MailIndex(Path file, SqliteStore.Opened opened, int maxMessagesPerAccount) {
         this.file = file;
-        this.connection = connection;
+        this.opened = opened;
+        this.connection = opened.connection();
         this.maxMessagesPerAccount = maxMessagesPerAccount;
     }
 
@@ -52,45 +100,50 @@ final class MailIndex implements AutoCloseable {
      * Opens the index at {@code file}, creating it (and its folder, owner-only) when missing.
      *
      * @param maxMessagesPerAccount the most messages kept per account; the oldest go first
-     * @throws IllegalStateException when the file cannot be opened or is not an index (the caller lists without it)
+     * @throws Refused               when the file or its folder is refused, or held in WAL mode by another process
+     * @throws Damaged               when the file is not a sound database
+     * @throws IllegalStateException when it cannot be opened now for another reason (the caller lists without it)
      */
     static MailIndex open(Path file, int maxMessagesPerAccount) {
+        SqliteStore.Opened opened;
+        Path real = null;
+        Object before = null;
         try {
-            Path dir = file.toAbsolutePath().getParent();
-            if (dir != null && !Files.isDirectory(dir)) {
-                Files.createDirectories(dir);
-                ownerOnly(dir, "rwx------");
-            }
-            boolean created = !Files.exists(file);
-            if (created) {
-                Files.createFile(file);
-            }
-            ownerOnly(file, "rw-------");
-            Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
-            try (Statement s = c.createStatement()) {
-                s.execute("PRAGMA busy_timeout = 10000"); // another process may hold the write lock for a moment
-                s.execute("PRAGMA journal_mode = WAL");
-                s.execute("PRAGMA synchronous = NORMAL");
-                for (String statement : SCHEMA.split(";")) {
-                    if (!statement.isBlank()) {
-                        s.execute(statement);
-                    }
+            real = SqliteStore.realPath(file);
+            before = SqliteStore.fileKey(real);
+            // a cache, rebuilt when found damaged: its commits (one per list) do not wait for the disk, which costs
+            // 0.5-1 ms on an idle SSD and 10-20 ms when other processes keep it busy, on the list's own time
+            opened = SqliteStore.openToWrite(file, false);
+        } catch (IOException e) {
+            throw new Refused("the mail index " + file + " is not used: " + e.getMessage(), e);
+        } catch (SQLException e) {
+            throw failure("cannot open the mail index " + file, e, real, before);
+        }
+        try (Statement s = opened.connection().createStatement()) {
+            for (String statement : SCHEMA.split(";")) {
+                if (!statement.isBlank()) {
+                    s.execute(statement);
                 }
             }
-            return new MailIndex(file, c, maxMessagesPerAccount);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot open the mail index " + file + ": " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the mail index " + file + ": " + e.getMessage(), e);
+            try {
+                opened.connection().close();
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
+            throw failure("cannot open the mail index " + file, e, opened.file(), opened.fileKey());
         }
+        return new MailIndex(file, opened, maxMessagesPerAccount);
     }
 
-    private static void ownerOnly(Path p, String permissions) throws IOException {
-        try {
-            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(permissions));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system (Windows): its own ACLs apply
-        }
+    /** Damaged when SQLite says the file is, else the plain kind. */
+    private static IllegalStateException failure(String what, SQLException e, Path real, Object fileKey) {
+        return SqliteStore.damaged(e) ? new Damaged(what + ": " + e.getMessage(), e, real, fileKey)
+                : new IllegalStateException(what + ": " + e.getMessage(), e);
+    }
+
+    private IllegalStateException failure(String what, SQLException e) {
+        return failure(what, e, opened.file(), opened.fileKey());
     }
 
     Path file() {
@@ -110,7 +163,7 @@ final class MailIndex implements AutoCloseable {
 
     /** The historyId the account's entries are synced to; empty when the account has none. */
     synchronized Optional<BigInteger> historyId(String account) {
-        return query("SELECT history_id FROM accounts WHERE account = ?", List.of(account), rs -> new BigInteger(rs.getString(1)))
+        return query("SELECT history_id FROM accounts WHERE account = ?", List.of(account), rs -> new BigInteger(rs.getString(1).strip()))
                 .stream().findFirst();
     }
 
@@ -210,14 +263,32 @@ final class MailIndex implements AutoCloseable {
     }
 
     private <T> List<T> query(String sql, List<?> params, Row<T> row) {
+        stillTheFile();
         try (PreparedStatement p = prepare(sql, params); ResultSet rs = p.executeQuery()) {
             List<T> out = new ArrayList<>();
             while (rs.next()) {
-                out.add(row.read(rs));
+                try {
+                    out.add(row.read(rs));
+                } catch (RuntimeException e) {
+                    // a NULL, a number that is not one, or JSON that is not an entry: what a damaged page reads as
+                    throw new Damaged("a damaged entry in the mail index " + file + ": " + e, e, opened.file(), opened.fileKey());
+                }
             }
             return out;
         } catch (SQLException e) {
-            throw new IllegalStateException("the mail index " + file + " cannot be read: " + e.getMessage(), e);
+            throw failure("the mail index " + file + " cannot be read", e);
+        }
+    }
+
+    /**
+     * Throws when the path names another file than the one opened (another process set this one aside and made a
+     * new one): SQLite finds a journal by the file's name, so a transaction on the moved file would leave its
+     * journal beside the new one, for the new one's next reader to roll back into it as if it were its own.
+     */
+    private void stillTheFile() {
+        Object now = SqliteStore.fileKey(opened.file());
+        if (opened.fileKey() != null && !opened.fileKey().equals(now)) {
+            throw new Replaced("the mail index " + file + " was replaced by another process (set aside as damaged?)");
         }
     }
 
@@ -225,7 +296,7 @@ final class MailIndex implements AutoCloseable {
         try (PreparedStatement p = prepare(sql, params)) {
             p.executeUpdate();
         } catch (SQLException e) {
-            throw new IllegalStateException("the mail index " + file + " cannot be written: " + e.getMessage(), e);
+            throw failure("the mail index " + file + " cannot be written", e);
         }
     }
 
@@ -237,20 +308,27 @@ final class MailIndex implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Runs {@code work} in one transaction that takes the write lock first (BEGIN IMMEDIATE): one that read first
+     * and then wrote could meet another process's writer halfway and fail at once instead of waiting its turn.
+     */
     private void transaction(Runnable work) {
-        try {
-            connection.setAutoCommit(false);
+        stillTheFile();
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN IMMEDIATE");
             try {
                 work.run();
-                connection.commit();
+                s.execute("COMMIT");
             } catch (RuntimeException e) {
-                connection.rollback();
+                try {
+                    s.execute("ROLLBACK");
+                } catch (SQLException rollingBack) {
+                    e.addSuppressed(rollingBack); // SQLite rolled back already (after some errors it does)
+                }
                 throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("the mail index " + file + " cannot be written: " + e.getMessage(), e);
+            throw failure("the mail index " + file + " cannot be written", e);
         }
     }
 
@@ -270,7 +348,7 @@ final class MailIndex implements AutoCloseable {
         try {
             return Json.MAPPER.readValue(json, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a damaged entry in the mail index: " + e.getOriginalMessage(), e);
+            throw new IllegalArgumentException("not an entry: " + e.getOriginalMessage(), e);
         }
     }
 

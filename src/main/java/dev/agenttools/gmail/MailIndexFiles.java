@@ -1,6 +1,9 @@
 package dev.agenttools.gmail;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.util.Map;
 import java.util.Optional;
 
@@ -9,9 +12,14 @@ public final class MailIndexFiles {
     private MailIndexFiles() {
     }
 
-    /** Messages held per account ({@code server|address}); empty when there is no index file (nothing was kept). */
+    /**
+     * Messages held per account ({@code server|address}); empty when there is no index file (nothing was kept).
+     *
+     * @throws IllegalStateException naming the file when it is refused (a symbolic link, a folder others may write)
+     *                               or damaged
+     */
     public static Optional<Map<String, Long>> status(CacheSettings settings) {
-        if (settings.file() == null || !Files.exists(settings.file())) {
+        if (settings.file() == null || !Files.exists(settings.file(), LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }
         try (MailIndex index = MailIndex.open(settings.file(), settings.maxMessages())) {
@@ -19,13 +27,23 @@ public final class MailIndexFiles {
         }
     }
 
-    /** Forgets every account's messages and sync state; answers whether there was an index. */
+    /**
+     * Forgets every account's messages and sync state (a damaged index is set aside, as a list would); answers
+     * whether there was an index.
+     */
     public static boolean clear(CacheSettings settings) {
-        if (settings.file() == null || !Files.exists(settings.file())) {
+        if (settings.file() == null || !Files.exists(settings.file(), LinkOption.NOFOLLOW_LINKS)) {
             return false;
         }
         try (MailIndex index = MailIndex.open(settings.file(), settings.maxMessages())) {
             index.clear();
+        } catch (MailIndex.Damaged damaged) {
+            try {
+                damaged.setAside();
+            } catch (IOException e) {
+                throw new UncheckedIOException("the mail index " + settings.file() + " is damaged and cannot be set aside: "
+                        + e.getMessage(), e);
+            }
         }
         return true;
     }

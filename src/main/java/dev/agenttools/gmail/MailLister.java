@@ -24,8 +24,9 @@ import java.util.Optional;
  * history.list (from the historyId the index is synced to) go at once, the label changes and deletions are applied,
  * and only the ids the index does not hold are fetched. The first list of an account asks users.getProfile beside
  * messages.list (who the credential is, and the historyId to sync from). A history too old for Gmail (404), one
- * longer than {@link GmailService#HISTORY_PAGES} pages or whose pages do not end (a page token sent again), or an
- * index that cannot be read rebuilds from the answer. The answer is the same either way. Thread-safe.
+ * longer than {@link GmailService#HISTORY_PAGES} pages or whose pages do not end (a page token sent again) rebuilds
+ * the account from the answer; an index found damaged is set aside (a new one is made by the next list) and one that
+ * cannot be used now is left alone, the list answering from Gmail. The answer is the same either way. Thread-safe.
  */
 final class MailLister {
     /** history.list's 404: Gmail no longer has the history the index is synced to. */
@@ -55,9 +56,14 @@ final class MailLister {
             if (index != null) {
                 try {
                     return indexed(r, session, labelId, index);
-                } catch (IllegalStateException damaged) {
-                    // an index that cannot be read or written must not fail the list: it goes on without it
-                    System.err.println("agent-tools: listing without the mail index: " + damaged.getMessage());
+                } catch (MailIndex.Damaged damaged) {
+                    // set aside, and a new one made by the next list; this one goes on without it
+                    service.indexDamaged(index, damaged);
+                } catch (MailIndex.Replaced replaced) {
+                    service.indexReplaced(index);
+                } catch (IllegalStateException failed) {
+                    // an index that cannot be read or written now (read-only, disk full) must not fail the list
+                    service.indexFailed(index, failed);
                 }
             }
             ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);

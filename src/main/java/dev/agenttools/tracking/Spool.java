@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.PrivateFolder;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -14,6 +15,7 @@ import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -39,7 +41,9 @@ import java.util.stream.Stream;
  *
  * <p>The files, next to a store {@code calls.db}, all owner-only: {@code calls.db.pending}, the lines appended by
  * one-shot calls; {@code calls.db.pending-<random>}, a spool an ingester has taken (one a crashed ingester left
- * behind is taken again by the next); {@code calls.db.pending.lock}, whose lock orders appends against takes.
+ * behind is taken again by the next); {@code calls.db.pending.lock}, whose lock orders appends against takes. They
+ * live in the store's {@link PrivateFolder} and are never opened through a symbolic link ({@code O_NOFOLLOW}): a
+ * link where the spool or its lock should be fails the append, and a taken link is removed unread (the link only).
  *
  * <p>Exactly once with any number of processes: an appender holds the lock while it opens the spool and writes its
  * lines (one write, O_APPEND), and a taker holds it only while it renames the spool to a name of its own, so no line
@@ -97,10 +101,9 @@ final class Spool implements CallSink {
             text.append(line(r)).append('\n');
         }
         ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
-        Files.createDirectories(folder);
+        PrivateFolder.of(pending);
         locked(() -> {
-            try (FileChannel out = FileChannel.open(pending, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.APPEND), OWNER_ONLY)) {
+            try (FileChannel out = open(pending, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
                 long size = out.size();
                 try {
                     while (bytes.hasRemaining()) {
@@ -169,12 +172,22 @@ final class Spool implements CallSink {
     record Lines(List<CallRecord> records, int malformed) {
     }
 
-    /** Reads a taken file; null when it is gone (another ingester finished it). */
+    /**
+     * Reads a taken file; null when it is gone (another ingester finished it), or was a symbolic link, which is
+     * removed unread (the link only: its target is never read).
+     */
     static Lines read(Path taken) throws IOException {
         byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(taken);
+        try (FileChannel in = FileChannel.open(taken, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            bytes = java.nio.channels.Channels.newInputStream(in).readAllBytes();
         } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            if (!Files.isSymbolicLink(taken)) {
+                throw e;
+            }
+            Files.deleteIfExists(taken);
+            System.err.println("agent-tools: removed the symbolic link " + taken + " from the call spool, unread");
             return null;
         }
         // made here, not once for the class: the one-shot call, which only appends, need not load what it takes
@@ -250,6 +263,23 @@ final class Spool implements CallSink {
         return v.asText();
     }
 
+    /**
+     * Opens a spool file, created owner-only when missing, never through a symbolic link (a link there fails with a
+     * message naming it).
+     */
+    private static FileChannel open(Path p, StandardOpenOption... options) throws IOException {
+        Set<java.nio.file.OpenOption> all = new java.util.HashSet<>(List.of(options));
+        all.add(LinkOption.NOFOLLOW_LINKS);
+        try {
+            return FileChannel.open(p, all, OWNER_ONLY);
+        } catch (IOException e) {
+            if (Files.isSymbolicLink(p)) {
+                throw new IOException(p + " is a symbolic link; agent-tools does not follow links to its stores (remove it)", e);
+            }
+            throw e;
+        }
+    }
+
     private interface LockedAction {
         void run() throws IOException;
     }
@@ -265,7 +295,7 @@ final class Spool implements CallSink {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted waiting for the call spool " + pending);
         }
-        try (FileChannel channel = FileChannel.open(lock, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OWNER_ONLY)) {
+        try (FileChannel channel = open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             FileLock held;
             while ((held = channel.tryLock()) == null) {
                 if (System.nanoTime() > deadline) {

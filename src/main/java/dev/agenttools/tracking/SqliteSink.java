@@ -1,11 +1,13 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.SqliteStore;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,8 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Call records in a SQLite file (sqlite-jdbc) in WAL mode, so that several processes can write to one file and a
- * crash loses at most the batch being written, never the file. Batches go in one transaction each. Opening the store
+ * Call records in a SQLite file (sqlite-jdbc), opened as {@link SqliteStore} opens the stores: owner-only in a folder
+ * of the user's own, never through a symbolic link, with a rollback journal and no memory mapping, so that several
+ * processes can write to one file (one at a time), a crash loses at most the batch being written, never the file,
+ * and another process damaging the files costs records, never this process. Batches go in one transaction each,
+ * which waits for the disk ({@code synchronous=FULL}: a power cut does not damage the file either). Opening the store
  * moves the records one-shot calls left in its {@link Spool} into it first.
  */
 public final class SqliteSink implements CallSink {
@@ -47,19 +52,19 @@ public final class SqliteSink implements CallSink {
     /**
      * Opens (creating the file, its folders and the tables when missing) a store to write and read, then ingests its
      * spool. A spool that cannot be ingested now stays for the next open (stderr says why): it does not stop the store.
+     *
+     * @throws IllegalStateException naming the file when SQLite cannot open it
+     * @throws UncheckedIOException  naming the path when the file or its folder is refused (a symbolic link, someone
+     *                               else's, a folder others may write), or with a {@link SqliteStore.HeldInWalMode}
+     *                               cause when an older version's WAL-mode file is open in another process
      */
     public SqliteSink(Path file) {
         this.file = file;
+        Connection c = null;
         try {
-            Path dir = file.toAbsolutePath().getParent();
-            if (dir != null) {
-                Files.createDirectories(dir);
-            }
-            connection = DriverManager.getConnection("jdbc:sqlite:" + file);
+            c = SqliteStore.openToWrite(file, true).connection();
+            connection = c;
             try (Statement s = connection.createStatement()) {
-                s.execute("PRAGMA busy_timeout = 10000"); // another process may hold the write lock for a moment
-                s.execute("PRAGMA journal_mode = WAL");
-                s.execute("PRAGMA synchronous = NORMAL");
                 s.execute(SCHEMA);
                 s.execute("CREATE INDEX IF NOT EXISTS calls_by_tool_time ON calls (tool_name, ts_ms)");
                 s.execute("CREATE INDEX IF NOT EXISTS calls_by_time ON calls (ts_ms)");
@@ -69,9 +74,16 @@ public final class SqliteSink implements CallSink {
             connection.setAutoCommit(false);
             connection.commit();
         } catch (SQLException e) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
+            }
             throw new IllegalStateException("cannot open the call store " + file + ": " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the folder of the call store " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("the call store " + file + " is not used: " + e.getMessage(), e);
         }
     }
 
@@ -161,7 +173,8 @@ public final class SqliteSink implements CallSink {
     /**
      * Opens an existing store to read. With spooled records pending, that means opening it to write (creating it if
      * need be), since they must be ingested to be counted; otherwise read-only, creating nothing (no folder, file or
-     * table), and empty when there is no file or no calls table yet, which means no call has been recorded there.
+     * table), and empty when there is no file or no calls table yet, which means no call has been recorded there. A
+     * file an older version left in WAL mode is converted first (see {@link SqliteStore#openToRead}).
      */
     static java.util.Optional<SqliteSink> openToRead(Path file) {
         try {
@@ -171,15 +184,12 @@ public final class SqliteSink implements CallSink {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot look for the call spool of " + file + ": " + e.getMessage(), e);
         }
-        if (!Files.isRegularFile(file)) {
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             return java.util.Optional.empty();
         }
-        org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
-        config.setReadOnly(true);
-        config.setBusyTimeout(10_000);
         Connection c = null;
         try {
-            c = DriverManager.getConnection("jdbc:sqlite:" + file, config.toProperties());
+            c = SqliteStore.openToRead(file, true).connection();
             try (Statement s = c.createStatement();
                  ResultSet rs = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'")) {
                 if (!rs.next()) {
@@ -198,6 +208,8 @@ public final class SqliteSink implements CallSink {
                 e.addSuppressed(closing);
             }
             throw new IllegalStateException("cannot read the call store " + file + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the call store " + file + ": " + e.getMessage(), e);
         }
     }
 

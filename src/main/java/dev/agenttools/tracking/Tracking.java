@@ -1,6 +1,8 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.SqliteStore;
 
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -10,10 +12,26 @@ public final class Tracking {
     private Tracking() {
     }
 
-    /** The sink the settings name, or null for {@code none}; creates the store (file, folders, table) when missing. */
+    /**
+     * The sink the settings name, or null for {@code none}; creates the store (file, folders, table) when missing. A
+     * SQLite file an older version left in WAL mode and still has open cannot be converted now: its spool takes the
+     * records meanwhile (the next process to open the store moves them in), rather than losing them.
+     */
     public static CallSink openSink(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
-            case "sqlite" -> new SqliteSink(settings.sqliteFile());
+            case "sqlite" -> {
+                try {
+                    yield new SqliteSink(settings.sqliteFile());
+                } catch (UncheckedIOException e) {
+                    if (!(e.getCause() instanceof SqliteStore.HeldInWalMode)) {
+                        throw e;
+                    }
+                    Spool spool = new Spool(settings.sqliteFile());
+                    System.err.println("agent-tools: " + e.getCause().getMessage() + "; call records go to " + spool.file()
+                            + " until it can be");
+                    yield spool;
+                }
+            }
             case "dynamodb" -> new DynamoDbSink(DynamoDbSink.client(settings), settings.dynamoTable(), tools);
             default -> null;
         };

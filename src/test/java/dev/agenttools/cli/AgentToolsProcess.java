@@ -17,11 +17,13 @@ import java.util.Map;
  * {@code ~/.config/agent-tools/config.properties} with, say, {@code AGENT_TOOLS_TRACKING=dynamodb} never reaches a test.
  */
 final class AgentToolsProcess {
-    /** The call store the test processes write to. */
-    static final Path TRACKING_DB = Path.of(System.getProperty("java.io.tmpdir"),
-            "agent-tools-test-calls-" + ProcessHandle.current().pid() + ".db");
     /** The spawned JVMs' home: holds an empty config file and nothing else. */
     static final Path HOME = privateHome();
+    /**
+     * The call store the test processes write to: in their private home, since a store is kept only in a folder
+     * others cannot write (not straight in /tmp).
+     */
+    static final Path TRACKING_DB = HOME.resolve("calls.db");
 
     private AgentToolsProcess() {
     }

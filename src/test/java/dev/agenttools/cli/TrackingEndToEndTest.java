@@ -196,7 +196,7 @@ class TrackingEndToEndTest {
     @Test
     void theExitGivesUpOnALockedStoreAndSaysSo(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
-        new dev.agenttools.tracking.SqliteSink(db).close(); // the store exists, in WAL mode
+        new dev.agenttools.tracking.SqliteSink(db).close(); // the store exists
         try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
             s.execute("BEGIN EXCLUSIVE"); // another process holds the write lock for as long as this test runs
             // serve writes the store itself (a one-shot call only appends to the spool: see the next test)

@@ -209,6 +209,206 @@ class MailIndexTest {
         }
     }
 
+    /** What the code under {@code run} printed on stderr. */
+    private static String stderrOf(ThrowingRunnable run) throws Exception {
+        java.io.PrintStream original = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            run.run();
+        } finally {
+            System.setErr(original);
+        }
+        return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void aPageDamagedInTheMiddleOfTheFileIsSetAsideOnceAndTheListsAnswerAsGmail(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            CacheSettings cache = new CacheSettings("auto", file, 20_000);
+            ToolRegistry plain = tools(emulator, CacheSettings.OFF);
+            String params = "{\"max_results\": 60}";
+            JsonNode truth = list(plain, params);
+            assertThat(list(tools(emulator, cache), params)).isEqualTo(truth);
+
+            // garbage over one page of the messages table in the middle of the file; the header (page 1) stays valid
+            long page;
+            int pageSize;
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement s = c.createStatement()) {
+                java.util.List<Long> leaves = new java.util.ArrayList<>();
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno")) {
+                    while (rs.next()) {
+                        leaves.add(rs.getLong(1));
+                    }
+                }
+                assertThat(leaves).as("the messages fill several pages").hasSizeGreaterThan(2);
+                page = leaves.get(leaves.size() / 2);
+                try (java.sql.ResultSet rs = s.executeQuery("PRAGMA page_size")) {
+                    pageSize = rs.getInt(1);
+                }
+            }
+            byte[] garbage = new byte[pageSize];
+            new java.util.Random(25).nextBytes(garbage);
+            try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+                channel.write(java.nio.ByteBuffer.wrap(garbage), (page - 1) * pageSize);
+            }
+
+            // a new process's tools (a connection with nothing cached) meet the damage while listing
+            ToolRegistry next = tools(emulator, cache);
+            java.util.List<ToolResult> answers = new java.util.ArrayList<>();
+            String stderr = stderrOf(() -> {
+                for (int i = 0; i < 3; i++) {
+                    answers.add(next.call(ToolCall.of(GmailTools.LIST, obj(params))));
+                }
+            });
+            assertThat(answers).allSatisfy(a -> assertThat(a.data()).isEqualTo(truth));
+            assertThat(stderr.lines().filter(l -> l.contains("is damaged"))).as(stderr).singleElement()
+                    .satisfies(l -> assertThat(l).contains("the mail index " + file, "set aside as " + dir.toRealPath() + "/mail-index.db.damaged-"));
+            assertThat(stderr).as("no complaint on every call").doesNotContain("listing without the mail index");
+            try (var files = Files.list(dir)) {
+                assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.matches("mail-index\\.db\\.damaged-\\d+"));
+            }
+            assertThat(answers.getLast().backend()).as("the new index answers").isEqualTo("index");
+            try (MailIndex index = MailIndex.open(file, 20_000)) {
+                assertThat(index.counts()).containsEntry(emulator.rootUri() + "|me@example.com", 60L);
+            }
+        }
+    }
+
+    /** A file of someone else's, with a mode of its own. */
+    private static Path plainFile(Path dir) throws Exception {
+        Path f = Files.createDirectories(dir.resolve("elsewhere")).resolve("notes.txt");
+        Files.writeString(f, "precious notes\n");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+        return f;
+    }
+
+    /** Another program's SQLite database, with one table of its own. */
+    private static Path theirDatabase(Path dir) throws Exception {
+        Path db = Files.createDirectories(dir.resolve("elsewhere")).resolve("theirs.db");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE their_table (x TEXT)");
+            s.execute("INSERT INTO their_table VALUES ('theirs')");
+        }
+        Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-rw-r--"));
+        return db;
+    }
+
+    @Test
+    void aLinkAtTheIndexPathIsNeverFollowedAndTheListsStillAnswer(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path store = Files.createDirectories(dir.resolve("store"));
+            Path file = store.resolve("mail-index.db");
+            String params = "{\"max_results\": 4}";
+            JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
+            Path theirs = theirDatabase(dir);
+            for (Path target : java.util.List.of(plainFile(dir), theirs)) {
+                byte[] before = Files.readAllBytes(target);
+                String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(target));
+                Files.createSymbolicLink(file, target);
+                ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+                String stderr = stderrOf(() -> {
+                    assertThat(list(indexed, params)).isEqualTo(truth);
+                    assertThat(list(indexed, params)).isEqualTo(truth);
+                });
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target))).as("%s's mode", target).isEqualTo(mode);
+                assertThat(Files.readAllBytes(target)).as("%s unchanged", target).isEqualTo(before);
+                assertThat(stderr.lines()).as("said once, naming the link").singleElement()
+                        .satisfies(l -> assertThat(l).contains(file + " is a symbolic link"));
+                assertThat(Files.isSymbolicLink(file)).as("the link is left where it is").isTrue();
+                Files.delete(file);
+            }
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + theirs);
+                 java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT group_concat(name) FROM sqlite_master")) {
+                assertThat(rs.getString(1)).as("no table of ours in their database").isEqualTo("their_table");
+            }
+            try (var left = Files.list(dir.resolve("elsewhere"))) {
+                assertThat(left.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("notes.txt", "theirs.db");
+            }
+
+            // a link where SQLite keeps its journal is refused in the same way
+            Path notes = dir.resolve("elsewhere/notes.txt");
+            Files.createSymbolicLink(store.resolve("mail-index.db-journal"), notes);
+            assertThat(list(tools(emulator, new CacheSettings("auto", file, 20_000)), params)).isEqualTo(truth);
+            assertThat(notes).hasContent("precious notes");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(notes))).isEqualTo("rw-r--r--");
+            Files.delete(store.resolve("mail-index.db-journal"));
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            list(indexed, params);
+            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).as("once the link is gone").isEqualTo("index");
+        }
+    }
+
+    @Test
+    void anIndexInAFolderOthersMayWriteIsRefusedNamingTheFolder(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path shared = Files.createDirectories(dir.resolve("shared"));
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            String params = "{\"max_results\": 3}";
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", shared.resolve("mail-index.db"), 20_000));
+            String stderr = stderrOf(() -> assertThat(list(indexed, params)).isEqualTo(list(tools(emulator, CacheSettings.OFF), params)));
+            assertThat(stderr).contains("the folder " + shared.toRealPath() + " has mode rwxrwxrwx", "others may make files in it");
+            try (var left = Files.list(shared)) {
+                assertThat(left).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void anOlderVersionsWalIndexIsConvertedOnceNoOtherProcessHoldsIt(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            String params = "{\"max_results\": 3}";
+            JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
+            try (java.sql.Connection older = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement s = older.createStatement()) {
+                s.execute("PRAGMA journal_mode = WAL"); // as versions before this one kept it, still open in their process
+                s.execute("CREATE TABLE accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL)");
+                ToolRegistry meanwhile = tools(emulator, new CacheSettings("auto", file, 20_000));
+                String stderr = stderrOf(() -> assertThat(list(meanwhile, params)).isEqualTo(truth));
+                assertThat(stderr).contains("the mail index " + file + " is not used", "is in WAL mode", "open in another process");
+            }
+            ToolRegistry after = tools(emulator, new CacheSettings("auto", file, 20_000));
+            assertThat(list(after, params)).isEqualTo(truth);
+            assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).isEqualTo("index");
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.ResultSet rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
+                assertThat(rs.getString(1)).isNotEqualTo("wal");
+            }
+            assertThat(dir.resolve("mail-index.db-shm")).doesNotExist();
+        }
+    }
+
+    @Test
+    void anIndexThatFailsOtherwiseIsLeftAloneForAMinuteWithOneLineOnStderr(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = emulators.start(fastEmulator().build())) {
+            Path file = dir.resolve("mail-index.db");
+            String params = "{\"max_results\": 3}";
+            JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
+            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            assertThat(list(indexed, params)).isEqualTo(truth);
+            // another process holds the file locked past the busy timeout (as a read-only or full disk would fail too)
+            try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement s = other.createStatement()) {
+                s.execute("BEGIN EXCLUSIVE");
+                String stderr = stderrOf(() -> {
+                    for (int i = 0; i < 3; i++) {
+                        assertThat(list(indexed, params)).isEqualTo(truth);
+                    }
+                });
+                assertThat(stderr.lines()).as(stderr).singleElement()
+                        .satisfies(l -> assertThat(l).startsWith("agent-tools: listing without the mail index for 60 s:"));
+                s.execute("ROLLBACK");
+            }
+        }
+    }
+
     @Test
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
