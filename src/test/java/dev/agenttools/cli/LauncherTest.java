@@ -109,6 +109,10 @@ class LauncherTest {
     }
 
     private Run call(byte[] request, Map<String, String> settings) throws Exception {
+        return call(checkout, request, settings);
+    }
+
+    private Run call(Path checkout, byte[] request, Map<String, String> settings) throws Exception {
         ProcessBuilder b = new ProcessBuilder(checkout.resolve("agent-tools").toString(), "call").directory(callerFolder.toFile());
         Map<String, String> env = AgentToolsProcess.isolate(b.environment());
         env.put("JAVA_HOME", System.getProperty("java.home"));
@@ -162,6 +166,12 @@ class LauncherTest {
             return files.filter(p -> p.getFileName().toString().equals(DaemonDirectory.ADDRESS_FILE)).findFirst()
                     .map(Path::getParent).orElse(null);
         }
+    }
+
+    /** The server's pid: the address file's last word. */
+    private long serverPid() throws IOException {
+        String[] words = address().trim().split(" ");
+        return Long.parseLong(words[words.length - 1]);
     }
 
     private String address() throws IOException {
@@ -424,7 +434,7 @@ class LauncherTest {
     void sigtermRemovesTheAddressFile() throws Exception {
         assertThat(call("{\"command\": \"tools.list\"}").exit()).isZero();
         Path folder = serverFolder();
-        ProcessHandle server = ProcessHandle.of(Long.parseLong(address().trim().split(" ")[2])).orElseThrow();
+        ProcessHandle server = ProcessHandle.of(serverPid()).orElseThrow();
         assertThat(server.destroy()).as("SIGTERM sent").isTrue();
         server.onExit().get(30, TimeUnit.SECONDS);
         assertThat(folder.resolve(DaemonDirectory.ADDRESS_FILE)).doesNotExist();
@@ -484,7 +494,7 @@ class LauncherTest {
                         settings, () -> {
                             try {
                                 Thread.sleep(1_500);
-                                ProcessHandle.of(Long.parseLong(address().trim().split(" ")[2])).orElseThrow().destroyForcibly();
+                                ProcessHandle.of(serverPid()).orElseThrow().destroyForcibly();
                             } catch (Exception e) {
                                 throw new AssertionError(e);
                             } finally {
@@ -588,6 +598,78 @@ class LauncherTest {
             release();
             server.stop(0);
         }
+    }
+
+    /**
+     * Issue 25, item 3: a checkout whose jar is missing, with a slow build (a fake mvnw that takes 6 s, then leaves the
+     * jar where it was told to). Calls with timeout_ms 1500 answer deadline within it (plus 1 s for two bash starts on a
+     * loaded machine; no JVM is started), saying where the build's log is; two calls at once start one build, in the
+     * launcher's own folder, not in target/; the build goes on, and the next call, after it, is answered.
+     */
+    @Test
+    void callsWhileTheJarIsBuiltAnswerDeadlineInTimeAndStartOneBuildInTheLaunchersOwnFolder(@TempDir Path buildCheckout) throws Exception {
+        Path launcher = buildCheckout.resolve("agent-tools");
+        Files.copy(Path.of("agent-tools"), launcher);
+        Files.createDirectories(buildCheckout.resolve(".mvn"));
+        Files.copy(Path.of(".mvn/find-jdk.sh"), buildCheckout.resolve(".mvn/find-jdk.sh"));
+        Files.move(writeJar(buildCheckout), buildCheckout.resolve("built.jar"));
+        Path mvnw = Files.writeString(buildCheckout.resolve("mvnw"), """
+                #!/bin/bash
+                # a slow build: records its arguments, takes 6 s, leaves the jar in the build folder it was given
+                here=$(dirname "$0")
+                echo "$*" >>"$here/mvnw.calls"
+                for a; do case $a in -Dagent-tools.build.directory=*) out=${a#*=} ;; esac; done
+                sleep 6
+                mkdir -p "${out:-$here/target}/lib"
+                cp "$here/built.jar" "${out:-$here/target}/agent-tools.jar"
+                """);
+        for (Path p : List.of(launcher, mvnw)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Files.writeString(buildCheckout.resolve("pom.xml"), "<project/>");
+        Files.writeString(Files.createDirectories(buildCheckout.resolve("src/main")).resolve("A.java"), "class A {}");
+
+        byte[] request = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2, \"timeout_ms\": 1500}}".getBytes(StandardCharsets.UTF_8);
+        List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> times = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            callers.add(Thread.ofVirtual().start(() -> {
+                try {
+                    long start = System.nanoTime();
+                    runs.add(call(buildCheckout, request, Map.of()));
+                    times.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }));
+        }
+        for (Thread t : callers) {
+            t.join(60_000);
+        }
+        Path log = buildCheckout.resolve("target/launcher/build.log");
+        assertThat(runs).hasSize(2).allSatisfy(r -> {
+            assertThat(r.exit()).as(r.out() + r.stderr()).isEqualTo(7);
+            com.fasterxml.jackson.databind.JsonNode answer = dev.agenttools.tool.Json.MAPPER.readTree(r.out());
+            assertThat(answer.path("error").path("code").asText()).isEqualTo("deadline");
+            assertThat(answer.path("error").path("message").asText()).contains("deadline of 1500 ms exceeded after",
+                    "the jar is still being built", "the build goes on for the next call", log.toString());
+        });
+        assertThat(times).as("answered within timeout_ms + 1 s").allSatisfy(t -> assertThat(t).isLessThanOrEqualTo(2_500L));
+        assertThat(Files.readAllLines(buildCheckout.resolve("mvnw.calls"))).as("one build for two calls").singleElement()
+                .asString().contains("-Dagent-tools.build.directory=" + buildCheckout.toRealPath().resolve("target/launcher-build"));
+
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!Files.exists(buildCheckout.resolve("target/launcher/agent-tools.jar")) && System.nanoTime() < until) {
+            Thread.sleep(100);
+        }
+        Run after = call(buildCheckout, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}"
+                .getBytes(StandardCharsets.UTF_8), Map.of());
+        assertThat(after.exit()).as(after.stderr()).isZero();
+        assertThat(after.stderr()).isEmpty();
+        assertThat(Files.readAllLines(buildCheckout.resolve("mvnw.calls"))).as("built once, for all three calls").hasSize(1);
+        assertThat(buildCheckout.resolve("target/agent-tools.jar")).as("a developer's target/ untouched").doesNotExist();
+        assertThat(Files.readString(log)).contains("built");
     }
 
     /** Removes the address file, which stops its server, and waits until the server let go of the folder. */
