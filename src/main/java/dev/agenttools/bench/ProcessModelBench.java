@@ -114,12 +114,20 @@ final class ProcessModelBench {
         return firstCall;
     }
 
-    /** The launcher next to the jar this runs from (a checkout's target/), if any. */
+    /**
+     * The launcher of the checkout the jar this runs from was built in (target/launcher/, the launcher's own build,
+     * or target/), if any.
+     */
     private static Path launcher() {
         Path jar = ownJar();
-        Path launcher = jar == null || jar.getParent() == null || jar.getParent().getParent() == null ? null
-                : jar.getParent().getParent().resolve("agent-tools");
-        return launcher != null && Files.isExecutable(launcher) ? launcher : null;
+        Path dir = jar == null ? null : jar.toAbsolutePath().getParent();
+        for (int up = 0; up < 2 && dir != null; up++) {
+            dir = dir.getParent();
+            if (dir != null && Files.isExecutable(dir.resolve("agent-tools")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
+                return dir.resolve("agent-tools");
+            }
+        }
+        return null;
     }
 
     /** Stops the benchmark's resident server (its address file gone, it stops within a second) and waits for it. */

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.daemon.LauncherRequest;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -20,6 +21,15 @@ import java.util.concurrent.Callable;
 final class CallCommand implements Callable<Integer> {
     /** Whether the launcher forwards one-shot calls to the resident server. */
     static final String DAEMON = "AGENT_TOOLS_DAEMON";
+    /**
+     * Set by the launcher on the call it runs in-process: its own start ({@code $EPOCHREALTIME}), which the call's
+     * {@code timeout_ms} counts from, as the agent that started the launcher counts (the launcher may have spent
+     * part of the time on a resident server that died mid-call, or waiting for a build).
+     */
+    static final String STARTED_AT = "AGENT_TOOLS_CALL_STARTED_AT";
+    /** What a call without a valid timeout_ms gets (ToolRegistry's default, from GmailSettings). */
+    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.gmail.GmailSettings.forRoot(
+            dev.agenttools.gmail.GmailSettings.GOOGLE_ROOT_URL).timeout().toMillis();
 
     @Spec
     CommandSpec spec;
@@ -27,7 +37,7 @@ final class CallCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ToolSession[] session = new ToolSession[1];
-        ToolProtocol.Answer answer = answer(readRequest(System.in), processStartNanos(), () -> {
+        ToolProtocol.Answer answer = answer(readRequest(System.in), startNanos(System.getenv(STARTED_AT)), () -> {
             java.util.Map<String, String> settings = dev.agenttools.Config.load();
             checkDaemonSetting(settings);
             session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), settings);
@@ -86,6 +96,40 @@ final class CallCommand implements Callable<Integer> {
         } catch (java.io.IOException | RuntimeException e) {
             return now;
         }
+    }
+
+    /**
+     * When the call started: the launcher's start, {@value #STARTED_AT}, when it is set and believable (not in the
+     * future, at most {@link LauncherRequest#MAX_START_AGE} old), else this process's start.
+     */
+    static long startNanos(String launcherStart) {
+        if (launcherStart != null && !launcherStart.isBlank()) {
+            try {
+                return LauncherRequest.startNanos(LauncherRequest.parseEpochMicros(launcherStart.strip()), CallCommand::processStartNanos);
+            } catch (IllegalArgumentException e) {
+                // not a launcher's value: counted from this process's start, as without it
+            }
+        }
+        return processStartNanos();
+    }
+
+    /**
+     * The request's {@code timeout_ms} as the call will read it (the resident server tells the launcher, so that it
+     * knows its deadline if the server dies mid-call): its value when valid, else the default (a request without a
+     * valid one is answered at once anyway).
+     */
+    static long timeoutMillis(byte[] request) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode v = dev.agenttools.tool.Json.MAPPER.readTree(request).path("params")
+                    .path(dev.agenttools.tool.CallTimeouts.PARAM);
+            if (v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= dev.agenttools.tool.CallTimeouts.MIN.toMillis()
+                    && v.asLong() <= dev.agenttools.tool.CallTimeouts.MAX.toMillis()) {
+                return v.asLong();
+            }
+        } catch (IOException | RuntimeException e) {
+            // not JSON: answered at once
+        }
+        return DEFAULT_TIMEOUT_MS;
     }
 
     /** The request as read from stdin: its bytes, at most one past the 1 MiB limit, or the error answer for it. */

@@ -35,6 +35,8 @@ final class DaemonCommand implements Callable<Integer> {
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(10);
     /** How long a new server waits for the one it replaces (the jar changed) to finish its calls and let go. */
     private static final Duration LOCK_WAIT = Duration.ofSeconds(2);
+    /** How long a SIGTERM waits for the calls in flight (the launcher answers a cut-off call in-process). */
+    private static final Duration SHUTDOWN_DRAIN = Duration.ofSeconds(5);
     /**
      * Settings that name files: relative ones are relative to the caller's folder, which the server does not share,
      * so they are resolved against it before use.
@@ -67,14 +69,46 @@ final class DaemonCommand implements Callable<Integer> {
         FileTime built = modified(jar);
         SourceWatch sources = SourceWatch.of(jar);
         try (directory; SessionCache sessions = new SessionCache()) {
-            DaemonServer server = DaemonServer.start(request -> handle(request, sessions), log, idle,
+            DaemonServer server = DaemonServer.start(handler(sessions), log, idle,
                     () -> !Objects.equals(built, modified(jar)) || sources.newerThan(built) || directory.lost(), directory::unpublish);
-            directory.publish(server.port(), server.serverSecret(), server.clientSecret());
+            // SIGTERM, SIGINT, SIGHUP: no launcher may find the address of a server that is gone (another user could
+            // take its port); the calls in flight get a few seconds to finish. kill -9 runs no hook: the launcher
+            // drops an address file whose pid is dead, and trusts a port only if the kernel says it is its user's.
+            Thread hook = Thread.ofPlatform().unstarted(() -> {
+                directory.unpublish();
+                try {
+                    server.stopAndDrain(SHUTDOWN_DRAIN);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Runtime.getRuntime().addShutdownHook(hook);
+            directory.publish(server.port(), server.clientSecret());
             log.println(java.time.Instant.now() + " serving on 127.0.0.1:" + server.port() + " for " + idle.toSeconds() + " s idle");
             ready("ready");
             server.awaitStop();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down already: the hook runs
+            }
         }
         return 0;
+    }
+
+    /** The server's handler: {@link #handle}, and the call's timeout for the launcher (package-private for the AOT training run). */
+    static DaemonServer.Handler handler(SessionCache sessions) {
+        return new DaemonServer.Handler() {
+            @Override
+            public DaemonServer.Reply handle(LauncherRequest request) {
+                return DaemonCommand.handle(request, sessions);
+            }
+
+            @Override
+            public long timeoutMillis(LauncherRequest request) {
+                return CallCommand.timeoutMillis(request.body());
+            }
+        };
     }
 
     /** Tells the launcher that waits on this process's stdout, then closes stdout: the server's output goes to its log. */

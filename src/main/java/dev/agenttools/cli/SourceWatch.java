@@ -8,10 +8,11 @@ import java.nio.file.attribute.FileTime;
 import java.util.stream.Stream;
 
 /**
- * The checkout's sources, for a resident server run from a checkout's {@code target/agent-tools.jar}: the launcher
- * rebuilds the jar when a source is newer than it, but only when it starts a JVM; the server checks in its stead
- * (twice a second) and stops when a source changed, so that the next call starts a new server on a new jar.
- * Nothing to watch for a jar that is not in a checkout.
+ * The checkout's sources, for a resident server run from a checkout's {@code target/launcher/agent-tools.jar} (the
+ * launcher's own build; {@code target/agent-tools.jar}, a developer's, works too): the launcher rebuilds the jar when
+ * a source is newer than it, but only when it starts a JVM; the server checks in its stead (twice a second) and
+ * stops when a source changed, so that the next call starts a new server on a new jar. Nothing to watch for a jar
+ * that is not in a checkout.
  */
 final class SourceWatch {
     private final Path sources;
@@ -22,13 +23,19 @@ final class SourceWatch {
         this.pom = pom;
     }
 
-    /** The sources of the checkout {@code jar} was built in ({@code jar}'s folder's parent), if it has any. */
+    /**
+     * The sources of the checkout {@code jar} was built in (the nearest folder above the jar's, at most two up, with
+     * a pom.xml and src/main), if it has any.
+     */
     static SourceWatch of(Path jar) {
-        Path root = jar.toAbsolutePath().getParent() == null ? null : jar.toAbsolutePath().getParent().getParent();
-        if (root == null || !Files.isDirectory(root.resolve("src/main"))) {
-            return new SourceWatch(null, null);
+        Path dir = jar.toAbsolutePath().getParent();
+        for (int up = 0; up < 2 && dir != null; up++) {
+            dir = dir.getParent();
+            if (dir != null && Files.isDirectory(dir.resolve("src/main")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
+                return new SourceWatch(dir.resolve("src/main"), dir.resolve("pom.xml"));
+            }
         }
-        return new SourceWatch(root.resolve("src/main"), root.resolve("pom.xml"));
+        return new SourceWatch(null, null);
     }
 
     /** Whether a source file or the pom was modified after {@code built} (the jar's time); false when unreadable. */

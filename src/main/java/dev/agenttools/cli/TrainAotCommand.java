@@ -102,9 +102,9 @@ final class TrainAotCommand implements Callable<Integer> {
         java.nio.file.Path home = java.nio.file.Files.createTempDirectory("agent-tools-aot-daemon"); // owner-only
         java.nio.file.Path dir = home.resolve("server");
         try (DaemonDirectory directory = DaemonDirectory.lock(dir, Duration.ZERO); SessionCache sessions = new SessionCache()) {
-            DaemonServer server = DaemonServer.start(r -> DaemonCommand.handle(r, sessions),
+            DaemonServer server = DaemonServer.start(DaemonCommand.handler(sessions),
                     new java.io.PrintWriter(java.io.Writer.nullWriter()), Duration.ofMinutes(1), () -> false, directory::unpublish);
-            directory.publish(server.port(), server.serverSecret(), server.clientSecret());
+            directory.publish(server.port(), server.clientSecret());
             // a config file that does not exist: the user's own (tracking to DynamoDB, say) stays out of the training
             java.util.Map<String, String> settings = java.util.Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
                     "AGENT_TOOLS_ACCESS_TOKEN", "training", "AGENT_TOOLS_TRACKING", "none", "AGENT_TOOLS_GMAIL_QUOTA", "100000000",
@@ -121,7 +121,7 @@ final class TrainAotCommand implements Callable<Integer> {
                         // the greeting
                     }
                     socket.getOutputStream().write(message);
-                    in.readAllBytes();
+                    in.readAllBytes(); // the timeout line, then the answer
                 }
             }
             server.stop();

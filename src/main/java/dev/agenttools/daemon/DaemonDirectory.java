@@ -18,12 +18,15 @@ import java.util.Set;
 
 /**
  * The resident server's folder: owner-only ({@code 0700}), holding a lock (one server per folder) and the file
- * {@value #ADDRESS_FILE} ({@code 0600}) that tells the launcher the port and the two secrets. The launcher finds
- * the folder by its path; a folder that someone else owns, or that others may read, is refused rather than used,
- * since the secrets in it open the port. Thread-safe.
+ * {@value #ADDRESS_FILE} ({@code 0600}) that tells the launcher the port, the client secret and the server's pid.
+ * The launcher finds the folder by its path; a folder that someone else owns, or that others may read, is refused
+ * rather than used, since the secret in it opens the port. Thread-safe.
  */
 public final class DaemonDirectory implements AutoCloseable {
-    /** The file the launcher reads: {@code port serverSecret clientSecret pid} on one line (the pid for people and the benchmark). */
+    /**
+     * The file the launcher reads: {@code port clientSecret pid} on one line (the launcher drops a file whose pid is
+     * not a live process of its user's; people and the benchmark read the pid too).
+     */
     public static final String ADDRESS_FILE = "daemon";
     private static final Set<PosixFilePermission> OWNER_ONLY_DIR = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
@@ -100,8 +103,8 @@ public final class DaemonDirectory implements AutoCloseable {
     }
 
     /** Writes the address file in one step (a reader sees the old file or the whole new one), readable by the owner only. */
-    public synchronized void publish(int port, String serverSecret, String clientSecret) throws IOException {
-        String line = port + " " + serverSecret + " " + clientSecret + " " + ProcessHandle.current().pid() + "\n";
+    public synchronized void publish(int port, String clientSecret) throws IOException {
+        String line = port + " " + clientSecret + " " + ProcessHandle.current().pid() + "\n";
         Path temp = Files.createTempFile(dir, ADDRESS_FILE, ".new", PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE));
         try {
             Files.writeString(temp, line, StandardCharsets.US_ASCII);

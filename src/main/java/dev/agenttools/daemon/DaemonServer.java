@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -23,15 +26,19 @@ import java.util.function.BooleanSupplier;
 /**
  * The resident server behind the launcher's one-shot {@code call}: a loopback TCP port that answers one call per
  * connection. Loopback TCP because bash reaches it through {@code /dev/tcp} with no helper program (a Unix socket
- * would need socat or nc, which a fresh machine lacks); a port is open to every local user, hence two random
- * secrets kept in the owner-only {@link DaemonDirectory}: the server greets each connection with the server secret
- * (so that the launcher sends nothing, its token included, to some other program that took a dead server's port)
- * and drops any connection whose first fields do not carry the client secret.
+ * would need socat or nc, which a fresh machine lacks). A port is open to every local user, so each side checks the
+ * other: the launcher asks the kernel who owns the port before it sends anything ({@code /proc/net/tcp}: every
+ * socket on the port must be its user's; see the launcher), and the server drops any connection whose first fields
+ * do not carry the client secret, kept in the owner-only {@link DaemonDirectory}. The greeting,
+ * {@value #GREETING}, is no secret: it names the protocol, nothing more (a secret greeting told anyone who
+ * connected what to say to pass as the server once it died).
  *
- * <p>Reply, after the greeting line: {@code fallback\n} when the handler cannot answer this caller faithfully (the
- * launcher then runs the call in-process), else {@code <exit status>\n<stderr byte count>\n<stdout byte count>\n
- * <stderr bytes><stdout bytes>} and the connection closes (the counts let bash read each part in a few reads, where a
- * read up to a delimiter takes one system call per byte). Each connection runs on its own virtual thread. The server stops after
+ * <p>After reading the request the server sends its {@code timeout_ms} as a line (the call's deadline counts from
+ * the launcher's start, so the launcher knows what is left if the server dies mid-call), then
+ * {@code fallback\n} when the handler cannot answer this caller faithfully (the launcher then runs the call
+ * in-process), else {@code <exit status>\n<stderr byte count>\n<stdout byte count>\n<stderr bytes><stdout bytes>}
+ * and the connection closes (the counts let bash read each part in a few reads, where a read up to a delimiter
+ * takes one system call per byte). Each connection runs on its own virtual thread. The server stops after
  * {@code idle} with no call, or as soon as {@code stale} says so (the jar changed, the address file is gone), once
  * the calls in flight are answered. Thread-safe.
  */
@@ -40,10 +47,21 @@ public final class DaemonServer implements AutoCloseable {
     static final Duration REQUEST_READ_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration HOUSEKEEPING = Duration.ofMillis(500);
 
+    /** The first line on every connection: the protocol, for the launcher to check; no secret. */
+    public static final String GREETING = "agent-tools-server-2";
+
     /** Answers one forwarded call. */
     public interface Handler {
         /** @return the answer, or {@link Reply#FALLBACK} */
         Reply handle(LauncherRequest request);
+
+        /**
+         * The call's {@code timeout_ms} (counted from the launcher's start), sent before the answer so that the
+         * launcher knows its deadline if the server dies mid-call; 0 when unknown.
+         */
+        default long timeoutMillis(LauncherRequest request) {
+            return 0;
+        }
     }
 
     /** What the launcher writes: {@code stderr} to its stderr, {@code stdout} to its stdout, then it exits with the status. */
@@ -54,7 +72,6 @@ public final class DaemonServer implements AutoCloseable {
 
     private final ServerSocket socket;
     private final Handler handler;
-    private final String serverSecret = secret();
     private final String clientSecret = secret();
     private final PrintWriter log;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -89,16 +106,29 @@ public final class DaemonServer implements AutoCloseable {
      */
     public static DaemonServer start(Handler handler, PrintWriter log, Duration idle, BooleanSupplier stale, Runnable onStop)
             throws IOException {
-        ServerSocket socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-        return new DaemonServer(socket, handler, log, idle, stale, onStop);
+        // An IPv4 socket on 127.0.0.1 (Java would make an IPv6 one, bound to ::ffff:127.0.0.1, where IPv6 exists): the
+        // launcher finds its listener in /proc/net/tcp under that exact address (see port_is_ours in the launcher).
+        ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.INET);
+        try {
+            channel.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0), 128);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return new DaemonServer(channel.socket(), handler, log, idle, stale, onStop);
     }
 
     public int port() {
         return socket.getLocalPort();
     }
 
-    public String serverSecret() {
-        return serverSecret;
+    /** Stops taking connections and waits, at most {@code wait}, for the calls in flight (a SIGTERM's shutdown). */
+    public void stopAndDrain(Duration wait) throws InterruptedException {
+        stop();
+        long until = System.nanoTime() + wait.toNanos();
+        while (inFlight.get() > 0 && System.nanoTime() - until < 0) {
+            Thread.sleep(20);
+        }
     }
 
     public String clientSecret() {
@@ -153,7 +183,7 @@ public final class DaemonServer implements AutoCloseable {
             connection.setSoTimeout((int) REQUEST_READ_TIMEOUT.toMillis());
             connection.setTcpNoDelay(true); // each write is a whole message: send it now
             OutputStream out = connection.getOutputStream();
-            out.write((serverSecret + "\n").getBytes(StandardCharsets.US_ASCII));
+            out.write((GREETING + "\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             LauncherRequest request;
             try {
@@ -163,6 +193,14 @@ public final class DaemonServer implements AutoCloseable {
                 log("dropped a connection: " + e.getMessage());
                 return;
             }
+            long timeout;
+            try {
+                timeout = Math.max(0, handler.timeoutMillis(request));
+            } catch (RuntimeException e) {
+                timeout = 0;
+            }
+            out.write((timeout + "\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
             Reply reply;
             try {
                 reply = handler.handle(request);

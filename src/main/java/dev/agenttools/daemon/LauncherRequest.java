@@ -22,11 +22,16 @@ import java.util.Map;
  * @param body             the request as sent (at most {@link #MAX_BODY_BYTES} bytes)
  */
 public record LauncherRequest(Map<String, String> settings, String workingDirectory, long startEpochMicros, byte[] body) {
-    public static final String PROTOCOL = "agent-tools-call-1";
+    public static final String PROTOCOL = "agent-tools-call-2";
     /** One past the one-shot call's limit of 1 MiB, so that the answer to an oversized request is the same. */
     public static final int MAX_BODY_BYTES = (1 << 20) + 1;
     static final int MAX_FIELD_BYTES = 64 * 1024;
     static final int MAX_SETTINGS = 512;
+    /**
+     * The oldest launcher start believed: a call's longest timeout_ms is 5 minutes, and the launcher answers
+     * {@code deadline} itself once that has passed, so anything older is a wrong clock, not a slow launcher.
+     */
+    public static final java.time.Duration MAX_START_AGE = java.time.Duration.ofMinutes(6);
 
     /** The bytes the launcher sends for this request (the training run and the tests speak as the launcher does). */
     public byte[] encode(String clientSecret) {
@@ -121,9 +126,37 @@ public record LauncherRequest(Map<String, String> settings, String workingDirect
      * when the launcher's clock reading is in the future or over a minute old (the clock was set meanwhile).
      */
     public long startNanos() {
+        return startNanos(startEpochMicros);
+    }
+
+    /**
+     * A start time in microseconds since the epoch (bash's {@code $EPOCHREALTIME}) on this JVM's
+     * {@link System#nanoTime()} clock; now when it is in the future or older than {@link #MAX_START_AGE} (the wall
+     * clock was set meanwhile, or the value is not a launcher's). The in-process call reads the launcher's start
+     * from {@code AGENT_TOOLS_CALL_STARTED_AT} through here too.
+     */
+    public static long startNanos(long startEpochMicros) {
+        return startNanos(startEpochMicros, System::nanoTime);
+    }
+
+    /** {@link #startNanos(long)}, with {@code otherwise} for a start time not believed. */
+    public static long startNanos(long startEpochMicros, java.util.function.LongSupplier otherwise) {
         long now = System.nanoTime();
         java.time.Instant wall = java.time.Instant.now();
         long ageMicros = wall.getEpochSecond() * 1_000_000 + wall.getNano() / 1_000 - startEpochMicros;
-        return ageMicros >= 0 && ageMicros < 60_000_000 ? now - ageMicros * 1_000 : now;
+        return ageMicros >= 0 && ageMicros <= MAX_START_AGE.toNanos() / 1_000 ? now - ageMicros * 1_000 : otherwise.getAsLong();
+    }
+
+    /**
+     * {@code $EPOCHREALTIME}'s text ({@code seconds.micros}, a comma in some locales) as microseconds since the epoch.
+     *
+     * @throws IllegalArgumentException naming the format, for anything else
+     */
+    public static long parseEpochMicros(String text) {
+        try {
+            return epochMicros(text);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 }

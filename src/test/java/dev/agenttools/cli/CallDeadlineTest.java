@@ -70,15 +70,69 @@ class CallDeadlineTest {
     }
 
     /**
+     * Issue 25, item 2: the launcher hands the in-process call its own start ({@code AGENT_TOOLS_CALL_STARTED_AT},
+     * bash's $EPOCHREALTIME), and timeout_ms counts from there: a call started (by the launcher) 1.2 s before its JVM
+     * answers deadline 1.2 s sooner, and says the true time. A value in the future or not a time is ignored.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theLaunchersStartIsWhereTimeoutMsCountsFrom() throws Exception {
+        try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> held = new CopyOnWriteArrayList<>();
+            Thread.ofPlatform().daemon().name("black hole").start(() -> {
+                try {
+                    while (true) {
+                        held.add(hole.accept());
+                    }
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            });
+            String root = "http://127.0.0.1:" + hole.getLocalPort() + "/";
+            String request = "{\"command\":\"gmail.list-emails\",\"params\":{\"timeout_ms\":" + TIMEOUT_MS + "}}";
+            java.time.Instant before = java.time.Instant.now().minusMillis(1_200);
+            Answered early = call(root, request, Map.of(CallCommand.STARTED_AT, before.getEpochSecond() + "."
+                    + String.format("%06d", before.getNano() / 1_000)));
+            String what = "started 1.2 s before its JVM: answer after " + early.answerMs() + " ms: " + early.answer();
+            assertThat(early.answerMs()).as(what).isLessThanOrEqualTo(TIMEOUT_MS - 1_200 + TIMEOUT_MS / 10 + 20);
+            assertThat(early.answer().path("error").path("code").asText()).as(what).isEqualTo("deadline");
+            long said = Long.parseLong(early.answer().path("error").path("message").asText().replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
+            assertThat(said).as(what + ": the time it says, from the launcher's start").isBetween((long) TIMEOUT_MS, early.answerMs() + 1_200L + 50);
+
+            for (String ignored : List.of("4102444800.000000", "soon", "1.5")) {
+                Answered a = call(root, request, Map.of(CallCommand.STARTED_AT, ignored));
+                assertThat(a.answerMs()).as("%s ignored: counted from the JVM's start", ignored).isGreaterThanOrEqualTo(TIMEOUT_MS - 20);
+                assertThat(a.answer().path("error").path("code").asText()).isEqualTo("deadline");
+            }
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    @Test
+    void theServerTellsTheLauncherTheTimeoutTheCallWillHave() {
+        assertThat(CallCommand.timeoutMillis("{\"command\":\"x\",\"params\":{\"timeout_ms\":2500}}".getBytes(StandardCharsets.UTF_8))).isEqualTo(2_500);
+        assertThat(CallCommand.timeoutMillis("{\"command\":\"x\"}".getBytes(StandardCharsets.UTF_8))).isEqualTo(30_000);
+        assertThat(CallCommand.timeoutMillis("{\"params\":{\"timeout_ms\":99}}".getBytes(StandardCharsets.UTF_8))).as("invalid: answered at once").isEqualTo(30_000);
+        assertThat(CallCommand.timeoutMillis("not json".getBytes(StandardCharsets.UTF_8))).isEqualTo(30_000);
+    }
+
+    private static Answered call(String rootUrl, String request) throws Exception {
+        return call(rootUrl, request, Map.of());
+    }
+
+    /**
      * Runs {@code call} with {@code request} on stdin and times, from the moment the process is started, its first line
      * on stdout (the answer) and its exit.
      */
-    private static Answered call(String rootUrl, String request) throws Exception {
+    private static Answered call(String rootUrl, String request, Map<String, String> settings) throws Exception {
         ProcessBuilder b = new ProcessBuilder(AgentToolsProcess.javaCommand("call")).redirectError(ProcessBuilder.Redirect.DISCARD);
         Map<String, String> env = AgentToolsProcess.isolate(b.environment());
         env.put("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl);
         env.put("AGENT_TOOLS_ACCESS_TOKEN", TOKEN);
         env.put("AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString());
+        env.putAll(settings);
         long start = System.nanoTime();
         Process p = b.start();
         var reader = Executors.newVirtualThreadPerTaskExecutor();

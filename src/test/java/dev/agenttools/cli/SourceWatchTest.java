@@ -38,6 +38,17 @@ class SourceWatchTest {
     }
 
     @Test
+    void findsTheCheckoutOfTheLaunchersOwnBuildTwoFoldersUp() throws Exception {
+        Path jar = Files.createDirectories(checkout.resolve("target/launcher")).resolve("agent-tools.jar");
+        Path source = Files.createDirectories(checkout.resolve("src/main/java")).resolve("A.java");
+        Files.writeString(checkout.resolve("pom.xml"), "x");
+        Files.writeString(jar, "x");
+        Files.writeString(source, "x");
+        FileTime built = FileTime.from(Instant.now().minusSeconds(60));
+        assertThat(SourceWatch.of(jar).newerThan(built)).isTrue();
+    }
+
+    @Test
     void aJarOutsideACheckoutHasNothingToWatch() throws Exception {
         Path jar = Files.writeString(checkout.resolve("agent-tools.jar"), "x");
         assertThat(SourceWatch.of(jar).newerThan(FileTime.fromMillis(0))).isFalse();

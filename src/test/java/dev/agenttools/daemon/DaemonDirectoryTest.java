@@ -21,12 +21,12 @@ class DaemonDirectoryTest {
         Path dir = temp.resolve("agent-tools-1").resolve("checkout");
         try (DaemonDirectory d = DaemonDirectory.lock(dir, Duration.ZERO)) {
             assertThat(d).isNotNull();
-            d.publish(4242, "server", "client");
+            d.publish(4242, "client");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.getParent()))).isEqualTo("rwx------");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
             Path address = dir.resolve(DaemonDirectory.ADDRESS_FILE);
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(address))).isEqualTo("rw-------");
-            assertThat(Files.readString(address)).isEqualTo("4242 server client " + ProcessHandle.current().pid() + "\n");
+            assertThat(Files.readString(address)).isEqualTo("4242 client " + ProcessHandle.current().pid() + "\n");
             assertThat(d.lost()).isFalse();
             Files.delete(address);
             assertThat(d.lost()).as("someone removed the address file").isTrue();
@@ -46,7 +46,7 @@ class DaemonDirectoryTest {
     void oneServerPerFolderAndTheNextGetsItOnceTheFirstLetsGo() throws Exception {
         Path dir = temp.resolve("agent-tools-3").resolve("checkout");
         DaemonDirectory first = DaemonDirectory.lock(dir, Duration.ZERO);
-        first.publish(1, "a", "b");
+        first.publish(1, "b");
         assertThat(DaemonDirectory.lock(dir, Duration.ofMillis(200))).as("while the first holds it").isNull();
         first.close();
         assertThat(dir.resolve(DaemonDirectory.ADDRESS_FILE)).doesNotExist();

@@ -102,7 +102,7 @@ class DaemonServerTest {
     }
 
     @Test
-    void greetsWithItsSecretThenAnswersTheForwardedCallWithStatusStderrAndStdout() throws Exception {
+    void greetsWithTheProtocolThenAnswersTheForwardedCallWithStatusStderrAndStdout() throws Exception {
         start(r -> new DaemonServer.Reply(3, "warn\n".getBytes(StandardCharsets.UTF_8),
                 ("{\"echo\":\"" + new String(r.body(), StandardCharsets.UTF_8) + "\"}\n").getBytes(StandardCharsets.UTF_8)),
                 Duration.ofMinutes(1), new AtomicBoolean(), () -> { });
@@ -110,12 +110,59 @@ class DaemonServerTest {
         Exchange e = exchange(launcherMessage(server.clientSecret(), now(), "/work/x",
                 List.of("AGENT_TOOLS_ACCESS_TOKEN=t=k", "XDG_CONFIG_HOME=/h/.config"), body));
 
-        assertThat(e.greeting()).isEqualTo(server.serverSecret());
-        assertThat(e.restText()).isEqualTo("3\n5\n18\nwarn\n{\"echo\":\"a\0b ü\"}\n");
+        assertThat(e.greeting()).as("a fixed line, no secret: anyone may connect and read it").isEqualTo("agent-tools-server-2");
+        assertThat(e.restText()).as("timeout_ms (unknown: 0), status, stderr and stdout lengths, stderr, stdout")
+                .isEqualTo("0\n3\n5\n18\nwarn\n{\"echo\":\"a\0b ü\"}\n");
         LauncherRequest r = received.getFirst();
         assertThat(r.settings()).containsEntry("AGENT_TOOLS_ACCESS_TOKEN", "t=k").containsEntry("XDG_CONFIG_HOME", "/h/.config");
         assertThat(r.workingDirectory()).isEqualTo("/work/x");
         assertThat(r.body()).isEqualTo(body);
+    }
+
+    @Test
+    void sendsTheCallsTimeoutAsSoonAsItHasTheRequestBeforeTheAnswer() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        server = DaemonServer.start(new DaemonServer.Handler() {
+            @Override
+            public DaemonServer.Reply handle(LauncherRequest request) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return new DaemonServer.Reply(0, new byte[0], "late".getBytes(StandardCharsets.US_ASCII));
+            }
+
+            @Override
+            public long timeoutMillis(LauncherRequest request) {
+                return 2_500;
+            }
+        }, new PrintWriter(log, true), Duration.ofMinutes(1), () -> false, () -> { });
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            s.setSoTimeout(10_000);
+            InputStream in = s.getInputStream();
+            assertThat(line(in)).isEqualTo(DaemonServer.GREETING);
+            s.getOutputStream().write(launcherMessage(server.clientSecret(), now(), "/", List.of(), "{}".getBytes(StandardCharsets.UTF_8)));
+            assertThat(line(in)).as("the deadline, while the call still runs").isEqualTo("2500");
+            release.countDown();
+            assertThat(new String(in.readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("0\n0\n4\nlate");
+        }
+    }
+
+    @Test
+    void listensOnAnIpv4LoopbackSocketThatProcNetTcpShowsAsItsUsers() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/net/tcp")), "Linux's /proc");
+        start(r -> DaemonServer.Reply.FALLBACK, Duration.ofMinutes(1), new AtomicBoolean(), () -> { });
+        long uid = (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid");
+        String local = String.format("0100007F:%04X", server.port());
+        // the row the launcher looks for (see port_is_ours in agent-tools): 127.0.0.1:port, LISTEN (0A), its uid
+        assertThat(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/tcp")))
+                .anySatisfy(row -> {
+                    String[] f = row.trim().split("\\s+");
+                    assertThat(f[1]).isEqualTo(local);
+                    assertThat(f[3]).isEqualTo("0A");
+                    assertThat(f[7]).isEqualTo(Long.toString(uid));
+                });
     }
 
     @Test
@@ -140,7 +187,7 @@ class DaemonServerTest {
         hugeText = hugeText.substring(0, hugeText.length() - 2) + (LauncherRequest.MAX_BODY_BYTES + 1) + "\0";
 
         for (byte[] bad : List.of(asText.getBytes(StandardCharsets.ISO_8859_1), badTime, hugeText.getBytes(StandardCharsets.ISO_8859_1),
-                "agent-tools-call-1\0".getBytes(StandardCharsets.US_ASCII))) {
+                (LauncherRequest.PROTOCOL + "\0").getBytes(StandardCharsets.US_ASCII))) {
             assertThat(exchange(bad).rest()).isEmpty();
         }
         assertThat(received).isEmpty();
@@ -152,7 +199,7 @@ class DaemonServerTest {
     void repliesFallbackWhenTheHandlerCannotAnswerThisCaller() throws Exception {
         start(r -> DaemonServer.Reply.FALLBACK, Duration.ofMinutes(1), new AtomicBoolean(), () -> { });
         Exchange e = exchange(launcherMessage(server.clientSecret(), now(), "/", List.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        assertThat(e.restText()).isEqualTo("fallback\n");
+        assertThat(e.restText()).isEqualTo("0\nfallback\n");
     }
 
     @Test
@@ -164,7 +211,7 @@ class DaemonServerTest {
         String epoch = twoSecondsAgo.getEpochSecond() + "," + String.format("%06d", twoSecondsAgo.getNano() / 1000); // a locale's comma
         Exchange e = exchange(launcherMessage(server.clientSecret(), epoch, "/", List.of(), new byte[0]));
         String[] reply = e.restText().split("\n");
-        assertThat(Long.parseLong(reply[3])).isBetween(2000L, 2000L + 5000);
+        assertThat(Long.parseLong(reply[4])).isBetween(2000L, 2000L + 5000);
     }
 
     @Test
@@ -234,7 +281,7 @@ class DaemonServerTest {
                 .as("no new connections once stopped").isInstanceOf(java.net.ConnectException.class);
         release.countDown();
         caller.join(10_000);
-        assertThat(answer[0]).isEqualTo("0\n0\n8\nanswered");
+        assertThat(answer[0]).isEqualTo("0\n0\n0\n8\nanswered");
         server.awaitStop();
     }
 }

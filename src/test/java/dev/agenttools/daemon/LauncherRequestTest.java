@@ -57,6 +57,18 @@ class LauncherRequestTest {
     }
 
     @Test
+    void aStartMinutesAgoStillCountsSinceALauncherMayHaveWaitedForABuild() {
+        java.time.Instant fiveMinutesAgo = java.time.Instant.now().minusSeconds(300);
+        long micros = fiveMinutesAgo.getEpochSecond() * 1_000_000 + fiveMinutesAgo.getNano() / 1_000;
+        long ageMs = (System.nanoTime() - LauncherRequest.startNanos(micros, () -> -1)) / 1_000_000;
+        assertThat(ageMs).isBetween(300_000L, 305_000L);
+        assertThat(LauncherRequest.startNanos(micros - 120_000_000L, () -> -1)).as("seven minutes: a wrong clock").isEqualTo(-1);
+        assertThat(LauncherRequest.parseEpochMicros("1700000000,000042")).isEqualTo(1_700_000_000_000_042L);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LauncherRequest.parseEpochMicros("soon"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seconds.micros");
+    }
+
+    @Test
     void aStartTimeInTheFutureOrLongAgoCountsFromNow() {
         long now = System.currentTimeMillis() * 1000;
         for (long start : new long[] {now + 3_600_000_000L, now - 3_600_000_000L}) {
