@@ -27,8 +27,8 @@ import java.util.function.BooleanSupplier;
  * The resident server behind the launcher's one-shot {@code call}: a loopback TCP port that answers one call per
  * connection. Loopback TCP because bash reaches it through {@code /dev/tcp} with no helper program (a Unix socket
  * would need socat or nc, which a fresh machine lacks). A port is open to every local user, so each side checks the
- * other: the launcher asks the kernel who owns the port before it sends anything ({@code /proc/net/tcp}: every
- * socket on the port must be its user's; see the launcher), and the server drops any connection whose first fields
+ * other: the launcher asks the kernel who owns the port before it sends anything ({@code /proc/net/tcp}: the
+ * socket listening on 127.0.0.1 at that port must be its user's; why that suffices: see the launcher), and the server drops any connection whose first fields
  * do not carry the client secret, kept in the owner-only {@link DaemonDirectory}. The greeting,
  * {@value #GREETING}, is no secret: it names the protocol, nothing more (a secret greeting told anyone who
  * connected what to say to pass as the server once it died).
