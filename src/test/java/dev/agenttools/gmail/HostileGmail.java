@@ -50,7 +50,7 @@ final class HostileGmail implements AutoCloseable {
         H2_PROTOCOL_ERROR,
         /** 200 MB of JSON whitespace, streamed. */
         HUGE,
-        /** 4 MB of gzip that inflates to 4 GB of JSON whitespace. */
+        /** 128 MB of gzip that inflates to 128 GiB of JSON whitespace. */
         GZIP_BOMB
     }
 
@@ -58,7 +58,13 @@ final class HostileGmail implements AutoCloseable {
     private static final int DEEP_LEVELS = 10_000;
     private static final long HUGE_BYTES = 200_000_000L;
     private static final int TOO_LARGE_BYTES = 2 << 20;
-    /** A gzip member of 16 MiB of spaces: ~16 KB; the bomb is 256 of them (gzip members may be concatenated). */
+    /**
+     * A gzip member of 16 MiB of spaces: ~16 KB; the bomb is {@link #BOMB_MEMBERS} of them (gzip members may be
+     * concatenated): 128 MB as sent, far more than the socket buffers on both sides of a loopback connection can
+     * hold (tcp_wmem's and tcp_rmem's largest: 4 MB + 6 MB by Linux's defaults, 32 MB on some machines here), so that
+     * what the server got written tells whether the client stopped reading.
+     */
+    static final int BOMB_MEMBERS = 8192;
     private static final byte[] SPACES_MEMBER = gzip(" ".repeat(16 << 20).getBytes(StandardCharsets.US_ASCII));
     private static final Pattern GET = Pattern.compile("GET \\S*/gmail/v1/users/me/messages/([^?\\s]+)");
 
@@ -202,7 +208,7 @@ final class HostileGmail implements AutoCloseable {
                         + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 out.write(gzip(("{\"id\":\"" + id + "\",").getBytes(StandardCharsets.US_ASCII)));
                 written.set(0);
-                for (int i = 0; i < 256; i++) {
+                for (int i = 0; i < BOMB_MEMBERS; i++) {
                     out.write(SPACES_MEMBER);
                     written.addAndGet(SPACES_MEMBER.length);
                 }

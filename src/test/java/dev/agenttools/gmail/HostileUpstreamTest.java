@@ -102,8 +102,11 @@ class HostileUpstreamTest {
                     .startsWith("Gmail's answer for this message could not be read: " + why);
             assertThat(gmail.getsOf(VICTIM)).as(strategy + ": asked once, never again").isEqualTo(1);
             if (answer == HostileGmail.Answer.HUGE || answer == HostileGmail.Answer.GZIP_BOMB) {
+                // what the server got written is what the client read plus what the socket buffers held when it stopped
+                // (up to 36 MB on loopback here, more of it filled when the machine is busy): the bound is above that
+                // and well below the whole body (200 MB; the bomb's 128 MB, which would inflate to 128 GiB)
                 assertThat(gmail.written.get()).as(strategy + ": the client stopped reading").isLessThan(answer == HostileGmail.Answer.HUGE
-                        ? 100_000_000L : 1_000_000L);
+                        ? 100_000_000L : 64_000_000L);
             }
             String json = Json.write(data);
             if (first == null) {
