@@ -28,6 +28,7 @@ public final class Main {
         CommandLine cli = new CommandLine(new Main());
         cli.registerConverter(Duration.class, new DurationConverter());
         cli.setExitCodeExceptionMapper(Main::exitStatus);
+        cli.setExecutionStrategy(Main::refuseUnmatched);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": "
                     + (e.getMessage() == null ? e.toString() : e.getMessage()));
@@ -35,6 +36,21 @@ public final class Main {
             return cmd.getExitCodeExceptionMapper().getExitCode(e);
         });
         return cli;
+    }
+
+    /**
+     * Runs the command parsed, unless a word was left unmatched: picocli lets {@code --help} win over an unknown
+     * command or argument ({@code agent-tools server --help} printed the top-level usage and exited 0), so a typo in
+     * a script or an MCP client's configuration passed for success. The unmatched word is the usual usage error
+     * instead ({@code Unmatched argument at index 0: 'server'}, with picocli's suggestion), exit status 2.
+     */
+    private static int refuseUnmatched(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult level = parsed; level != null; level = level.subcommand()) {
+            if (!level.unmatched().isEmpty()) {
+                throw new CommandLine.UnmatchedArgumentException(level.commandSpec().commandLine(), level.unmatched());
+            }
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /**

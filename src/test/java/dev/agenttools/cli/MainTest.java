@@ -95,6 +95,21 @@ class MainTest {
     }
 
     @Test
+    void anUnknownCommandOrArgumentIsExitTwoEvenWithHelp() {
+        for (String[] args : List.of(new String[] {"server", "--help"}, new String[] {"server"}, new String[] {"--help", "server"},
+                new String[] {"cache", "status", "extra", "--help"})) {
+            Run r = run(args);
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", args)).contains("Unmatched argument").contains(args[0].equals("cache") ? "'extra'" : "'server'");
+            assertThat(r.out()).as(String.join(" ", args)).isEmpty();
+        }
+        assertThat(run("server").err()).contains("Did you mean: agent-tools serve");
+        Run help = run("serve", "--help");
+        assertThat(help.exit()).isZero();
+        assertThat(help.out()).contains("Usage: agent-tools serve");
+    }
+
+    @Test
     void aCommandGroupWithoutItsSubcommandIsAUsageError() {
         Run auth = run("auth");
         assertThat(auth.exit()).isEqualTo(2);
