@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
-/** The Calendar tools: list_calendars and list_events, as registry tools. */
+/** The Calendar tools: list_calendars, list_events, get_event and free_busy, as registry tools. */
 public final class CalendarTools {
     public static final String LIST_CALENDARS = "calendar.list-calendars";
     public static final String LIST_EVENTS = "calendar.list-events";

@@ -6,16 +6,17 @@ import dev.agenttools.tool.ToolException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The one bounded fan-out every strategy uses: runs a task per item on virtual threads (at most
- * {@code parallelism} at once), returns the results in item order, and on the first failure or at the
- * deadline cancels the tasks still running (interrupting their HTTP calls) and throws.
+ * {@code parallelism} at once), returns the results in item order, and on the first failure (the first to happen,
+ * whatever its place among the items) or at the deadline cancels the tasks still running (interrupting their HTTP
+ * calls) and throws.
  */
 public final class FanOut {
     private FanOut() {
@@ -34,39 +35,42 @@ public final class FanOut {
         java.util.concurrent.Semaphore gate = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
         // Not try-with-resources: close() would wait for cancelled tasks; the deadline must not.
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        {
-            List<Future<R>> futures = new ArrayList<>(items.size());
-            for (T item : items) {
-                futures.add(pool.submit(() -> {
+        // Completion order, not item order: the first task to fail fails the call at once, even while tasks listed
+        // before it are still waiting for their answers.
+        ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(pool);
+        List<Future<Integer>> futures = new ArrayList<>(items.size());
+        List<R> results = new ArrayList<>(java.util.Collections.nCopies(items.size(), null));
+        try {
+            for (int i = 0; i < items.size(); i++) {
+                int index = i;
+                T item = items.get(i);
+                futures.add(done.submit(() -> {
                     gate.acquire();
                     try {
-                        return task.run(item);
+                        results.set(index, task.run(item)); // each task its own slot; read after its future completes
+                        return index;
                     } finally {
                         gate.release();
                     }
                 }));
             }
-            List<R> results = new ArrayList<>(items.size());
-            try {
-                for (Future<R> f : futures) {
-                    long left = deadline.remainingNanos();
-                    if (left <= 0) {
-                        throw deadline.exceeded(what);
-                    }
-                    results.add(f.get(left, TimeUnit.NANOSECONDS));
+            for (int finished = 0; finished < items.size(); finished++) {
+                long left = deadline.remainingNanos();
+                Future<Integer> next = left <= 0 ? null : done.poll(left, TimeUnit.NANOSECONDS);
+                if (next == null) {
+                    throw deadline.exceeded(what);
                 }
-                return results;
-            } catch (TimeoutException e) {
-                throw deadline.exceeded(what);
-            } catch (ExecutionException e) {
-                throw unwrap(e.getCause(), what);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ToolException(ToolException.Kind.DEADLINE, what + ": cancelled");
-            } finally {
-                futures.forEach(f -> f.cancel(true));
-                pool.shutdownNow();
+                next.get();
             }
+            return results;
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause(), what);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ToolException(ToolException.Kind.DEADLINE, what + ": cancelled");
+        } finally {
+            futures.forEach(f -> f.cancel(true));
+            pool.shutdownNow();
         }
     }
 

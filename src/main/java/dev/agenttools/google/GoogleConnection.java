@@ -28,7 +28,7 @@ import java.util.Optional;
  * certificate when configured), and per call a {@link Session} that acts as the call's token, the configured one, or
  * the stored sign-in (a refreshing credential shared by all calls, so that they share one refresh). Sessions give
  * what a Google client needs ({@link #initializer}) and a lean GET ({@link #get}) that answers like the client would.
- * Gmail and Calendar each keep one. Thread-safe; {@link #close} stops the transport.
+ * Gmail and Calendar share one (the registry builds it once). Thread-safe; {@link #close} stops the transport.
  */
 public final class GoogleConnection implements AutoCloseable {
     /** Loads the stored sign-in with this transport; empty when there is none. */

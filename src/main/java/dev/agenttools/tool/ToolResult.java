@@ -9,7 +9,8 @@ import java.util.Objects;
  * A successful tool answer.
  *
  * @param data     the tool's output (the same JSON whichever backend answered)
- * @param backend  what answered: {@code sequential}, {@code concurrent}, {@code batch} or {@code fallback}
+ * @param backend  what answered: {@code sequential}, {@code concurrent}, {@code batch}, {@code index} (the local mail
+ *                 index answered without fetching a message) or {@code fallback}
  * @param items    how many items the answer holds (results listed, 1 for a single item), for tracking
  * @param duration wall time of the call, from its start to its answer (set by the registry)
  */
