@@ -1,6 +1,5 @@
 package dev.agenttools.calendar;
 
-import com.google.api.client.http.HttpResponseException;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
@@ -179,7 +178,7 @@ final class EventLister {
         if (e.kind() == ToolException.Kind.NOT_FOUND) {
             return true;
         }
-        return e.kind() == ToolException.Kind.UNAUTHENTICATED && e.getCause() instanceof HttpResponseException h && h.getStatusCode() == 403;
+        return e.kind() == ToolException.Kind.PERMISSION_DENIED;
     }
 
     private static Instant startOf(CalendarAnswers.EventSummary e, ZoneId calendarZone) {

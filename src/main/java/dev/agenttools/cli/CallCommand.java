@@ -17,7 +17,7 @@ import java.util.concurrent.Callable;
         description = {"Answer one JSON request from stdin with one JSON answer on stdout.",
                 "The request is {\"command\": \"gmail.list-emails\", \"params\": {...}}. Exit status 0 on ok; on error the "
                         + "status names the kind (2 invalid_argument, 3 not_found, 4 unauthenticated, 5 rate_limited, "
-                        + "6 upstream, 7 deadline, 1 internal)."})
+                        + "6 upstream, 7 deadline, 9 permission_denied, 1 internal)."})
 final class CallCommand implements Callable<Integer> {
     /** Whether the launcher forwards one-shot calls to the resident server. */
     static final String DAEMON = "AGENT_TOOLS_DAEMON";

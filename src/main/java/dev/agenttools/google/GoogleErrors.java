@@ -159,7 +159,7 @@ public final class GoogleErrors {
         ToolException.Kind kind = switch (status) {
             case 400 -> ToolException.Kind.INVALID_ARGUMENT;
             case 401 -> ToolException.Kind.UNAUTHENTICATED;
-            case 403 -> rateReason(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.UNAUTHENTICATED;
+            case 403 -> rateReason(e) ? ToolException.Kind.RATE_LIMITED : ToolException.Kind.PERMISSION_DENIED;
             case 404 -> ToolException.Kind.NOT_FOUND;
             case 429 -> ToolException.Kind.RATE_LIMITED;
             case 0 -> e instanceof InterruptedIOException ? ToolException.Kind.DEADLINE
@@ -167,9 +167,8 @@ public final class GoogleErrors {
             default -> status >= 500 ? ToolException.Kind.UPSTREAM : ToolException.Kind.INTERNAL;
         };
         String hint = switch (kind) {
-            case UNAUTHENTICATED -> status == 401
-                    ? "; the access token is missing, expired or revoked: sign in again (agent-tools auth login) or pass a fresh access_token"
-                    : "insufficientPermissions".equals(reason(e))
+            case UNAUTHENTICATED -> "; the access token is missing, expired or revoked: sign in again (agent-tools auth login) or pass a fresh access_token";
+            case PERMISSION_DENIED -> "insufficientPermissions".equals(reason(e))
                     ? "; the sign-in lacks this API's scope (Gmail's or Calendar's): run 'agent-tools auth login --scopes gmail.readonly,calendar.readonly'"
                     : "; the account or token lacks permission for this call";
             case RATE_LIMITED -> concurrencyLimited(e) ? "; too many of the user's requests were in flight at once: retry when fewer are"

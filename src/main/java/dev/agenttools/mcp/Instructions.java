@@ -36,7 +36,7 @@ final class Instructions {
                 .append(specs.size() == 1 ? " tool" : " tools").append(" on the user's account.");
         families.values().forEach(family -> text.append(' ').append(family).append('.'));
         text.append(" Every tool takes timeout_ms (the whole call's deadline) and agent_name (who calls, for statistics);"
-                + " a failure's text starts with its error code (invalid_argument, not_found, unauthenticated,"
+                + " a failure's text starts with its error code (invalid_argument, not_found, unauthenticated, permission_denied,"
                 + " rate_limited, upstream, deadline, internal).");
         return text.toString();
     }

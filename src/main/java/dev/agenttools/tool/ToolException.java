@@ -14,7 +14,13 @@ public final class ToolException extends RuntimeException {
     public enum Kind {
         INVALID_ARGUMENT(2), NOT_FOUND(3), UNAUTHENTICATED(4), RATE_LIMITED(5), UPSTREAM(6), DEADLINE(7), INTERNAL(1),
         /** {@code serve} had no room for the request (too many calls in flight and queued) and did not run it: retry later. */
-        OVERLOADED(8);
+        OVERLOADED(8),
+        /**
+         * Google refused the call for this account or token (HTTP 403 that is not a rate limit: a scope the sign-in
+         * lacks, a mailbox or calendar the account may not read). Apart from {@link #UNAUTHENTICATED} (no valid
+         * sign-in at all) so that a caller can tell "sign in again" from "this account may not": neither is rerun.
+         */
+        PERMISSION_DENIED(9);
 
         private final int exitStatus;
 

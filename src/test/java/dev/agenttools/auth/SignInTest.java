@@ -149,7 +149,7 @@ class SignInTest {
         SignIn.login(auth, new NetHttpTransport(), FOLLOWING_BROWSER);
         assertThatThrownBy(() -> tools(auth).call(ToolCall.of("gmail.list-emails", Json.object())))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
-                    assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
+                    assertThat(e.kind()).as("signed in, but not for Gmail").isEqualTo(ToolException.Kind.PERMISSION_DENIED);
                     assertThat(e.getMessage()).contains("lacks this API's scope").contains("--scopes gmail.readonly");
                 });
     }

@@ -110,7 +110,7 @@ class MessageIsolationTest {
     }
 
     @ParameterizedTest(name = "HTTP {0}")
-    @CsvSource({"401, UNAUTHENTICATED", "403, UNAUTHENTICATED", "429, RATE_LIMITED"})
+    @CsvSource({"401, UNAUTHENTICATED", "403, PERMISSION_DENIED", "429, RATE_LIMITED"})
     void aGetRefusedForTheWholeAccountStillFailsTheWholeCallWithEveryStrategy(int status, ToolException.Kind kind) {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             ToolRegistry tools = tools(emulator, QUICK);

@@ -118,9 +118,9 @@ class RetryTest {
     static Stream<Arguments> permanent() {
         return Stream.of(Arguments.of(http(400), ToolException.Kind.INVALID_ARGUMENT),
                 Arguments.of(http(401), ToolException.Kind.UNAUTHENTICATED),
-                Arguments.of(forbidden("insufficientPermissions"), ToolException.Kind.UNAUTHENTICATED),
-                Arguments.of(http(403), ToolException.Kind.UNAUTHENTICATED),
-                Arguments.of(forbiddenWithoutReason(), ToolException.Kind.UNAUTHENTICATED),
+                Arguments.of(forbidden("insufficientPermissions"), ToolException.Kind.PERMISSION_DENIED),
+                Arguments.of(http(403), ToolException.Kind.PERMISSION_DENIED),
+                Arguments.of(forbiddenWithoutReason(), ToolException.Kind.PERMISSION_DENIED),
                 Arguments.of(http(404), ToolException.Kind.NOT_FOUND),
                 Arguments.of(http(409), ToolException.Kind.INTERNAL),
                 Arguments.of(new InterruptedIOException("timed out"), ToolException.Kind.DEADLINE),

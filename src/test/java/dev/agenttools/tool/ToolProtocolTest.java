@@ -176,12 +176,17 @@ class ToolProtocolTest {
     @Test
     void doesNotFallBackOnErrorsTheCallerMustFix() throws Exception {
         for (ToolException.Kind kind : List.of(ToolException.Kind.INVALID_ARGUMENT, ToolException.Kind.NOT_FOUND,
-                ToolException.Kind.UNAUTHENTICATED, ToolException.Kind.DEADLINE)) {
+                ToolException.Kind.UNAUTHENTICATED, ToolException.Kind.PERMISSION_DENIED, ToolException.Kind.DEADLINE)) {
             EchoTool tool = new EchoTool(new ToolException(kind, "no"), 1);
             JsonNode a = answer(protocol(tool), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"concurrent\"}}");
             assertThat(a.get("error").get("code").asText()).isEqualTo(kind.code());
             assertThat(tool.calls.get()).as(kind.name()).isEqualTo(1);
         }
+        // what the upstream sent, which every strategy would meet again (an unreadable answer, a page token sent twice)
+        EchoTool same = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "same page token again", null, true), 1);
+        JsonNode again = answer(protocol(same), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"concurrent\"}}");
+        assertThat(again.get("error").get("code").asText()).isEqualTo("upstream");
+        assertThat(same.calls.get()).as("not rerun sequentially").isEqualTo(1);
         EchoTool sequential = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "down"), 1);
         JsonNode a = answer(protocol(sequential), "{\"command\": \"test.echo\", \"params\": {\"strategy\": \"sequential\"}}");
         assertThat(a.get("error").get("code").asText()).isEqualTo("upstream");
