@@ -13,6 +13,7 @@ import com.google.api.services.calendar.model.FreeBusyRequest;
 import com.google.api.services.calendar.model.FreeBusyRequestItem;
 import com.google.api.services.calendar.model.FreeBusyResponse;
 import dev.agenttools.google.Account;
+import dev.agenttools.google.BoundedBody;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
@@ -110,7 +111,8 @@ public final class CalendarService {
             String url = settings.rootUrl() + "calendar/v3/users/me/calendarList?maxResults=" + CALENDAR_PAGE
                     + "&showHidden=true&fields=" + CALENDAR_LIST_FIELDS_QUERY + (token == null ? "" : "&pageToken=" + GoogleConnection.encode(token));
             CalendarList list = calls.one(s.account(), "calendar calendarList.list", UNITS, deadline,
-                    () -> ListJson.calendarList(connection.get(s.google(), url, GoogleConnection.USER_AGENT, false), CALENDAR_PAGE));
+                    () -> connection.get(s.google(), url, GoogleConnection.USER_AGENT, false, BoundedBody.MAX_BYTES,
+                            in -> ListJson.calendarList(in, CALENDAR_PAGE)));
             if (list.getItems() != null) {
                 all.addAll(list.getItems());
             }
@@ -153,7 +155,8 @@ public final class CalendarService {
         return calls.one(s.account(), "calendar events.list " + calendarId, UNITS, deadline,
                 () -> url.length() > GoogleConnection.MAX_URL_LENGTH
                         ? eventsRequest(s, calendarId, q, pageToken).execute() // the client sends a long one as it must
-                        : ListJson.events(connection.get(s.google(), url.toString(), GoogleConnection.USER_AGENT, false), q.maxResults()));
+                        : connection.get(s.google(), url.toString(), GoogleConnection.USER_AGENT, false, BoundedBody.MAX_BYTES,
+                                in -> ListJson.events(in, q.maxResults())));
     }
 
     /** A time as the Calendar client sends it: {@code 2026-06-02T07:00:00.000Z}. */

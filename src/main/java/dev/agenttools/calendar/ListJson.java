@@ -11,6 +11,7 @@ import com.google.api.services.calendar.model.Events;
 import dev.agenttools.google.StreamingJson;
 
 import java.io.IOException;
+import java.io.InputStream;
 
 import static dev.agenttools.google.StreamingJson.array;
 import static dev.agenttools.google.StreamingJson.asBoolean;
@@ -27,11 +28,14 @@ final class ListJson {
     }
 
     static CalendarList calendarList(byte[] json) throws IOException {
-        return calendarList(json, Integer.MAX_VALUE);
+        return calendarList(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
     }
 
-    /** A calendarList page keeping at most {@code max} calendars, the page size asked for: more are read past. */
-    static CalendarList calendarList(byte[] json, int max) throws IOException {
+    /**
+     * A calendarList page as it streams in, keeping at most {@code max} calendars, the page size asked for: more are
+     * read past.
+     */
+    static CalendarList calendarList(InputStream json, int max) throws IOException {
         return StreamingJson.read(json, p -> {
             CalendarList out = new CalendarList();
             fields(p, (name, v) -> {
@@ -46,11 +50,11 @@ final class ListJson {
     }
 
     static Events events(byte[] json) throws IOException {
-        return events(json, Integer.MAX_VALUE);
+        return events(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
     }
 
-    /** An events page keeping at most {@code max} events, the page size asked for: more are read past. */
-    static Events events(byte[] json, int max) throws IOException {
+    /** An events page as it streams in, keeping at most {@code max} events, the page size asked for: more are read past. */
+    static Events events(InputStream json, int max) throws IOException {
         return StreamingJson.read(json, p -> events(p, max));
     }
 

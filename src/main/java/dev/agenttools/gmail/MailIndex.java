@@ -106,18 +106,14 @@ final class MailIndex implements AutoCloseable {
      */
     static MailIndex open(Path file, int maxMessagesPerAccount) {
         SqliteStore.Opened opened;
-        Path real = null;
-        Object before = null;
         try {
-            real = SqliteStore.realPath(file);
-            before = SqliteStore.fileKey(real);
             // a cache, rebuilt when found damaged: its commits (one per list) do not wait for the disk, which costs
             // 0.5-1 ms on an idle SSD and 10-20 ms when other processes keep it busy, on the list's own time
             opened = SqliteStore.openToWrite(file, false);
         } catch (IOException e) {
             throw new Refused("the mail index " + file + " is not used: " + e.getMessage(), e);
-        } catch (SQLException e) {
-            throw failure("cannot open the mail index " + file, e, real, before);
+        } catch (SqliteStore.OpenFailed e) {
+            throw failure("cannot open the mail index " + file, e, e.file(), e.fileKey());
         }
         try (Statement s = opened.connection().createStatement()) {
             for (String statement : SCHEMA.split(";")) {

@@ -158,14 +158,6 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     /**
-     * The body of a GET made as the session's account on the shared transport, whole (at most
-     * {@link BoundedBody#MAX_BYTES}): see {@link #get(Session, String, String, boolean, long, BodyReader)}.
-     */
-    public byte[] get(Session s, String url, String userAgent, boolean gzip) throws IOException {
-        return get(s, url, userAgent, gzip, BoundedBody.MAX_BYTES, InputStream::readAllBytes);
-    }
-
-    /**
      * A GET made as the session's account on the shared transport, without a Google client's request objects (their
      * URI templates, headers and reflective parsing cost more than the exchange until the JIT has compiled them), its
      * body handed to {@code reader} as it arrives: at most {@code limit} bytes, as sent and once gzip is undone, then

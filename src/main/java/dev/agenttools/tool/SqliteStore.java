@@ -56,6 +56,32 @@ public final class SqliteStore {
     public record Opened(Connection connection, Path file, Object fileKey) {
     }
 
+    /**
+     * SQLite failed to open or set up the file: its own failure as the cause ({@link #damaged} reads it), with which
+     * file that was (its real path and file key), so that a damaged one can be set aside without finding it again.
+     */
+    public static final class OpenFailed extends SQLException {
+        private static final long serialVersionUID = 1L;
+        private final transient Path file;
+        private final transient Object fileKey;
+
+        OpenFailed(SQLException cause, Path file, Object fileKey) {
+            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+            this.file = file;
+            this.fileKey = fileKey;
+        }
+
+        /** The file's real path. */
+        public Path file() {
+            return file;
+        }
+
+        /** Which file it was when opened ({@link SqliteStore#fileKey}). */
+        public Object fileKey() {
+            return fileKey;
+        }
+    }
+
     /** A file left in WAL mode by an older version, which another process has open: it cannot be converted now. */
     public static final class HeldInWalMode extends IOException {
         private static final long serialVersionUID = 1L;
@@ -75,12 +101,17 @@ public final class SqliteStore {
      *                or a power cut at the wrong moment may)
      * @throws IOException  the file or its folder is refused (a link, someone else's, a folder others may write;
      *                      the message names it), or {@link HeldInWalMode}
-     * @throws SQLException SQLite's own failure ({@link #damaged} tells a damaged file)
+     * @throws OpenFailed  SQLite's own failure ({@link #damaged} tells a damaged file)
      */
-    public static Opened openToWrite(Path file, boolean durable) throws IOException, SQLException {
+    public static Opened openToWrite(Path file, boolean durable) throws IOException, OpenFailed {
         Path real = PrivateFolder.of(file).store(file.getFileName().toString(), SIDE_FILES);
         Object key = fileKey(real);
-        Connection c = connect(real, OPEN_READWRITE);
+        Connection c;
+        try {
+            c = connect(real, OPEN_READWRITE);
+        } catch (SQLException e) {
+            throw new OpenFailed(e, real, key);
+        }
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA mmap_size = 0");
             s.execute("PRAGMA synchronous = " + (durable ? "FULL" : "OFF"));
@@ -90,7 +121,10 @@ public final class SqliteStore {
                         + " for a rollback journal)");
             }
             return new Opened(c, real, key);
-        } catch (SQLException | IOException | RuntimeException e) {
+        } catch (SQLException e) {
+            close(c, e);
+            throw new OpenFailed(e, real, key);
+        } catch (IOException | RuntimeException e) {
             close(c, e);
             throw e;
         }
@@ -156,11 +190,6 @@ public final class SqliteStore {
         p.setProperty("open_mode", Integer.toString(flags | OPEN_NOFOLLOW));
         p.setProperty("busy_timeout", Long.toString(BUSY_TIMEOUT.toMillis()));
         return DriverManager.getConnection("jdbc:sqlite:" + real, p);
-    }
-
-    /** Where {@code file} is with its folder's links resolved (the folder checked, and made when missing). */
-    public static Path realPath(Path file) throws IOException {
-        return PrivateFolder.of(file).path().resolve(file.getFileName().toString());
     }
 
     /** Whether the database header says WAL (bytes 18 and 19, the read and write versions, are 2). */

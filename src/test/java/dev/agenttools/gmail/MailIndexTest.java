@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.ForeignFiles;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
@@ -281,25 +282,6 @@ class MailIndexTest {
         }
     }
 
-    /** A file of someone else's, with a mode of its own. */
-    private static Path plainFile(Path dir) throws Exception {
-        Path f = Files.createDirectories(dir.resolve("elsewhere")).resolve("notes.txt");
-        Files.writeString(f, "precious notes\n");
-        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
-        return f;
-    }
-
-    /** Another program's SQLite database, with one table of its own. */
-    private static Path theirDatabase(Path dir) throws Exception {
-        Path db = Files.createDirectories(dir.resolve("elsewhere")).resolve("theirs.db");
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db); java.sql.Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE their_table (x TEXT)");
-            s.execute("INSERT INTO their_table VALUES ('theirs')");
-        }
-        Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-rw-r--"));
-        return db;
-    }
-
     @Test
     void aLinkAtTheIndexPathIsNeverFollowedAndTheListsStillAnswer(@TempDir Path dir) throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
@@ -307,8 +289,8 @@ class MailIndexTest {
             Path file = store.resolve("mail-index.db");
             String params = "{\"max_results\": 4}";
             JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
-            Path theirs = theirDatabase(dir);
-            for (Path target : java.util.List.of(plainFile(dir), theirs)) {
+            Path theirs = ForeignFiles.theirDatabase(dir);
+            for (Path target : java.util.List.of(ForeignFiles.plainFile(dir), theirs)) {
                 byte[] before = Files.readAllBytes(target);
                 String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(target));
                 Files.createSymbolicLink(file, target);

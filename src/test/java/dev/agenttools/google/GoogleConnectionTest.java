@@ -33,9 +33,9 @@ class GoogleConnectionTest {
             GoogleConnection.Session configured = connection.open(null);
             assertThat(call.account()).isNotEqualTo(configured.account());
             String url = emulator.rootUri() + "gmail/v1/users/me/profile";
-            assertThat(new String(connection.get(call, url, "test", false), StandardCharsets.UTF_8)).contains("me@example.com");
+            assertThat(new String(connection.get(call, url, "test", false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes), StandardCharsets.UTF_8)).contains("me@example.com");
             // the emulator takes only call-token: the configured one is refused as Google refuses, in the client's exception
-            assertThatThrownBy(() -> connection.get(configured, url, "test", false))
+            assertThatThrownBy(() -> connection.get(configured, url, "test", false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes))
                     .isInstanceOfSatisfying(GoogleJsonResponseException.class, e -> {
                         assertThat(e.getStatusCode()).isEqualTo(401);
                         assertThat(e.getDetails().getErrors().getFirst().getReason()).isEqualTo("authError");

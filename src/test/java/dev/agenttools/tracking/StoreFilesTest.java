@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.ForeignFiles;
 import dev.agenttools.tool.SqliteStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,25 +34,6 @@ class StoreFilesTest {
         return new CallRecord(T.plusSeconds(i), "gmail.list-emails", "agent-" + i, 10 + i, "batch", "batch", "ok", null, i, "req-" + i);
     }
 
-    /** A file of someone else's program, with a mode of its own. */
-    private static Path plainFile(Path dir) throws Exception {
-        Path f = Files.createDirectories(dir.resolve("elsewhere")).resolve("notes.txt");
-        Files.writeString(f, "precious notes\n");
-        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
-        return f;
-    }
-
-    /** Another program's SQLite database, with one table of its own. */
-    private static Path theirDatabase(Path dir) throws Exception {
-        Path db = Files.createDirectories(dir.resolve("elsewhere")).resolve("theirs.db");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE their_table (x TEXT)");
-            s.execute("INSERT INTO their_table VALUES ('theirs')");
-        }
-        Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-rw-r--"));
-        return db;
-    }
-
     private static List<String> tables(Path db) throws Exception {
         List<String> out = new ArrayList<>();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
@@ -70,8 +52,8 @@ class StoreFilesTest {
     @Test
     void aLinkAtTheStorePathIsRefusedAndItsTargetLeftAsItWas(@TempDir Path dir) throws Exception {
         Path store = Files.createDirectories(dir.resolve("store"));
-        Path notes = plainFile(dir);
-        Path theirs = theirDatabase(dir);
+        Path notes = ForeignFiles.plainFile(dir);
+        Path theirs = ForeignFiles.theirDatabase(dir);
         for (Path target : List.of(notes, theirs)) {
             byte[] before = Files.readAllBytes(target);
             String modeBefore = mode(target);
@@ -95,7 +77,7 @@ class StoreFilesTest {
 
     @Test
     void aLinkWhereSqliteKeepsAJournalIsRefusedToo(@TempDir Path dir) throws Exception {
-        Path notes = plainFile(dir);
+        Path notes = ForeignFiles.plainFile(dir);
         Path db = Files.createDirectories(dir.resolve("store")).resolve("calls.db");
         new SqliteSink(db).close();
         for (String side : List.of("-journal", "-wal", "-shm")) {
@@ -111,7 +93,7 @@ class StoreFilesTest {
 
     @Test
     void theSpoolNeverWritesOrReadsThroughALink(@TempDir Path dir) throws Exception {
-        Path notes = plainFile(dir);
+        Path notes = ForeignFiles.plainFile(dir);
         Path db = Files.createDirectories(dir.resolve("store")).resolve("calls.db");
         Spool spool = new Spool(db);
         Files.createSymbolicLink(spool.file(), notes);
