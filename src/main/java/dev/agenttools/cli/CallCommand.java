@@ -28,8 +28,7 @@ final class CallCommand implements Callable<Integer> {
      */
     static final String STARTED_AT = "AGENT_TOOLS_CALL_STARTED_AT";
     /** What a call without a valid timeout_ms gets (ToolRegistry's default, from GmailSettings). */
-    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.gmail.GmailSettings.forRoot(
-            dev.agenttools.gmail.GmailSettings.GOOGLE_ROOT_URL).timeout().toMillis();
+    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.gmail.GmailSettings.DEFAULT_TIMEOUT.toMillis();
 
     @Spec
     CommandSpec spec;
