@@ -13,7 +13,6 @@ import org.HdrHistogram.Histogram;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -38,7 +37,7 @@ final class TrackingBench {
 
         @Override
         public ToolResult call(ToolCall call) {
-            return new ToolResult(Json.object(), "sequential", 0, Duration.ZERO);
+            return new ToolResult(Json.object(), dev.agenttools.tool.Backend.SEQUENTIAL, 0);
         }
     }
 

@@ -1,12 +1,12 @@
 package dev.agenttools.calendar;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import dev.agenttools.google.AccessToken;
-import dev.agenttools.google.FanOut;
+import dev.agenttools.google.Strategy;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Params;
 import dev.agenttools.tool.Tool;
@@ -16,7 +16,6 @@ import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -31,8 +30,6 @@ public final class CalendarTools {
     public static final String LIST_EVENTS = "calendar.list-events";
     public static final String GET_EVENT = "calendar.get-event";
     public static final String FREE_BUSY = "calendar.free-busy";
-    static final String ACCESS_TOKEN = "access_token";
-    static final String STRATEGY = "strategy";
     static final int MAX_RESULTS_LIMIT = 2500;
     static final int DEFAULT_MAX_RESULTS = 50;
     /** More calendar ids than anyone sees, and far more than one call should fan out to. */
@@ -68,16 +65,6 @@ public final class CalendarTools {
         };
     }
 
-    /** The call's token, checked before it goes near a request; the error never shows it. */
-    private static String accessToken(Params p) {
-        String token = p.string(ACCESS_TOKEN, null);
-        String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
-        if (flaw != null) {
-            throw ToolException.invalidArgument("access_token is not an OAuth access token: it " + flaw + " (the value is not shown)");
-        }
-        return token;
-    }
-
     private static ObjectNode schema(String description, ObjectNode properties) {
         ObjectNode schema = Json.object();
         schema.put("type", "object");
@@ -89,15 +76,12 @@ public final class CalendarTools {
     }
 
     private static ObjectNode commonProperties() {
-        ObjectNode p = Json.object();
-        p.putObject(ACCESS_TOKEN).put("type", "string")
-                .put("description", "An OAuth2 access token with a Calendar scope; without it the stored sign-in is used. Never logged.");
-        return p;
+        return AccessToken.properties("An OAuth2 access token with a Calendar scope; without it the stored sign-in is used. Never logged.");
     }
 
     /** list_calendars: the calendars in the user's list. */
     private record ListCalendars(CalendarService service) implements Tool {
-        private static final Set<String> PARAMS = Set.of(ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of(AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -107,22 +91,19 @@ public final class CalendarTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
-            String token = accessToken(p);
-            return FanOut.one(call.deadline(), "calendar list-calendars", () -> {
-                CalendarService.Session s = service.open(token);
-                List<CalendarAnswers.CalendarSummary> calendars = service.calendars(s, call.deadline()).stream()
-                        .map(CalendarAnswers::calendar).sorted((a, b) -> Boolean.compare(b.primary(), a.primary())).toList();
-                return new ToolResult(Json.tree(new CalendarAnswers.CalendarList(calendars)), "sequential", calendars.size(), Duration.ZERO);
-            });
+            CalendarService.Session s = service.open(AccessToken.of(p));
+            List<CalendarAnswers.CalendarSummary> calendars = service.calendars(s, call.deadline()).stream()
+                    .map(CalendarAnswers::calendar).sorted((a, b) -> Boolean.compare(b.primary(), a.primary())).toList();
+            return new ToolResult(Json.tree(new CalendarAnswers.CalendarList(calendars)), Backend.SEQUENTIAL, calendars.size());
         }
     }
 
     /** list_events: events across calendars in a time range. */
     private record ListEvents(EventLister lister) implements Tool {
         private static final Set<String> PARAMS = Set.of("calendar_ids", "time_min", "time_max", "query", "max_results",
-                "page_token", STRATEGY, ACCESS_TOKEN);
+                "page_token", Strategy.PARAM, AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -141,10 +122,7 @@ public final class CalendarTools {
                     .put("default", DEFAULT_MAX_RESULTS).put("description", "Events per calendar and page (with page_token: the first call's, unless given).");
             p.putObject("page_token").put("type", "string").put("maxLength", PageToken.MAX_CHARS)
                     .put("description", "The next_page_token of a previous answer, as it was (it keeps the range and query).");
-            ObjectNode strategy = p.putObject(STRATEGY).put("type", "string").put("default", "auto")
-                    .put("description", "How the calendars are asked: auto, sequential, concurrent or batch. The answer is the same.");
-            ArrayNode values = strategy.putArray("enum");
-            EventLister.STRATEGIES.forEach(values::add);
+            Strategy.describe(p, "How the calendars are asked: auto, sequential, concurrent or batch. The answer is the same.");
             return new ToolSpec(LIST_EVENTS, "List events across the user's calendars in a time range (default: today), "
                     + "recurring events expanded, merged in start order with all-day events first within their day: id, "
                     + "calendar_id, summary, start, end (RFC 3339 with the event's own offset, or dates with all_day true), "
@@ -154,7 +132,7 @@ public final class CalendarTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             String query = p.string("query", null);
             if (query != null && query.length() > MAX_QUERY_CHARS) {
@@ -163,18 +141,12 @@ public final class CalendarTools {
             return lister.list(new EventLister.Request(calendarIds(call.params().get("calendar_ids")), p.string("time_min", null),
                     p.string("time_max", null), query,
                     call.params().has("max_results") ? p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS) : null,
-                    p.string("page_token", null), p.choice(STRATEGY, EventLister.STRATEGIES, "auto"), call.deadline(), accessToken(p)));
+                    p.string("page_token", null), Strategy.of(p), call.deadline(), AccessToken.of(p)));
         }
 
         @Override
         public ToolCall fallback(ToolCall failed) {
-            JsonNode s = failed.params().get(STRATEGY);
-            if (s != null && !(s.isTextual() && EventLister.STRATEGIES.contains(s.asText())) || s != null && s.asText().equals("sequential")) {
-                return null; // a bad strategy is the caller's error; sequential is already the surest path
-            }
-            ObjectNode params = failed.params().deepCopy();
-            params.put(STRATEGY, "sequential");
-            return failed.withParams(params);
+            return Strategy.sequentially(failed);
         }
 
         static List<String> calendarIds(JsonNode v) {
@@ -204,7 +176,7 @@ public final class CalendarTools {
 
     /** get_event: one event in full. */
     private record GetEvent(CalendarService service, UnaryOperator<String> htmlToText) implements Tool {
-        private static final Set<String> PARAMS = Set.of("calendar_id", "event_id", "include_html", ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("calendar_id", "event_id", "include_html", AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -224,7 +196,7 @@ public final class CalendarTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             String eventId = p.requiredString("event_id");
             String calendarId = p.string("calendar_id", "primary");
@@ -232,19 +204,16 @@ public final class CalendarTools {
                 throw ToolException.invalidArgument("calendar_id must be a calendar id (from calendar.list-calendars) or 'primary', got \"\"");
             }
             boolean html = p.bool("include_html", false);
-            String token = accessToken(p);
-            return FanOut.one(call.deadline(), "calendar get-event", () -> {
-                CalendarService.Session s = service.open(token);
-                CalendarAnswers.EventDetail detail = CalendarAnswers.detail(calendarId,
-                        service.event(s, calendarId, eventId, call.deadline()), htmlToText, html);
-                return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
-            });
+            CalendarService.Session s = service.open(AccessToken.of(p));
+            CalendarAnswers.EventDetail detail = CalendarAnswers.detail(calendarId,
+                    service.event(s, calendarId, eventId, call.deadline()), htmlToText, html);
+            return new ToolResult(Json.tree(detail), Backend.SEQUENTIAL, 1);
         }
     }
 
     /** free_busy: busy blocks across calendars. */
     private record FreeBusy(CalendarService service) implements Tool {
-        private static final Set<String> PARAMS = Set.of("calendar_ids", "time_min", "time_max", ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("calendar_ids", "time_min", "time_max", AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -260,37 +229,34 @@ public final class CalendarTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             List<String> asked = ListEvents.calendarIds(call.params().get("calendar_ids"));
             String timeMin = p.string("time_min", null);
             String timeMax = p.string("time_max", null);
-            String token = accessToken(p);
-            return FanOut.one(call.deadline(), "calendar free-busy", () -> {
-                CalendarService.Session s = service.open(token);
-                List<CalendarListEntry> calendars =
-                        asked == null || TimeRange.needsZone(timeMin, timeMax) ? service.calendars(s, call.deadline()) : List.of();
-                ZoneId zone = TimeRange.userZone(calendars);
-                TimeRange range = TimeRange.of(timeMin, timeMax, zone);
-                List<String> ids = asked != null ? asked : EventLister.selected(calendars);
-                List<CalendarAnswers.Busy> busy = new ArrayList<>();
-                List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
-                for (int i = 0; i < ids.size(); i += CalendarService.FREE_BUSY_CALENDARS) {
-                    List<String> chunk = ids.subList(i, Math.min(ids.size(), i + CalendarService.FREE_BUSY_CALENDARS));
-                    var answer = service.freeBusy(s, chunk, range.min(), range.max(), call.deadline());
-                    for (String id : chunk) {
-                        var c = answer.getCalendars() == null ? null : answer.getCalendars().get(id);
-                        if (c == null || c.getErrors() != null && !c.getErrors().isEmpty()) {
-                            skipped.add(skippedFreeBusy(id, c == null ? "missing" : c.getErrors().getFirst().getReason()));
-                            continue;
-                        }
-                        List<CalendarAnswers.Period> periods = c.getBusy() == null ? List.of() : c.getBusy().stream()
-                                .map(b -> new CalendarAnswers.Period(local(b.getStart(), zone), local(b.getEnd(), zone))).toList();
-                        busy.add(new CalendarAnswers.Busy(id, periods));
+            CalendarService.Session s = service.open(AccessToken.of(p));
+            List<CalendarListEntry> calendars =
+                    asked == null || TimeRange.needsZone(timeMin, timeMax) ? service.calendars(s, call.deadline()) : List.of();
+            ZoneId zone = TimeRange.userZone(calendars);
+            TimeRange range = TimeRange.of(timeMin, timeMax, zone);
+            List<String> ids = asked != null ? asked : EventLister.selected(calendars);
+            List<CalendarAnswers.Busy> busy = new ArrayList<>();
+            List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
+            for (int i = 0; i < ids.size(); i += CalendarService.FREE_BUSY_CALENDARS) {
+                List<String> chunk = ids.subList(i, Math.min(ids.size(), i + CalendarService.FREE_BUSY_CALENDARS));
+                var answer = service.freeBusy(s, chunk, range.min(), range.max(), call.deadline());
+                for (String id : chunk) {
+                    var c = answer.getCalendars() == null ? null : answer.getCalendars().get(id);
+                    if (c == null || c.getErrors() != null && !c.getErrors().isEmpty()) {
+                        skipped.add(skippedFreeBusy(id, c == null ? "missing" : c.getErrors().getFirst().getReason()));
+                        continue;
                     }
+                    List<CalendarAnswers.Period> periods = c.getBusy() == null ? List.of() : c.getBusy().stream()
+                            .map(b -> new CalendarAnswers.Period(local(b.getStart(), zone), local(b.getEnd(), zone))).toList();
+                    busy.add(new CalendarAnswers.Busy(id, periods));
                 }
-                return new ToolResult(Json.tree(new CalendarAnswers.FreeBusy(busy, skipped)), "sequential", busy.size(), Duration.ZERO);
-            });
+            }
+            return new ToolResult(Json.tree(new CalendarAnswers.FreeBusy(busy, skipped)), Backend.SEQUENTIAL, busy.size());
         }
 
         private static String local(DateTime t, ZoneId zone) {

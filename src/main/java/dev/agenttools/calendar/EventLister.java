@@ -3,7 +3,8 @@ package dev.agenttools.calendar;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
-import dev.agenttools.google.FanOut;
+import dev.agenttools.google.Strategy;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.google.GoogleErrors;
 import dev.agenttools.google.Outcome;
 import dev.agenttools.tool.Deadline;
@@ -11,7 +12,6 @@ import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolResult;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -32,7 +32,6 @@ import java.util.Map;
  * whose next token is the one it was asked with fails the call: an agent following it would page forever. Thread-safe.
  */
 final class EventLister {
-    static final List<String> STRATEGIES = List.of("auto", "sequential", "concurrent", "batch");
     private final CalendarService service;
 
     EventLister(CalendarService service) {
@@ -45,86 +44,74 @@ final class EventLister {
      * answer's page token.
      */
     record Request(List<String> calendarIds, String timeMin, String timeMax, String query, Integer maxResults,
-                   String pageToken, String strategy, Deadline deadline, String accessToken) {
+                   String pageToken, Strategy strategy, Deadline deadline, String accessToken) {
     }
 
-    ToolResult list(Request r) {
+    ToolResult list(Request r) throws InterruptedException {
         PageToken asked = r.pageToken() == null ? null : PageToken.decode(r.pageToken());
-        return FanOut.one(r.deadline(), "calendar list", () -> {
-            CalendarService.Session s = service.open(r.accessToken());
-            List<String> ids;
-            Instant min;
-            Instant max;
-            String query;
-            ZoneId zone = ZoneOffset.UTC;
-            if (asked != null) {
-                ids = List.copyOf(asked.pages().keySet());
-                min = asked.min();
-                max = asked.max();
-                query = asked.query();
-            } else {
-                boolean needList = r.calendarIds() == null || TimeRange.needsZone(r.timeMin(), r.timeMax());
-                List<CalendarListEntry> calendars = needList ? service.calendars(s, r.deadline()) : List.of();
-                zone = TimeRange.userZone(calendars);
-                ids = r.calendarIds() != null ? r.calendarIds() : selected(calendars);
-                if (ids.size() > CalendarTools.MAX_CALENDARS) {
-                    // the bound calendar_ids has, kept for the default too: one call fans out to at most that many
-                    throw ToolException.invalidArgument("calendar_ids: the account shows " + ids.size() + " calendars, more than the "
-                            + CalendarTools.MAX_CALENDARS + " one call asks; name up to " + CalendarTools.MAX_CALENDARS + " in calendar_ids");
-                }
-                TimeRange range = TimeRange.of(r.timeMin(), r.timeMax(), zone);
-                min = range.min();
-                max = range.max();
-                query = r.query();
+        CalendarService.Session s = service.open(r.accessToken());
+        List<String> ids;
+        Instant min;
+        Instant max;
+        String query;
+        ZoneId zone = ZoneOffset.UTC;
+        if (asked != null) {
+            ids = List.copyOf(asked.pages().keySet());
+            min = asked.min();
+            max = asked.max();
+            query = asked.query();
+        } else {
+            boolean needList = r.calendarIds() == null || TimeRange.needsZone(r.timeMin(), r.timeMax());
+            List<CalendarListEntry> calendars = needList ? service.calendars(s, r.deadline()) : List.of();
+            zone = TimeRange.userZone(calendars);
+            ids = r.calendarIds() != null ? r.calendarIds() : selected(calendars);
+            if (ids.size() > CalendarTools.MAX_CALENDARS) {
+                // the bound calendar_ids has, kept for the default too: one call fans out to at most that many
+                throw ToolException.invalidArgument("calendar_ids: the account shows " + ids.size() + " calendars, more than the "
+                        + CalendarTools.MAX_CALENDARS + " one call asks; name up to " + CalendarTools.MAX_CALENDARS + " in calendar_ids");
             }
-            int perCalendar = r.maxResults() != null ? r.maxResults() : asked != null ? asked.maxResults() : CalendarTools.DEFAULT_MAX_RESULTS;
-            CalendarService.EventQuery q = new CalendarService.EventQuery(min, max, query, perCalendar);
-            Map<String, String> pages = asked == null ? Map.of() : asked.pages();
-            String strategy = r.strategy().equals("auto") ? (ids.size() <= 1 ? "sequential" : "concurrent") : r.strategy();
-            Map<String, Outcome<Events>> answers = fetch(s, ids, q, pages, strategy, r.deadline());
-            return answer(ids, answers, q, pages, zone, strategy);
-        });
+            TimeRange range = TimeRange.of(r.timeMin(), r.timeMax(), zone);
+            min = range.min();
+            max = range.max();
+            query = r.query();
+        }
+        int perCalendar = r.maxResults() != null ? r.maxResults() : asked != null ? asked.maxResults() : CalendarTools.DEFAULT_MAX_RESULTS;
+        CalendarService.EventQuery q = new CalendarService.EventQuery(min, max, query, perCalendar);
+        Map<String, String> pages = asked == null ? Map.of() : asked.pages();
+        Strategy strategy = r.strategy().resolve(ids.size());
+        List<Outcome<Events>> fetched = strategy.fetch(ids, source(s, q, pages, r.deadline()),
+                new Strategy.Limits(service.maxInFlight(s), service.settings().batchSize()), r.deadline(),
+                "calendar events of " + ids.size() + " calendars");
+        Map<String, Outcome<Events>> answers = new LinkedHashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            answers.put(ids.get(i), fetched.get(i));
+        }
+        return answer(ids, answers, q, pages, zone, strategy.backend());
     }
 
-    private Map<String, Outcome<Events>> fetch(CalendarService.Session s, List<String> ids, CalendarService.EventQuery q,
-                                               Map<String, String> pages, String strategy, Deadline deadline)
-            throws InterruptedException {
-        Map<String, Outcome<Events>> out = new LinkedHashMap<>();
-        switch (strategy) {
-            case "sequential" -> {
-                for (String id : ids) {
-                    out.put(id, one(s, id, q, pages.get(id), deadline));
+    /** A calendar's events on a request of its own or in a batch, a failure kept as that calendar's outcome. */
+    private Strategy.Source<String, Outcome<Events>> source(CalendarService.Session s, CalendarService.EventQuery q,
+                                                            Map<String, String> pages, Deadline deadline) {
+        return new Strategy.Source<>() {
+            @Override
+            public Outcome<Events> one(String id) throws InterruptedException {
+                try {
+                    return new Outcome.Ok<>(service.events(s, id, q, pages.get(id), deadline));
+                } catch (ToolException e) {
+                    return new Outcome.Failed<>(e);
                 }
             }
-            case "concurrent" -> {
-                List<Outcome<Events>> all = FanOut.map(ids, service.maxInFlight(s), deadline, "calendar events of " + ids.size()
-                        + " calendars", id -> one(s, id, q, pages.get(id), deadline));
-                for (int i = 0; i < ids.size(); i++) {
-                    out.put(ids.get(i), all.get(i));
-                }
-            }
-            default -> {
-                int size = Math.max(1, Math.min(service.settings().batchSize(), service.maxInFlight(s)));
-                for (int i = 0; i < ids.size(); i += size) {
-                    out.putAll(service.eventsBatch(s, ids.subList(i, Math.min(ids.size(), i + size)), q, pages, deadline));
-                }
-            }
-        }
-        return out;
-    }
 
-    private Outcome<Events> one(CalendarService.Session s, String id, CalendarService.EventQuery q, String page, Deadline deadline)
-            throws InterruptedException {
-        try {
-            return new Outcome.Ok<>(service.events(s, id, q, page, deadline));
-        } catch (ToolException e) {
-            return new Outcome.Failed<>(e);
-        }
+            @Override
+            public Map<String, Outcome<Events>> batch(List<String> chunk) throws InterruptedException {
+                return service.eventsBatch(s, chunk, q, pages, deadline);
+            }
+        };
     }
 
     /** @param asked each calendar's page token this call asked with (absent: its first page) */
     private static ToolResult answer(List<String> ids, Map<String, Outcome<Events>> answers, CalendarService.EventQuery q,
-                                     Map<String, String> asked, ZoneId zone, String strategy) {
+                                     Map<String, String> asked, ZoneId zone, Backend backend) {
         List<CalendarAnswers.EventSummary> events = new ArrayList<>();
         List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
         Map<String, String> more = new LinkedHashMap<>();
@@ -170,7 +157,7 @@ final class EventLister {
                 .thenComparing(e -> !e.allDay()).thenComparing(starts::get).thenComparing(e -> order.get(e.calendarId()))
                 .thenComparing(CalendarAnswers.EventSummary::id));
         String next = more.isEmpty() ? null : new PageToken(q.min(), q.max(), q.text(), q.maxResults(), more).encode();
-        return new ToolResult(Json.tree(new CalendarAnswers.EventList(events, next, skipped)), strategy, events.size(), Duration.ZERO);
+        return new ToolResult(Json.tree(new CalendarAnswers.EventList(events, next, skipped)), backend, events.size());
     }
 
     /** Gone (404) or not readable (403 without a rate-limit reason): the calendar is skipped, not the call failed. */

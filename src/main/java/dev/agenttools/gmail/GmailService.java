@@ -16,13 +16,14 @@ import dev.agenttools.auth.AuthException;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
 import dev.agenttools.google.Account;
-import dev.agenttools.google.FanOut;
+import dev.agenttools.tool.FanOut;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
 import dev.agenttools.google.PageTokens;
 import dev.agenttools.google.PerAccount;
 import dev.agenttools.google.Retry;
+import dev.agenttools.google.Strategy;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
@@ -413,6 +414,26 @@ public final class GmailService implements AutoCloseable {
             return connection.get(s.google, url.toString(), GoogleConnection.USER_AGENT, false,
                     dev.agenttools.google.BoundedBody.MAX_BYTES, in -> GmailJson.list(in, max));
         });
+    }
+
+    /**
+     * Fetches listed messages the {@code strategy}'s way ({@code auto} resolved by the caller), one {@link Fetched}
+     * per id in their order: found, vanished (404), or failed on its own (a 400, a 5xx that retries did not fix),
+     * judged by {@link Fetched#ofFailure} alone so that every strategy gives the same answer. What fails the whole
+     * call (sign-in, quota, the deadline) is thrown, cancelling what is in flight.
+     */
+    List<Fetched> fetch(Session s, Strategy strategy, List<String> ids, View view, Deadline deadline) throws InterruptedException {
+        return strategy.fetch(ids, new Strategy.Source<String, Fetched>() {
+            @Override
+            public Fetched one(String id) throws InterruptedException {
+                return fetchListed(s, id, view, deadline);
+            }
+
+            @Override
+            public Map<String, Fetched> batch(List<String> chunk) throws InterruptedException {
+                return fetchBatch(s, chunk, view, deadline);
+            }
+        }, new Strategy.Limits(maxInFlight(s), settings.batchSize()), deadline, "gmail messages.get x" + ids.size());
     }
 
     /**

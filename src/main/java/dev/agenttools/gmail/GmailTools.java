@@ -3,7 +3,8 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.google.AccessToken;
-import dev.agenttools.google.FanOut;
+import dev.agenttools.google.Strategy;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Params;
 import dev.agenttools.tool.Tool;
@@ -13,7 +14,6 @@ import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
@@ -24,10 +24,8 @@ public final class GmailTools {
     public static final String GET = "gmail.get-email";
     static final int MAX_RESULTS_LIMIT = 500;
     static final int DEFAULT_MAX_RESULTS = 10;
-    static final String STRATEGY = "strategy";
     static final String CACHE = "cache";
     static final List<String> CACHE_MODES = List.of("auto", "off", "refresh");
-    static final String ACCESS_TOKEN = "access_token";
 
     private GmailTools() {
     }
@@ -36,17 +34,6 @@ public final class GmailTools {
         MailLister lister = new MailLister(service);
         return registry.tool(new ListEmails(lister)).tool(new SearchEmails(lister))
                 .tool(new GetEmail(service));
-    }
-
-    /** The call's token, checked before it goes near a request; the error never shows it. */
-    private static String accessToken(Params p) {
-        String token = p.string(ACCESS_TOKEN, null);
-        String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
-        if (flaw != null) {
-            throw ToolException.invalidArgument("access_token is not an OAuth access token: it " + flaw
-                    + " (the value is not shown)");
-        }
-        return token;
     }
 
     private static ObjectNode schema(String description, List<String> required, ObjectNode properties) {
@@ -62,24 +49,7 @@ public final class GmailTools {
 
     /** The params every Gmail tool has (the registry adds timeout_ms and agent_name). */
     private static ObjectNode commonProperties() {
-        ObjectNode p = Json.object();
-        p.putObject(ACCESS_TOKEN).put("type", "string")
-                .put("description", "An OAuth2 access token for Gmail; without it the stored sign-in is used. Never logged.");
-        return p;
-    }
-
-    /** A list call again on the sequential path, the surest (see {@link dev.agenttools.tool.FallbackInterceptor}). */
-    private static ToolCall sequentially(ToolCall failed) {
-        com.fasterxml.jackson.databind.JsonNode s = failed.params().get(STRATEGY);
-        if (s != null && !(s.isTextual() && FetchStrategy.NAMES.contains(s.asText()))) {
-            return null; // a bad strategy is the caller's error, not a reason to try another
-        }
-        if (s != null && s.asText().equals("sequential")) {
-            return null;
-        }
-        ObjectNode params = failed.params().deepCopy();
-        params.put(STRATEGY, "sequential");
-        return failed.withParams(params);
+        return AccessToken.properties("An OAuth2 access token for Gmail; without it the stored sign-in is used. Never logged.");
     }
 
     private static void listProperties(ObjectNode p) {
@@ -87,10 +57,7 @@ public final class GmailTools {
                 .put("default", DEFAULT_MAX_RESULTS).put("description", "How many emails to return (newest first).");
         p.putObject("page_token").put("type", "string")
                 .put("description", "The next_page_token of a previous answer, to get the next page.");
-        ObjectNode strategy = p.putObject(STRATEGY).put("type", "string").put("default", "auto")
-                .put("description", "How the emails are fetched: auto (best), sequential, concurrent or batch. The answer is the same.");
-        ArrayNode values = strategy.putArray("enum");
-        FetchStrategy.NAMES.forEach(values::add);
+        Strategy.describe(p, "How the emails are fetched: auto (best), sequential, concurrent or batch. The answer is the same.");
         ObjectNode cache = p.putObject(CACHE).put("type", "string").put("default", "auto")
                 .put("description", "The local mail index (when AGENT_TOOLS_CACHE is not off): auto (one round trip when "
                         + "nothing new arrived), off (ask Gmail for everything), refresh (ask Gmail for everything and "
@@ -101,7 +68,7 @@ public final class GmailTools {
 
     /** list_emails: the newest emails with a label. */
     private record ListEmails(MailLister lister) implements Tool {
-        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token", STRATEGY, CACHE, ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("label", "max_results", "page_token", Strategy.PARAM, CACHE, AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -118,22 +85,22 @@ public final class GmailTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), accessToken(p)));
+                    Strategy.of(p), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), AccessToken.of(p)));
         }
 
         @Override
         public ToolCall fallback(ToolCall failed) {
-            return sequentially(failed);
+            return Strategy.sequentially(failed);
         }
     }
 
     /** search_emails: emails matching a Gmail query. */
     private record SearchEmails(MailLister lister) implements Tool {
-        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token", STRATEGY, CACHE, ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("query", "max_results", "page_token", Strategy.PARAM, CACHE, AccessToken.PARAM);
 
         @Override
         public ToolSpec spec() {
@@ -147,22 +114,22 @@ public final class GmailTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             return lister.list(new MailLister.Request(null, p.requiredString("query"),
                     p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    p.choice(STRATEGY, FetchStrategy.NAMES, "auto"), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), accessToken(p)));
+                    Strategy.of(p), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), AccessToken.of(p)));
         }
 
         @Override
         public ToolCall fallback(ToolCall failed) {
-            return sequentially(failed);
+            return Strategy.sequentially(failed);
         }
     }
 
     /** get_email: one whole email. */
     private record GetEmail(GmailService service) implements Tool {
-        private static final Set<String> PARAMS = Set.of("message_id", "max_body_chars", "include_html", ACCESS_TOKEN);
+        private static final Set<String> PARAMS = Set.of("message_id", "max_body_chars", "include_html", AccessToken.PARAM);
         private static final int MAX_BODY_LIMIT = 10_000_000;
 
         @Override
@@ -182,7 +149,7 @@ public final class GmailTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             String id = p.requiredString("message_id");
             if (!id.matches("[0-9a-fA-F]{1,16}")) {
@@ -191,15 +158,11 @@ public final class GmailTools {
             }
             int maxBody = p.integer("max_body_chars", 1, MAX_BODY_LIMIT, service.settings().maxBodyChars());
             boolean html = p.bool("include_html", false);
-            String token = accessToken(p);
-            return FanOut.one(call.deadline(), "gmail get", () -> {
-                // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-                GmailService.Session session = service.open(token);
-                // a failed get fails the call; a message the decoder trips on is answered with what it could read
-                EmailDetail detail = Salvage.detail(service.get(session, id, GmailService.View.DETAIL, call.deadline()),
-                        id, maxBody, html);
-                return new ToolResult(Json.tree(detail), "sequential", 1, Duration.ZERO);
-            });
+            // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
+            GmailService.Session session = service.open(AccessToken.of(p));
+            // a failed get fails the call; a message the decoder trips on is answered with what it could read
+            return new ToolResult(Json.tree(Salvage.detail(service.get(session, id, GmailService.View.DETAIL, call.deadline()),
+                    id, maxBody, html)), Backend.SEQUENTIAL, 1);
         }
     }
 }

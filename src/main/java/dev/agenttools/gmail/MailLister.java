@@ -2,14 +2,15 @@ package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import dev.agenttools.google.FanOut;
+import dev.agenttools.tool.FanOut;
+import dev.agenttools.google.Strategy;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolResult;
 
 import java.math.BigInteger;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,33 +43,31 @@ final class MailLister {
      *
      * @param cache {@code auto}, {@code off} or {@code refresh} (rebuild the account's index from this answer)
      */
-    record Request(String label, String query, int maxResults, String pageToken, String strategy, String cache,
+    record Request(String label, String query, int maxResults, String pageToken, Strategy strategy, String cache,
                    Deadline deadline, String accessToken) {
     }
 
-    ToolResult list(Request r) {
+    ToolResult list(Request r) throws InterruptedException {
         Deadline deadline = r.deadline();
-        return FanOut.one(deadline, "gmail list", () -> {
-            // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-            GmailService.Session session = service.open(r.accessToken());
-            String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
-            MailIndex index = r.cache().equals("off") ? null : service.index();
-            if (index != null) {
-                try {
-                    return indexed(r, session, labelId, index);
-                } catch (MailIndex.Damaged damaged) {
-                    // set aside, and a new one made by the next list; this one goes on without it
-                    service.indexDamaged(index, damaged);
-                } catch (MailIndex.Replaced replaced) {
-                    service.indexReplaced(index);
-                } catch (IllegalStateException failed) {
-                    // an index that cannot be read or written now (read-only, disk full) must not fail the list
-                    service.indexFailed(index, failed);
-                }
+        // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
+        GmailService.Session session = service.open(r.accessToken());
+        String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
+        MailIndex index = r.cache().equals("off") ? null : service.index();
+        if (index != null) {
+            try {
+                return indexed(r, session, labelId, index);
+            } catch (MailIndex.Damaged damaged) {
+                // set aside, and a new one made by the next list; this one goes on without it
+                service.indexDamaged(index, damaged);
+            } catch (MailIndex.Replaced replaced) {
+                service.indexReplaced(index);
+            } catch (IllegalStateException failed) {
+                // an index that cannot be read or written now (read-only, disk full) must not fail the list
+                service.indexFailed(index, failed);
             }
-            ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
-            return answer(session, listed, Map.of(), r, null, null);
-        });
+        }
+        ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
+        return answer(session, listed, Map.of(), r, null, null);
     }
 
     /** The list with the index: one round trip when the index knows the listed messages. */
@@ -134,8 +133,8 @@ final class MailLister {
                               Request r, MailIndex index, String account) throws InterruptedException {
         List<Message> refs = listed.getMessages() == null ? List.of() : listed.getMessages();
         List<String> missing = refs.stream().map(Message::getId).filter(id -> !known.containsKey(id)).toList();
-        FetchStrategy strategy = FetchStrategy.named(r.strategy(), service, missing.size());
-        List<Fetched> fetched = strategy.fetch(session, missing, GmailService.View.SUMMARY, r.deadline());
+        Strategy strategy = r.strategy().resolve(missing.size());
+        List<Fetched> fetched = service.fetch(session, strategy, missing, GmailService.View.SUMMARY, r.deadline());
         Map<String, Fetched> byId = new HashMap<>();
         for (int i = 0; i < missing.size(); i++) {
             byId.put(missing.get(i), fetched.get(i));
@@ -176,7 +175,7 @@ final class MailLister {
         }
         EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped, errors);
         // what answered: the fetch strategy when anything was fetched, the index alone when nothing was
-        String backend = index != null && missing.isEmpty() ? "index" : strategy.name();
-        return new ToolResult(Json.tree(list), backend, emails.size(), Duration.ZERO);
+        Backend backend = index != null && missing.isEmpty() ? Backend.INDEX : strategy.backend();
+        return new ToolResult(Json.tree(list), backend, emails.size());
     }
 }

@@ -1,5 +1,10 @@
 package dev.agenttools.google;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Params;
+import dev.agenttools.tool.ToolException;
+
 /**
  * What may be sent as an OAuth bearer token: RFC 6750's {@code b64token} (letters, digits and {@code -._~+/}, then
  * {@code =} padding), which every Google access token is. Checked before a token goes near a request, because the
@@ -10,7 +15,27 @@ public final class AccessToken {
     /** Google documents access tokens of up to 2,048 bytes; four times that is room to spare, not a 1 MB header. */
     static final int MAX_CHARS = 8_192;
 
+    /** The param every Google tool takes its token in. */
+    public static final String PARAM = "access_token";
+
     private AccessToken() {
+    }
+
+    /** The call's token (null: none), checked before it goes near a request; the error never shows it. */
+    public static String of(Params p) {
+        String token = p.string(PARAM, null);
+        String flaw = token == null || token.isBlank() ? null : flaw(token);
+        if (flaw != null) {
+            throw ToolException.invalidArgument(PARAM + " is not an OAuth access token: it " + flaw + " (the value is not shown)");
+        }
+        return token;
+    }
+
+    /** Properties with the token param first, as every Google tool's schema has it. */
+    public static ObjectNode properties(String description) {
+        ObjectNode p = Json.object();
+        p.putObject(PARAM).put("type", "string").put("description", description);
+        return p;
     }
 
     /**

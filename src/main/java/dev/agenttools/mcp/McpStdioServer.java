@@ -97,7 +97,7 @@ public final class McpStdioServer {
             return McpSchema.CallToolResult.builder()
                     .addTextContent(Json.write(result.data()))
                     .structuredContent(Json.MAPPER.convertValue(result.data(), Map.class))
-                    .meta(Map.of("backend", result.backend(), "duration_ms", result.duration().toNanos() / 1e6))
+                    .meta(Map.of("backend", result.backend().wireName(), "duration_ms", result.duration().toNanos() / 1e6))
                     .isError(false).build();
         } catch (ToolException e) {
             return error(e.kind().code() + ": " + e.getMessage());

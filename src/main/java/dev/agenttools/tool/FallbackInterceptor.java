@@ -11,7 +11,6 @@ import java.util.Set;
  * rerun could only end in a deadline error that hides the real one.
  */
 public final class FallbackInterceptor implements ToolInterceptor {
-    public static final String BACKEND = "fallback";
     /** Not DEADLINE: the caller's time is spent. */
     private static final Set<ToolException.Kind> FALL_BACK_ON = Set.of(ToolException.Kind.UPSTREAM,
             ToolException.Kind.RATE_LIMITED, ToolException.Kind.INTERNAL);
@@ -19,7 +18,7 @@ public final class FallbackInterceptor implements ToolInterceptor {
     static final double MIN_SHARE_LEFT = 0.25;
 
     @Override
-    public ToolResult intercept(ToolCall call, Tool next) {
+    public ToolResult intercept(ToolCall call, Tool next) throws InterruptedException {
         try {
             return next.call(call);
         } catch (ToolException e) {
@@ -34,7 +33,7 @@ public final class FallbackInterceptor implements ToolInterceptor {
             System.err.println("agent-tools: " + call.tool() + " failed on the fast path (" + e.kind().code()
                     + "); falling back with " + deadline.remainingNanos() / 1_000_000 + " ms left");
             ToolResult slow = next.call(surer.withDeadline(deadline));
-            return new ToolResult(slow.data(), BACKEND, slow.items(), slow.duration());
+            return new ToolResult(slow.data(), Backend.FALLBACK, slow.items(), slow.duration());
         }
     }
 }

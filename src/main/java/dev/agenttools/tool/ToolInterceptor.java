@@ -6,5 +6,6 @@ package dev.agenttools.tool;
  */
 @FunctionalInterface
 public interface ToolInterceptor {
-    ToolResult intercept(ToolCall call, Tool next);
+    /** @throws InterruptedException as {@link Tool#call} does */
+    ToolResult intercept(ToolCall call, Tool next) throws InterruptedException;
 }

@@ -101,7 +101,7 @@ public final class ToolProtocol {
             ToolCall call = new ToolCall(command.asText(), p, agent != null && agent.isTextual() ? agent.asText() : null,
                     id == null || id.isNull() ? null : id.asText(), receivedNanos, null);
             ToolResult result = registry.call(call);
-            return ok(id, result.data(), result.backend(), result.duration().toNanos() / 1e6);
+            return ok(id, result.data(), result.backend().wireName(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {
             return error(id, e.kind(), e.getMessage());
         } catch (RuntimeException | StackOverflowError e) {

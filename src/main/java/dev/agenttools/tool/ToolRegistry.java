@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path.
  * A call enters with its start time; the registry gives it its one {@link Deadline} (from {@code timeout_ms}), runs
- * the interceptors (the first added is the outermost) and the tool, times the whole once, and tells the listeners.
+ * the interceptors (the first added is the outermost) and the tool, the tool on a virtual thread of its own that the
+ * deadline interrupts, times the whole once, and tells the listeners.
  * Immutable once built; thread-safe. {@link #close()} releases what the tools hold (HTTP clients and their
  * threads): a process that ends, or a resident server that drops a session, closes its registry.
  */
@@ -92,7 +93,13 @@ public final class ToolRegistry implements AutoCloseable {
                 // it waited its whole time before it could start (in serve's queue, say): running it now helps nobody
                 throw call.deadline().exceeded(request.tool() + " (the call waited its whole timeout before it could start)");
             }
-            result = chain(tool).call(call);
+            try {
+                result = chain(tool).call(call);
+            } catch (InterruptedException e) {
+                // the caller's thread was interrupted (a server closing): the call is abandoned
+                Thread.currentThread().interrupt();
+                throw new ToolException(ToolException.Kind.DEADLINE, request.tool() + ": cancelled");
+            }
             return result = result.withDuration(since(request));
         } catch (ToolException e) {
             throw error = e;
@@ -119,11 +126,33 @@ public final class ToolRegistry implements AutoCloseable {
     }
 
     private Tool chain(Tool tool) {
-        Tool chain = tool;
+        Tool chain = new Bounded(tool);
         for (int i = interceptors.size() - 1; i >= 0; i--) {
             chain = new Intercepted(interceptors.get(i), chain);
         }
         return chain;
+    }
+
+    /**
+     * The tool on a virtual thread of its own, so that its deadline ends the wait even when the tool is stuck in a
+     * read that does not look at it (set-up, a slow upstream): the caller gets {@code deadline} on time and the tool's
+     * thread is interrupted. Each attempt (the fallback's too) runs so; its error names the tool.
+     */
+    private record Bounded(Tool tool) implements Tool {
+        @Override
+        public ToolSpec spec() {
+            return tool.spec();
+        }
+
+        @Override
+        public ToolResult call(ToolCall c) {
+            return FanOut.one(c.deadline(), c.tool(), () -> tool.call(c));
+        }
+
+        @Override
+        public ToolCall fallback(ToolCall failed) {
+            return tool.fallback(failed);
+        }
     }
 
     /** One interceptor around the rest of the chain; spec and fallback are the tool's. */
@@ -134,7 +163,7 @@ public final class ToolRegistry implements AutoCloseable {
         }
 
         @Override
-        public ToolResult call(ToolCall c) {
+        public ToolResult call(ToolCall c) throws InterruptedException {
             return interceptor.intercept(c, next);
         }
 

@@ -25,7 +25,7 @@ public final class TrackingListener implements CallListener {
         JsonNode strategyParam = o.call().params().get("strategy");
         String strategy = strategyParam != null && strategyParam.isTextual() ? strategyParam.asText() : "auto";
         CallRecord r = o.ok()
-                ? new CallRecord(ts, o.call().tool(), o.call().agentName(), ms, o.result().backend(), strategy, "ok", null,
+                ? new CallRecord(ts, o.call().tool(), o.call().agentName(), ms, o.result().backend().wireName(), strategy, "ok", null,
                 o.result().items(), o.call().requestId())
                 : new CallRecord(ts, o.call().tool(), o.call().agentName(), ms, null, strategy, "error",
                 o.error().kind().code(), 0, o.call().requestId());

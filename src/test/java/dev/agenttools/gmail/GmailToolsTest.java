@@ -67,7 +67,7 @@ class GmailToolsTest {
         for (String strategy : new String[] {"concurrent", "batch", "auto"}) {
             ToolResult r = call(GmailTools.LIST, withStrategy(params, strategy));
             assertThat(Json.write(r.data())).as(strategy).isEqualTo(sequential);
-            assertThat(r.backend()).isEqualTo(strategy.equals("auto") ? "concurrent" : strategy);
+            assertThat(r.backend().wireName()).isEqualTo(strategy.equals("auto") ? "concurrent" : strategy);
         }
     }
 

@@ -79,7 +79,7 @@ class HistoryPagingTest {
                 ToolResult rebuilt = timedList(indexed);
                 assertThat(rebuilt.data()).as(c.getKey()).isEqualTo(plain.call(ToolCall.of(GmailTools.LIST, obj(PARAMS))).data());
                 assertThat(rebuilt.data().get("emails").get(0).get("label_ids").toString()).as(c.getKey()).contains("STARRED");
-                assertThat(rebuilt.backend()).as("fetched anew, not answered from the index").isEqualTo("concurrent");
+                assertThat(rebuilt.backend().wireName()).as("fetched anew, not answered from the index").isEqualTo("concurrent");
                 assertThat(server.calls(HISTORY) - before).as(c.getKey())
                         .isEqualTo(c.getValue().isEmpty() ? GmailService.HISTORY_PAGES : 2);
                 labels.put("m1", "\"INBOX\", \"UNREAD\"");
@@ -91,7 +91,7 @@ class HistoryPagingTest {
             int before = server.calls(HISTORY);
             ToolResult synced = timedList(indexed);
             assertThat(server.calls(HISTORY) - before).isEqualTo(1);
-            assertThat(synced.backend()).isEqualTo("index");
+            assertThat(synced.backend().wireName()).isEqualTo("index");
             assertThat(synced.data()).isEqualTo(first);
         }
     }

@@ -90,7 +90,7 @@ class HostileUpstreamTest {
             ToolResult r = list(strategy, 10);
 
             JsonNode data = r.data();
-            assertThat(r.backend()).as(strategy).isEqualTo(strategy);
+            assertThat(r.backend().wireName()).as(strategy).isEqualTo(strategy);
             assertThat(data.get("emails")).as(strategy).hasSize(10);
             assertThat(data.get("emails").get(3)).as(strategy).isEqualTo(obj("{\"id\":\"f3\",\"thread_id\":\"e3\",\"subject\":\"(no subject)\"}"));
             assertThat(data.get("emails").get(2).get("subject").asText()).as(strategy).isEqualTo("Subject f2");
@@ -173,7 +173,7 @@ class HostileUpstreamTest {
 
         ToolResult r = list(strategy, 10);
 
-        assertThat(r.backend()).isEqualTo(strategy);
+        assertThat(r.backend().wireName()).isEqualTo(strategy);
         assertThat(r.data().get("emails")).hasSize(10);
         assertThat(r.data().get("emails").get(9).get("id").asText()).isEqualTo("f9");
         assertThat(r.data().has("errors")).isFalse();

@@ -67,7 +67,7 @@ class MailIndexTest {
             long before = emulator.counters().apiCalls();
             ToolResult warm = indexed.call(ToolCall.of(GmailTools.LIST, obj(params)));
             assertThat(emulator.counters().apiCalls() - before).as("messages.list and history.list, nothing fetched").isEqualTo(2);
-            assertThat(warm.backend()).isEqualTo("index");
+            assertThat(warm.backend().wireName()).isEqualTo("index");
             assertThat(warm.data()).isEqualTo(first);
 
             // labels change, one is trashed: the index follows the history and answers as Gmail would now
@@ -90,7 +90,7 @@ class MailIndexTest {
             before = emulator.counters().apiCalls();
             ToolResult fresh = indexed.call(ToolCall.of(GmailTools.LIST, obj(params)));
             assertThat(emulator.counters().apiCalls() - before).as("list, history and the 2 new messages").isEqualTo(4);
-            assertThat(fresh.backend()).isEqualTo("concurrent");
+            assertThat(fresh.backend().wireName()).isEqualTo("concurrent");
             assertThat(fresh.data()).isEqualTo(list(plain, params));
             assertThat(fresh.data().get("emails").findValuesAsText("subject")).contains("New 0", "New 1");
 
@@ -206,7 +206,7 @@ class MailIndexTest {
             try (var aside = Files.list(dir)) {
                 assertThat(aside.map(p -> p.getFileName().toString())).anyMatch(n -> n.startsWith("mail-index.db.damaged-"));
             }
-            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).as("the new index answers").isEqualTo("index");
+            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).as("the new index answers").isEqualTo("index");
         }
     }
 
@@ -275,7 +275,7 @@ class MailIndexTest {
             try (var files = Files.list(dir)) {
                 assertThat(files.map(p -> p.getFileName().toString())).anyMatch(n -> n.matches("mail-index\\.db\\.damaged-\\d+"));
             }
-            assertThat(answers.getLast().backend()).as("the new index answers").isEqualTo("index");
+            assertThat(answers.getLast().backend().wireName()).as("the new index answers").isEqualTo("index");
             try (MailIndex index = MailIndex.open(file, 20_000)) {
                 assertThat(index.counts()).containsEntry(emulator.rootUri() + "|me@example.com", 60L);
             }
@@ -323,7 +323,7 @@ class MailIndexTest {
             Files.delete(store.resolve("mail-index.db-journal"));
             ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
             list(indexed, params);
-            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).as("once the link is gone").isEqualTo("index");
+            assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).as("once the link is gone").isEqualTo("index");
         }
     }
 
@@ -358,7 +358,7 @@ class MailIndexTest {
             }
             ToolRegistry after = tools(emulator, new CacheSettings("auto", file, 20_000));
             assertThat(list(after, params)).isEqualTo(truth);
-            assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend()).isEqualTo("index");
+            assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).isEqualTo("index");
             try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
                  java.sql.ResultSet rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
                 assertThat(rs.getString(1)).isNotEqualTo("wal");

@@ -66,7 +66,7 @@ class MessageIsolationTest {
                 ToolResult r = list(tools, strategy, "");
                 JsonNode data = r.data();
 
-                assertThat(r.backend()).as(strategy).isEqualTo(strategy.equals("auto") ? "concurrent" : strategy);
+                assertThat(r.backend().wireName()).as(strategy).isEqualTo(strategy.equals("auto") ? "concurrent" : strategy);
                 assertThat(data.get("emails")).as(strategy).hasSize(10);
                 for (int i = 0; i < 10; i++) {
                     if (i != VICTIM) {

@@ -45,7 +45,7 @@ class StdioServerTest {
             } finally {
                 running.decrementAndGet();
             }
-            return new ToolResult(Json.object(), "held", 0, java.time.Duration.ZERO);
+            return new ToolResult(Json.object(), Backend.SEQUENTIAL, 0);
         }
     }
 

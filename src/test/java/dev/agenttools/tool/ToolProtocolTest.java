@@ -36,8 +36,8 @@ class ToolProtocolTest {
             if (calls.incrementAndGet() <= failures) {
                 throw failure;
             }
-            String strategy = call.params().path("strategy").asText("auto");
-            return new ToolResult(call.params(), strategy, 1, Duration.ZERO);
+            String strategy = call.params().path("strategy").asText("concurrent");
+            return new ToolResult(call.params(), Backend.valueOf(strategy.toUpperCase(java.util.Locale.ROOT)), 1);
         }
 
         @Override
@@ -61,7 +61,7 @@ class ToolProtocolTest {
         assertThat(a.get("id").asInt()).isEqualTo(7);
         assertThat(a.get("status").asText()).isEqualTo("ok");
         assertThat(a.get("data").get("x").asInt()).isEqualTo(1);
-        assertThat(a.get("meta").get("backend").asText()).isEqualTo("auto");
+        assertThat(a.get("meta").get("backend").asText()).isEqualTo("concurrent");
         assertThat(a.get("meta").has("duration_ms")).isTrue();
     }
 
@@ -154,7 +154,7 @@ class ToolProtocolTest {
         long start = System.nanoTime() - 1_000_000_000L; // the call came in a second ago
         ToolResult r = registry.call(new ToolCall("test.echo", Json.object().put("strategy", "batch").put("timeout_ms", 10_000),
                 null, null, start, null));
-        assertThat(r.backend()).isEqualTo(FallbackInterceptor.BACKEND);
+        assertThat(r.backend()).isEqualTo(Backend.FALLBACK);
         assertThat(deadlines).hasSize(2);
         assertThat(deadlines.get(1)).isSameAs(deadlines.get(0));
         assertThat(deadlines.get(0).startNanos()).isEqualTo(start);

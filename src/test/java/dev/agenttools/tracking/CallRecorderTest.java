@@ -48,7 +48,7 @@ class CallRecorderTest {
             if (calls.incrementAndGet() == 1 && firstFailure != null) {
                 throw firstFailure;
             }
-            return new ToolResult(Json.object(), call.params().path("strategy").asText("concurrent"), 7, Duration.ZERO);
+            return new ToolResult(Json.object(), dev.agenttools.tool.Backend.valueOf(call.params().path("strategy").asText("concurrent").toUpperCase(java.util.Locale.ROOT)), 7);
         }
 
         @Override

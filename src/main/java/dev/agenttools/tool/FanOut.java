@@ -1,7 +1,5 @@
-package dev.agenttools.google;
+package dev.agenttools.tool;
 
-import dev.agenttools.tool.Deadline;
-import dev.agenttools.tool.ToolException;
 
 import java.util.ArrayList;
 import java.util.List;

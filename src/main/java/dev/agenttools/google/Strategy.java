@@ -1,0 +1,140 @@
+package dev.agenttools.google;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.Backend;
+import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.FanOut;
+import dev.agenttools.tool.Params;
+import dev.agenttools.tool.ToolCall;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How the items of one call (Gmail's listed messages, Calendar's calendars) are fetched once they are named: one
+ * after another, all at once within the user's in-flight limit, or in batch requests. Every strategy answers one
+ * value per item in the order of the items, so the answer is the same whichever fetched it; what fails the whole call
+ * is thrown, cancelling what is in flight. Gmail and Calendar share this one implementation: they only say how to
+ * fetch one item and one batch ({@link Source}).
+ */
+public enum Strategy {
+    /** Picks per call: one item gains nothing from fan-out; several go out at once over one HTTP/2 connection. */
+    AUTO,
+    SEQUENTIAL,
+    CONCURRENT,
+    BATCH;
+
+    /** The name of the strategy param, the same in every tool that has one. */
+    public static final String PARAM = "strategy";
+    /** The names callers choose from, {@code auto} first. */
+    public static final List<String> NAMES = Arrays.stream(values()).map(Strategy::wireName).toList();
+
+    /** How one API fetches its items: a value per item, never throwing what only that item met. */
+    public interface Source<K, V> {
+        /** One item on its own request. */
+        V one(K item) throws InterruptedException;
+
+        /** Items in one batch request, a value for each (in any order). */
+        Map<K, V> batch(List<K> items) throws InterruptedException;
+    }
+
+    /**
+     * What bounds a fetch: the user's in-flight limit now (learned from Google's refusals) and the parts per batch
+     * request configured.
+     */
+    public record Limits(int maxInFlight, int batchSize) {
+        public Limits {
+            maxInFlight = Math.max(1, maxInFlight);
+            batchSize = Math.max(1, batchSize);
+        }
+    }
+
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The strategy a call asked for ({@code auto} when it asked for none). */
+    public static Strategy of(Params p) {
+        return valueOf(p.choice(PARAM, NAMES, AUTO.wireName()).toUpperCase(Locale.ROOT));
+    }
+
+    /** The strategy that fetches {@code count} items: {@code auto} resolved, the others themselves. */
+    public Strategy resolve(int count) {
+        return this != AUTO ? this : count <= 1 ? SEQUENTIAL : CONCURRENT;
+    }
+
+    /** What the answer says answered it. */
+    public Backend backend() {
+        return switch (this) {
+            case SEQUENTIAL -> Backend.SEQUENTIAL;
+            case CONCURRENT -> Backend.CONCURRENT;
+            case BATCH -> Backend.BATCH;
+            case AUTO -> throw new IllegalStateException("auto answers as the strategy it resolves to");
+        };
+    }
+
+    /**
+     * Fetches {@code items} this way ({@code auto} resolved first), a value per item in their order.
+     *
+     * @param what what is fetched, for a deadline's error ("gmail messages.get x10")
+     */
+    public <K, V> List<V> fetch(List<K> items, Source<K, V> source, Limits limits, Deadline deadline, String what)
+            throws InterruptedException {
+        return switch (resolve(items.size())) {
+            case SEQUENTIAL -> {
+                List<V> out = new ArrayList<>(items.size());
+                for (K item : items) {
+                    out.add(source.one(item));
+                }
+                yield out;
+            }
+            case CONCURRENT -> FanOut.map(items, limits.maxInFlight(), deadline, what, source::one);
+            default -> batches(items, source, limits, deadline, what);
+        };
+    }
+
+    /**
+     * Chunks of at most the batch size and no more than the in-flight limit (Google charges each part to it), as many
+     * chunks at once as the limit holds.
+     */
+    private static <K, V> List<V> batches(List<K> items, Source<K, V> source, Limits limits, Deadline deadline, String what) {
+        int chunkSize = Math.min(limits.batchSize(), limits.maxInFlight());
+        List<List<K>> chunks = new ArrayList<>();
+        for (int i = 0; i < items.size(); i += chunkSize) {
+            chunks.add(items.subList(i, Math.min(items.size(), i + chunkSize)));
+        }
+        Map<K, V> all = new LinkedHashMap<>();
+        FanOut.map(chunks, Math.max(1, limits.maxInFlight() / chunkSize), deadline, what, source::batch).forEach(all::putAll);
+        List<V> out = new ArrayList<>(items.size());
+        items.forEach(item -> out.add(all.get(item)));
+        return out;
+    }
+
+    /** The strategy param's schema: the names, {@code auto} by default. */
+    public static void describe(ObjectNode properties, String description) {
+        ObjectNode s = properties.putObject(PARAM).put("type", "string").put("default", AUTO.wireName()).put("description", description);
+        ArrayNode values = s.putArray("enum");
+        NAMES.forEach(values::add);
+    }
+
+    /**
+     * A call that failed on a fast path again on the sequential one, the surest (see
+     * {@link dev.agenttools.tool.FallbackInterceptor}); null when it already was sequential, or asked for a strategy that
+     * does not exist (the caller's error, not a reason to try another).
+     */
+    public static ToolCall sequentially(ToolCall failed) {
+        JsonNode s = failed.params().get(PARAM);
+        if (s != null && !(s.isTextual() && NAMES.contains(s.asText())) || s != null && s.asText().equals(SEQUENTIAL.wireName())) {
+            return null;
+        }
+        ObjectNode params = failed.params().deepCopy();
+        params.put(PARAM, SEQUENTIAL.wireName());
+        return failed.withParams(params);
+    }
+}
