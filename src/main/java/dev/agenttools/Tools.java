@@ -1,28 +1,35 @@
 package dev.agenttools;
 
+import dev.agenttools.auth.AuthException;
 import dev.agenttools.auth.AuthSettings;
+import dev.agenttools.auth.SignIn;
 import dev.agenttools.calendar.CalendarService;
 import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.gmail.CacheSettings;
 import dev.agenttools.gmail.GmailService;
-import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
+import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.TrackingListener;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The front door: builds the one tool registry that the command line, the persistent process, the MCP server
- * and the benchmark all call.
+ * and the benchmark all call. The registry owns what its tools share (one connection to Google: one HTTP client,
+ * one stored sign-in and its refreshes) and closes it.
  */
 public final class Tools {
     /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
@@ -30,11 +37,13 @@ public final class Tools {
             GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email",
             CalendarTools.LIST_CALENDARS, "list_calendars", CalendarTools.LIST_EVENTS, "list_events",
             CalendarTools.GET_EVENT, "get_event", CalendarTools.FREE_BUSY, "free_busy");
+    private static final String NOT_SIGNED_IN =
+            "not signed in to Google: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token";
 
     private Tools() {
     }
 
-    /** A registry to configure: the Gmail to reach, and optionally the stored sign-in and call tracking. */
+    /** A registry to configure: the Google APIs to reach, and optionally the stored sign-in and call tracking. */
     public static Builder builder() {
         return new Builder();
     }
@@ -46,59 +55,67 @@ public final class Tools {
     }
 
     /**
-     * A client's pacing: what it lets itself spend per minute, at once, and have in flight.
+     * The address of the account these settings act as (Gmail's users.getProfile), for {@code auth status}.
      *
-     * @param perMinute Gmail's quota units, or Calendar's requests
+     * @throws ToolException when Gmail cannot be asked (not signed in, offline, refused)
      */
-    public record Pacing(int perMinute, int burst, int maxInFlight) {
+    public static String accountAddress(Settings settings, Duration timeout) {
+        try (GoogleConnection connection = connect(settings.google(), settings.auth());
+             GmailService gmail = new GmailService(settings.gmail(), connection, CacheSettings.OFF)) {
+            return gmail.emailAddress(timeout);
+        }
     }
 
-    /** How the Calendar tools pace themselves under these settings (AGENT_TOOLS_CALENDAR_QUOTA, else Google's limits). */
-    public static Pacing calendarPacing(Map<String, String> settings) {
-        CalendarSettings c = CalendarSettings.fromEnvironment(settings);
-        return new Pacing(c.quotaPerMinute(), c.burst(), c.maxInFlight());
-    }
-
-    /** Parts per batch request, Gmail's and Calendar's alike, unless configured. */
-    public static int defaultBatchSize() {
-        return GmailSettings.DEFAULT_BATCH_SIZE;
+    /** The connection these settings describe: their CA certificate and token, else the stored sign-in under {@code auth}. */
+    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth) {
+        return new GoogleConnection(google, auth == null ? null : transport -> {
+            try {
+                return SignIn.credential(auth, transport);
+            } catch (AuthException e) {
+                throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
+            }
+        }, NOT_SIGNED_IN);
     }
 
     /**
-     * The {@code fields} masks list_emails asks Gmail for: messages.list's, then each messages.get's (for the
-     * benchmark's bare client, which must make the server do the same work as the tools).
+     * What the registry is built from. The tool families named (by {@link #settings}, {@link #rootUrl}, {@link #gmail}
+     * or {@link #calendar}) are registered; a Gmail-only or Calendar-only registry is a builder given only that one.
      */
-    public static List<String> gmailListFieldMasks() {
-        return List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS);
-    }
-
-    /** The {@code fields} masks list_events asks Calendar for: calendarList.list's, then each events.list's (as above). */
-    public static List<String> calendarListFieldMasks() {
-        return List.of(CalendarService.CALENDAR_LIST_FIELDS, CalendarService.EVENT_LIST_FIELDS);
-    }
-
-    /** HTML mail as the text get_email returns (for the benchmark's decoding figure). */
-    public static String htmlToText(String html) {
-        return MailText.htmlToText(html);
-    }
-
-    /** What the registry is built from. */
     public static final class Builder {
+        private GoogleSettings google = GoogleSettings.DEFAULT;
         private GmailSettings gmail;
-        private CacheSettings cache = CacheSettings.OFF;
         private CalendarSettings calendar;
+        private CacheSettings cache = CacheSettings.OFF;
         private AuthSettings auth;
         private CallRecorder recorder;
+        private Duration callTimeout = CallTimeouts.DEFAULT_TIMEOUT;
 
         private Builder() {
         }
 
+        /** Everything as the process's settings say (see {@link Settings#load()}): both families, the index, the sign-in. */
+        public Builder settings(Settings settings) {
+            this.google = settings.google();
+            this.gmail = settings.gmail();
+            this.calendar = settings.calendar();
+            this.cache = settings.mailIndex();
+            this.auth = settings.auth();
+            return this;
+        }
+
+        /** What Gmail and Calendar share: the CA certificate to trust, the token for calls that bring none. */
+        public Builder google(GoogleSettings settings) {
+            this.google = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** The Gmail tools, reaching Gmail as these settings say. */
         public Builder gmail(GmailSettings settings) {
             this.gmail = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
-        /** Calendar as these settings describe it (default: Google's, or the root URL given to {@link #rootUrl}). */
+        /** The Calendar tools, reaching Calendar as these settings say. */
         public Builder calendar(CalendarSettings settings) {
             this.calendar = Objects.requireNonNull(settings, "settings");
             return this;
@@ -111,20 +128,8 @@ public final class Tools {
         }
 
         /**
-         * Gmail and the stored sign-in as {@code settings} name them (see {@link Config#load()}: the config file
-         * overlaid by the environment, read once at start-up).
-         *
-         * @throws IllegalArgumentException for a bad setting (the message names it)
-         */
-        public Builder settings(Map<String, String> settings) {
-            this.calendar = CalendarSettings.fromEnvironment(settings);
-            this.cache = CacheSettings.fromEnvironment(settings);
-            return gmail(GmailSettings.fromEnvironment(settings)).auth(AuthSettings.from(settings, Config.configHome(settings)));
-        }
-
-        /**
-         * Gmail at {@code url} instead (an emulator's, a benchmark's target), the other settings kept; Google's
-         * published limits when none were set.
+         * Both families at {@code url} instead (an emulator's, a benchmark's target), their other settings kept;
+         * Google's published limits when none were set.
          */
         public Builder rootUrl(String url) {
             this.gmail = gmail == null ? GmailSettings.forRoot(url) : gmail.withRootUrl(url);
@@ -132,17 +137,23 @@ public final class Tools {
             return this;
         }
 
-        /** The per-user limits the client starts pacing at: quota units a minute, burst units, calls in flight. */
+        /** Gmail's per-user limits the client starts pacing at: quota units a minute, burst units, calls in flight. */
         public Builder pacing(int quotaPerMinute, int burst, int maxInFlight) {
-            this.gmail = current().withPacing(quotaPerMinute, burst, maxInFlight);
+            this.gmail = family(gmail, "pacing").withPacing(quotaPerMinute, burst, maxInFlight);
             return this;
         }
 
         /** Calendar's per-user limits the client starts pacing at: requests a minute, burst requests, requests in flight. */
         public Builder calendarPacing(int requestsPerMinute, int burst, int maxInFlight) {
-            CalendarSettings c = calendar != null ? calendar : CalendarSettings.forRoot(current().rootUrl());
-            this.calendar = c.withPacing(requestsPerMinute, burst, maxInFlight);
+            this.calendar = family(calendar, "calendarPacing").withPacing(requestsPerMinute, burst, maxInFlight);
             return this;
+        }
+
+        private static <T> T family(T settings, String what) {
+            if (settings == null) {
+                throw new IllegalStateException(what + "(...) sets a family's limits: name the family first (settings, rootUrl, gmail or calendar)");
+            }
+            return settings;
         }
 
         /** The local mail index (off unless the settings or this say otherwise). */
@@ -152,22 +163,20 @@ public final class Tools {
         }
 
         /** The local mail index at {@code file}, on, with the default size bound. */
-        public Builder mailIndex(java.nio.file.Path file) {
+        public Builder mailIndex(Path file) {
             return cache(new CacheSettings("auto", file, CacheSettings.DEFAULT_MAX_MESSAGES));
         }
 
         /** The token for calls that bring none, unless the settings name one. */
         public Builder defaultAccessToken(String token) {
-            GmailSettings g = current();
-            this.gmail = g.accessToken() == null ? g.withAccessToken(token) : g;
+            this.google = google.accessToken() == null ? google.withAccessToken(token) : google;
             return this;
         }
 
-        private GmailSettings current() {
-            if (gmail == null) {
-                throw new IllegalStateException("no Gmail settings: call gmail(...), settings(...) or rootUrl(...) first");
-            }
-            return gmail;
+        /** The deadline of a call that names no {@code timeout_ms} (default 30 s). */
+        public Builder callTimeout(Duration timeout) {
+            this.callTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
         }
 
         /** Where call records go (null: none). */
@@ -178,24 +187,30 @@ public final class Tools {
 
         /**
          * The registry: tracking listens to every call as the caller saw it (fallback included); the fallback
-         * router is the one interceptor.
+         * router is the one interceptor. Closing it closes the connection to Google and the mail index.
+         *
+         * @throws IllegalStateException when no tool family was named
          */
         public ToolRegistry build() {
-            if (gmail == null) {
-                throw new IllegalStateException("no Gmail settings: call gmail(...) or settings(...) first");
+            if (gmail == null && calendar == null) {
+                throw new IllegalStateException("no tools to register: call settings(...), rootUrl(...), gmail(...) or calendar(...) first");
             }
-            ToolRegistry.Builder b = ToolRegistry.builder().timeouts(CallTimeouts.withDefault(gmail.timeout()))
+            ToolRegistry.Builder b = ToolRegistry.builder().timeouts(CallTimeouts.withDefault(callTimeout))
                     .interceptor(new FallbackInterceptor());
             if (recorder != null) {
                 b.listener(new TrackingListener(recorder));
             }
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
-            GoogleConnection connection = GmailService.connect(gmail, auth);
-            GmailService service = new GmailService(gmail, connection, cache);
-            CalendarService calendarService = new CalendarService(calendar != null ? calendar
-                    : CalendarSettings.forRoot(CalendarSettings.GOOGLE_ROOT_URL), connection);
-            return CalendarTools.register(GmailTools.register(b.resource(service), service), calendarService, MailText::htmlToText)
-                    .build();
+            GoogleConnection connection = connect(google, auth);
+            b.resource(connection);
+            if (gmail != null) {
+                GmailService service = new GmailService(gmail, connection, cache);
+                GmailTools.register(b.resource(service), service);
+            }
+            if (calendar != null) {
+                CalendarTools.register(b, new CalendarService(calendar, connection), MailText::htmlToText);
+            }
+            return b.build();
         }
     }
 }

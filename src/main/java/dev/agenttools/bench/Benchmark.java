@@ -1,6 +1,11 @@
 package dev.agenttools.bench;
 
+import dev.agenttools.Settings;
 import dev.agenttools.Tools;
+import dev.agenttools.calendar.CalendarService;
+import dev.agenttools.calendar.CalendarSettings;
+import dev.agenttools.gmail.GmailService;
+import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
@@ -102,15 +107,15 @@ public final class Benchmark {
             } else if (isUrl(o.target())) {
                 // the server the user runs, reached with the configured client (token, CA certificate, pacing); its
                 // latency is what --latency says, and the bound assumes Google's published limits, as for --target gmail
-                Map<String, String> settings = dev.agenttools.Config.load();
+                Settings settings = Settings.load();
                 tools = Tools.builder().settings(settings).rootUrl(o.target()).defaultAccessToken("bench-token").build();
                 bounds = googleBounds(o, settings);
                 counters = RemoteCounters.at(o.target());
-                String configured = settings.get("AGENT_TOOLS_ACCESS_TOKEN");
-                token = configured == null || configured.isBlank() ? "bench-token" : configured;
+                String configured = settings.google().accessToken();
+                token = configured == null ? "bench-token" : configured;
                 err.println("bench: " + o.target() + (counters == null ? "" : " (an agent-tools emulator: its counters are read)"));
             } else {
-                Map<String, String> settings = dev.agenttools.Config.load();
+                Settings settings = Settings.load();
                 tools = Tools.builder().settings(settings).build();
                 bounds = googleBounds(o, settings);
             }
@@ -337,16 +342,16 @@ public final class Benchmark {
         return new Bounds(config.latency().toNanos() / 1e6,
                 new Bounds.Quota(config.quotaPerMinute(), config.burst(), Bounds.Quota.GMAIL.unitsPerCall()),
                 new Bounds.Quota(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute(), Bounds.Quota.CALENDAR.unitsPerCall()),
-                config.maxConcurrent(), Tools.defaultBatchSize(), config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
+                config.maxConcurrent(), GmailSettings.DEFAULT_BATCH_SIZE, config.batchPartCost().toNanos() / 1e6, o.pause().toNanos() / 1e6);
     }
 
     /** Google's published limits, or the client's own pacing where that is tighter (Calendar's burst, by default). */
-    private static Bounds googleBounds(Options o, Map<String, String> settings) {
-        Tools.Pacing client = Tools.calendarPacing(settings);
+    private static Bounds googleBounds(Options o, Settings settings) {
+        CalendarSettings client = settings.calendar();
         Bounds.Quota google = Bounds.Quota.CALENDAR;
-        Bounds.Quota calendar = new Bounds.Quota(Math.min(google.unitsPerMinute(), client.perMinute()),
+        Bounds.Quota calendar = new Bounds.Quota(Math.min(google.unitsPerMinute(), client.quotaPerMinute()),
                 Math.min(google.burstUnits(), client.burst()), google.unitsPerCall());
-        return new Bounds(o.latency().toNanos() / 1e6, Bounds.Quota.GMAIL, calendar, 20, Tools.defaultBatchSize(), 0,
+        return new Bounds(o.latency().toNanos() / 1e6, Bounds.Quota.GMAIL, calendar, 20, GmailSettings.DEFAULT_BATCH_SIZE, 0,
                 o.pause().toNanos() / 1e6);
     }
 
@@ -405,8 +410,9 @@ public final class Benchmark {
     private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<Scenario> external,
                                       Fixtures fixtures) throws InterruptedException {
         List<Row> rows = new ArrayList<>();
-        List<String> masks = new ArrayList<>(Tools.gmailListFieldMasks());
-        masks.addAll(Tools.calendarListFieldMasks());
+        // the tools' own field masks, so that the server does the same work for the bare client as for them
+        List<String> masks = List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS, CalendarService.CALENDAR_LIST_FIELDS,
+                CalendarService.EVENT_LIST_FIELDS);
         try (BareClient bare = new BareClient(rootUrl, token, masks)) {
             for (Scenario s : bareScenarios(external)) {
                 rows.add(runner.run(s, o.warmup(), o.runs(), run -> {

@@ -1,6 +1,6 @@
 package dev.agenttools.bench;
 
-import dev.agenttools.Tools;
+import dev.agenttools.gmail.MailText;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
@@ -30,13 +30,13 @@ final class DecodingBench {
         String html = tools.call(new ToolCall("gmail.get-email", Json.object().put("message_id", found.get(0).get("id").asText())
                 .put("include_html", true).put("max_body_chars", 10_000_000), "bench", null)).data().get("body_html").asText();
         for (int i = 0; i < JIT_WARMUP; i++) {
-            Tools.htmlToText(html);
+            MailText.htmlToText(html);
         }
         Histogram h = new Histogram(60_000_000L, 3);
         int chars = 0;
         for (int i = 0; i < runs; i++) {
             long start = System.nanoTime();
-            chars = Tools.htmlToText(html).length();
+            chars = MailText.htmlToText(html).length();
             h.recordValue((System.nanoTime() - start) / 1_000);
         }
         Map<String, Object> m = new LinkedHashMap<>();

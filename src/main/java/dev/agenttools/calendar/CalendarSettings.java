@@ -2,11 +2,10 @@ package dev.agenttools.calendar;
 
 import dev.agenttools.google.RootUrl;
 
-import java.util.Map;
 
 /**
- * How the Calendar tools reach Calendar, read once and sealed. The token and the extra CA certificate are Gmail's
- * ({@code AGENT_TOOLS_ACCESS_TOKEN}, {@code AGENT_TOOLS_CA_CERT}): one sign-in covers both.
+ * How the Calendar tools reach Calendar, read once and sealed. What Calendar shares with Gmail (the CA certificate to
+ * trust, the token: one sign-in covers both) is {@link dev.agenttools.google.GoogleSettings}.
  *
  * @param rootUrl        Calendar's root URL (Google's, or an emulator's: the agent-tools emulator serves both APIs)
  * @param quotaPerMinute requests per user per minute the client paces itself to (Google: 600)
@@ -42,31 +41,6 @@ public record CalendarSettings(String rootUrl, int quotaPerMinute, int burst, in
 
     public static CalendarSettings forRoot(String rootUrl) {
         return new CalendarSettings(rootUrl, DEFAULT_QUOTA_PER_MINUTE, DEFAULT_BURST, DEFAULT_MAX_IN_FLIGHT, DEFAULT_BATCH_SIZE);
-    }
-
-    /** Reads {@code AGENT_TOOLS_CALENDAR_ROOT_URL} (default Google's) and {@code AGENT_TOOLS_CALENDAR_QUOTA}. */
-    public static CalendarSettings fromEnvironment(Map<String, String> env) {
-        String root = env.getOrDefault("AGENT_TOOLS_CALENDAR_ROOT_URL", GOOGLE_ROOT_URL);
-        CalendarSettings d;
-        try {
-            d = forRoot(root);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_ROOT_URL: " + e.getMessage() + "; unset it for Google's Calendar");
-        }
-        String quota = env.get("AGENT_TOOLS_CALENDAR_QUOTA");
-        if (quota == null || quota.isBlank()) {
-            return d;
-        }
-        int q;
-        try {
-            q = Integer.parseInt(quota.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_QUOTA must be a whole number from 1 up, got \"" + quota + "\"");
-        }
-        if (q < 1) {
-            throw new IllegalArgumentException("AGENT_TOOLS_CALENDAR_QUOTA must be a whole number from 1 up, got " + q);
-        }
-        return new CalendarSettings(d.rootUrl(), q, Math.min(q, DEFAULT_BURST), d.maxInFlight(), d.batchSize());
     }
 
     public CalendarSettings withPacing(int quota, int burstRequests, int inFlight) {

@@ -2,7 +2,8 @@ package dev.agenttools.cli;
 
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
 import com.google.api.client.http.javanet.NetHttpTransport;
-import dev.agenttools.Config;
+import dev.agenttools.Settings;
+import dev.agenttools.Tools;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
 import dev.agenttools.tool.ToolException;
@@ -32,11 +33,7 @@ final class AuthCommand implements Callable<Integer> {
     }
 
     static AuthSettings settings() {
-        return settings(Config.load());
-    }
-
-    static AuthSettings settings(Map<String, String> settings) {
-        return AuthSettings.from(settings, Config.configHome(settings));
+        return Settings.load().auth();
     }
 
     @Command(name = "login", mixinStandardHelpOptions = true,
@@ -110,10 +107,11 @@ final class AuthCommand implements Callable<Integer> {
 
     /** The account's address, asked of Gmail with the stored sign-in (a refresh if the access token is due). */
     static String who() {
-        Map<String, String> settings = Config.load();
+        Settings settings = Settings.load();
         try {
-            return new dev.agenttools.gmail.GmailService(dev.agenttools.gmail.GmailSettings.fromEnvironment(settings)
-                    .withAccessToken(null), settings(settings)).emailAddress(java.time.Duration.ofSeconds(15));
+            // the stored sign-in's account, whatever token the settings name
+            return Tools.accountAddress(new Settings(settings.google().withoutAccessToken(), settings.gmail(), settings.calendar(),
+                    settings.mailIndex(), settings.auth(), settings.tracking(), settings.values()), java.time.Duration.ofSeconds(15));
         } catch (ToolException e) {
             return "(unknown: " + e.getMessage() + ")";
         }

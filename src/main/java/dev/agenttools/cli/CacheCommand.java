@@ -29,7 +29,7 @@ final class CacheCommand implements Callable<Integer> {
     public Integer call() {
         CacheSettings settings;
         try {
-            settings = CacheSettings.fromEnvironment(dev.agenttools.Config.load());
+            settings = dev.agenttools.Settings.load().mailIndex();
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }

@@ -27,8 +27,8 @@ final class CallCommand implements Callable<Integer> {
      * part of the time on a resident server that died mid-call, or waiting for a build).
      */
     static final String STARTED_AT = "AGENT_TOOLS_CALL_STARTED_AT";
-    /** What a call without a valid timeout_ms gets (ToolRegistry's default, from GmailSettings). */
-    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.gmail.GmailSettings.DEFAULT_TIMEOUT.toMillis();
+    /** What a call without a valid timeout_ms gets (the registry's default). */
+    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.tool.CallTimeouts.DEFAULT_TIMEOUT.toMillis();
 
     @Spec
     CommandSpec spec;
@@ -37,9 +37,9 @@ final class CallCommand implements Callable<Integer> {
     public Integer call() {
         ToolSession[] session = new ToolSession[1];
         ToolProtocol.Answer answer = answer(readRequest(System.in), startNanos(System.getenv(STARTED_AT)), () -> {
-            java.util.Map<String, String> settings = dev.agenttools.Config.load();
+            java.util.Map<String, String> settings = dev.agenttools.Settings.read(System.getenv());
             checkDaemonSetting(settings);
-            session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), settings);
+            session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), dev.agenttools.Settings.from(settings));
             return session[0];
         });
         // Raw UTF-8 bytes on stdout, as serve writes them: JSON is UTF-8 whatever the locale says, and the

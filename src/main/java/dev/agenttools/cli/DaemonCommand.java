@@ -1,6 +1,6 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.Config;
+import dev.agenttools.Settings;
 import dev.agenttools.daemon.DaemonDirectory;
 import dev.agenttools.daemon.DaemonServer;
 import dev.agenttools.daemon.LauncherRequest;
@@ -54,7 +54,7 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Duration idle;
         try {
-            idle = idle(Config.load());
+            idle = idle(Settings.read(System.getenv()));
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
@@ -146,7 +146,7 @@ final class DaemonCommand implements Callable<Integer> {
     /** The caller's settings as the in-process call would read them: its config file overlaid by its environment. */
     private static Map<String, String> settings(LauncherRequest request) {
         Map<String, String> env = resolved(request.settings(), request.workingDirectory());
-        return resolved(Config.load(env), request.workingDirectory());
+        return resolved(Settings.read(env), request.workingDirectory());
     }
 
     private static Map<String, String> resolved(Map<String, String> settings, String workingDirectory) {

@@ -1,6 +1,6 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.Config;
+import dev.agenttools.Settings;
 import dev.agenttools.tool.StdioServer;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -10,7 +10,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
@@ -43,8 +42,9 @@ final class ServeCommand implements Callable<Integer> {
         ToolSession session;
         StdioServer.Limits limits;
         try {
-            limits = limits(Config.load());
-            session = ToolSession.open(spec.commandLine().getErr());
+            Settings settings = Settings.load();
+            limits = limits(settings);
+            session = ToolSession.open(spec.commandLine().getErr(), settings);
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
@@ -66,27 +66,15 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** The flags, else the settings (environment over config file), else the defaults. */
-    private StdioServer.Limits limits(Map<String, String> settings) {
-        int inFlight = maxInFlight != null ? maxInFlight : intOf(settings, MAX_IN_FLIGHT, StdioServer.Limits.DEFAULT_MAX_IN_FLIGHT);
-        int queued = maxQueued != null ? maxQueued : intOf(settings, MAX_QUEUED, StdioServer.Limits.DEFAULT_MAX_QUEUED);
+    private StdioServer.Limits limits(Settings settings) {
+        int inFlight = maxInFlight != null ? maxInFlight : settings.wholeNumber(MAX_IN_FLIGHT, StdioServer.Limits.DEFAULT_MAX_IN_FLIGHT, 1, 10_000);
+        int queued = maxQueued != null ? maxQueued : settings.wholeNumber(MAX_QUEUED, StdioServer.Limits.DEFAULT_MAX_QUEUED, 0, 100_000);
         if (inFlight < 1 || inFlight > 10_000) {
-            throw new IllegalArgumentException((maxInFlight != null ? "--max-in-flight" : MAX_IN_FLIGHT) + " must be 1..10000, got " + inFlight);
+            throw new IllegalArgumentException("--max-in-flight must be 1..10000, got " + inFlight);
         }
         if (queued < 0 || queued > 100_000) {
-            throw new IllegalArgumentException((maxQueued != null ? "--max-queued" : MAX_QUEUED) + " must be 0..100000, got " + queued);
+            throw new IllegalArgumentException("--max-queued must be 0..100000, got " + queued);
         }
         return new StdioServer.Limits(inFlight, queued);
-    }
-
-    private static int intOf(Map<String, String> settings, String name, int fallback) {
-        String v = settings.get(name);
-        if (v == null || v.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(v.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number, got \"" + v + "\"");
-        }
     }
 }

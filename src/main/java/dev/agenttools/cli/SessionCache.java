@@ -30,7 +30,7 @@ final class SessionCache implements AutoCloseable {
         if (entry == null) {
             StringWriter warnings = new StringWriter();
             PrintWriter err = new PrintWriter(warnings);
-            entry = new Entry(ToolSession.open(err, settings), "");
+            entry = new Entry(ToolSession.open(err, dev.agenttools.Settings.from(settings)), "");
             err.flush();
             entry = new Entry(entry.session(), warnings.toString());
             sessions.put(Map.copyOf(settings), entry);

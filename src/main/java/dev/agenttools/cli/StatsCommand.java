@@ -55,7 +55,7 @@ final class StatsCommand implements Callable<Integer> {
         }
         TrackingSettings settings;
         try {
-            settings = TrackingSettings.fromEnvironment(dev.agenttools.Config.load());
+            settings = dev.agenttools.Settings.load().tracking();
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.CallRecorder;
@@ -27,15 +28,15 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err) {
-        return open(err, dev.agenttools.Config.load());
+        return open(err, Settings.load());
     }
 
     /**
-     * A session on these settings (the config file and the environment merged, see {@link dev.agenttools.Config}).
+     * A session on these settings (the config file and the environment merged, see {@link Settings#load()}).
      *
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
-    static ToolSession open(PrintWriter err, java.util.Map<String, String> settings) {
+    static ToolSession open(PrintWriter err, Settings settings) {
         return open(err, settings, false);
     }
 
@@ -45,12 +46,12 @@ final class ToolSession implements AutoCloseable {
      *
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
-    static ToolSession openOneShot(PrintWriter err, java.util.Map<String, String> settings) {
+    static ToolSession openOneShot(PrintWriter err, Settings settings) {
         return open(err, settings, true);
     }
 
-    private static ToolSession open(PrintWriter err, java.util.Map<String, String> settings, boolean oneShot) {
-        TrackingSettings tracking = TrackingSettings.fromEnvironment(settings);
+    private static ToolSession open(PrintWriter err, Settings settings, boolean oneShot) {
+        TrackingSettings tracking = settings.tracking();
         CallRecorder recorder = null;
         try {
             recorder = oneShot ? Tracking.openOneShotRecorder(tracking, Tools.commands()) : Tracking.openRecorder(tracking, Tools.commands());

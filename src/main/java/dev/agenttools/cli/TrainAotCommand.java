@@ -35,8 +35,8 @@ final class TrainAotCommand implements Callable<Integer> {
             java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
             CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
             ToolProtocol protocol = new ToolProtocol(Tools.builder()
-                    .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(100_000_000, 10_000_000, 1_000)
-                            .withAccessToken("training"))
+                    .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(100_000_000, 10_000_000, 1_000))
+                    .defaultAccessToken("training")
                     .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(emulator.rootUri().toString())
                             .withPacing(100_000_000, 10_000_000, 1_000))
                     .recorder(recorder).build());
@@ -84,7 +84,7 @@ final class TrainAotCommand implements Callable<Integer> {
         CallRecorder spool = dev.agenttools.tracking.Tracking.openOneShotRecorder(dev.agenttools.tracking.TrackingSettings.fromEnvironment(
                 java.util.Map.of("AGENT_TOOLS_TRACKING_DB", db.toString())), Tools.commands());
         ToolProtocol protocol = new ToolProtocol(Tools.builder().gmail(GmailSettings.forRoot(rootUrl)
-                .withPacing(100_000_000, 10_000_000, 1_000).withAccessToken("training")).recorder(spool).build());
+                .withPacing(100_000_000, 10_000_000, 1_000)).defaultAccessToken("training").recorder(spool).build());
         protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
         spool.close();
         try (var files = java.nio.file.Files.list(db.getParent())) {

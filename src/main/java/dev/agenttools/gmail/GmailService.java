@@ -12,9 +12,6 @@ import com.google.api.services.gmail.model.HistoryMessageDeleted;
 import com.google.api.services.gmail.model.ListHistoryResponse;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import dev.agenttools.auth.AuthException;
-import dev.agenttools.auth.AuthSettings;
-import dev.agenttools.auth.SignIn;
 import dev.agenttools.google.Account;
 import dev.agenttools.tool.FanOut;
 import dev.agenttools.google.GoogleCalls;
@@ -117,27 +114,12 @@ public final class GmailService implements AutoCloseable {
     private record Listed(List<Label> labels, long fetchedNanos) {
     }
 
-    /** @param auth where the stored sign-in lives, used when a call brings no token (null: none) */
-    public GmailService(GmailSettings settings, AuthSettings auth) {
-        this(settings, Retry.DEFAULT, connect(settings, auth));
-    }
-
-    GmailService(GmailSettings settings, Retry retry, AuthSettings auth) {
-        this(settings, retry, connect(settings, auth));
-    }
-
-    /** On a connection shared with the other Google tools (one transport, one stored sign-in and its refreshes). */
-    public GmailService(GmailSettings settings, GoogleConnection connection) {
-        this(settings, Retry.DEFAULT, connection, CacheSettings.OFF);
-    }
-
-    /** ... keeping a local mail index as {@code cache} says. */
+    /**
+     * On the registry's connection to Google (shared with the other Google tools, closed by the registry), keeping a
+     * local mail index as {@code cache} says.
+     */
     public GmailService(GmailSettings settings, GoogleConnection connection, CacheSettings cache) {
         this(settings, Retry.DEFAULT, connection, cache);
-    }
-
-    private GmailService(GmailSettings settings, Retry retry, GoogleConnection connection) {
-        this(settings, retry, connection, CacheSettings.OFF);
     }
 
     GmailService(GmailSettings settings, Retry retry, GoogleConnection connection, CacheSettings cache) {
@@ -258,20 +240,6 @@ public final class GmailService implements AutoCloseable {
                 stale.close();
             }
         }
-    }
-
-    /**
-     * The connection to Google these settings describe: their extra CA certificate and token, else the stored sign-in
-     * under {@code auth} (null: none).
-     */
-    public static GoogleConnection connect(GmailSettings settings, AuthSettings auth) {
-        return new GoogleConnection(settings.trustedCertificate(), settings.accessToken(), auth == null ? null : transport -> {
-            try {
-                return SignIn.credential(auth, transport);
-            } catch (AuthException e) {
-                throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
-            }
-        }, "not signed in to Google: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token");
     }
 
     public GmailSettings settings() {
@@ -522,10 +490,9 @@ public final class GmailService implements AutoCloseable {
                 + String.join(", ", known.stream().map(Label::getName).sorted().toList()));
     }
 
-    /** Stops the HTTP client (when one was made) and its threads; calls still running fail. */
+    /** Closes the mail index (when one was opened); the connection is the registry's to close. */
     @Override
     public void close() {
-        connection.close();
         MailIndex i = index;
         if (i != null) {
             i.close();

@@ -28,7 +28,8 @@ import java.util.Optional;
  * certificate when configured), and per call a {@link Session} that acts as the call's token, the configured one, or
  * the stored sign-in (a refreshing credential shared by all calls, so that they share one refresh). Sessions give
  * what a Google client needs ({@link #initializer}) and a lean GET ({@link #get}) that answers like the client would.
- * Gmail and Calendar share one (the registry builds it once). Thread-safe; {@link #close} stops the transport.
+ * Gmail and Calendar share one: the registry builds it once and closes it. Thread-safe; {@link #close} stops the
+ * transport.
  */
 public final class GoogleConnection implements AutoCloseable {
     /** Loads the stored sign-in with this transport; empty when there is none. */
@@ -52,7 +53,11 @@ public final class GoogleConnection implements AutoCloseable {
      * @param signInSource       where the stored sign-in comes from, or null for none
      * @param notSignedIn        the error when a call has no token and there is no stored sign-in (what to run)
      */
-    public GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
+    public GoogleConnection(GoogleSettings settings, SignInSource signInSource, String notSignedIn) {
+        this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn);
+    }
+
+    GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);
         }

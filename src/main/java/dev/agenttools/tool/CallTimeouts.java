@@ -15,6 +15,8 @@ public record CallTimeouts(Duration defaultTimeout, Duration min, Duration max) 
     public static final String PARAM = "timeout_ms";
     public static final Duration MIN = Duration.ofMillis(100);
     public static final Duration MAX = Duration.ofMinutes(5);
+    /** The deadline of a call that names none, unless the registry was given another. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
     public CallTimeouts {
         if (min.isNegative() || min.isZero() || max.compareTo(min) < 0 || defaultTimeout.compareTo(min) < 0

@@ -178,7 +178,7 @@ public final class ToolRegistry implements AutoCloseable {
         private final Map<String, Tool> tools = new LinkedHashMap<>();
         private final List<ToolInterceptor> interceptors = new ArrayList<>();
         private final List<CallListener> listeners = new ArrayList<>();
-        private CallTimeouts timeouts = CallTimeouts.withDefault(Duration.ofSeconds(30));
+        private CallTimeouts timeouts = CallTimeouts.withDefault(CallTimeouts.DEFAULT_TIMEOUT);
         private final List<AutoCloseable> resources = new ArrayList<>();
 
         private Builder() {

@@ -94,8 +94,7 @@ class CallAndServeTest {
         // flight and are cancelled (their threads interrupted), which once printed the Google client's stack traces
         try (Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(400)).jitter(Duration.ofMillis(100))
                 .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).build())) {
-            String victim = dev.agenttools.Tools.builder().gmail(dev.agenttools.gmail.GmailSettings.forRoot(slow.rootUri().toString())
-                    .withAccessToken("t")).build().call(dev.agenttools.tool.ToolCall.of("gmail.list-emails",
+            String victim = dev.agenttools.Tools.builder().gmail(dev.agenttools.gmail.GmailSettings.forRoot(slow.rootUri().toString())).defaultAccessToken("t").build().call(dev.agenttools.tool.ToolCall.of("gmail.list-emails",
                             (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree("{\"max_results\": 40}")))
                     .data().get("emails").get(20).get("id").asText();
             Emulators.failGets(slow, victim, 401);

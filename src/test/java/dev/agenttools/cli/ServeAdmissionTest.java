@@ -81,7 +81,7 @@ class ServeAdmissionTest {
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isEqualTo(2);
-            assertThat(err).contains("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT must be 1..10000, got 0");
+            assertThat(err).contains("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT must be a whole number 1..10000, got 0");
         }
     }
 }

@@ -29,8 +29,7 @@ class AdaptivePacingTest {
     void defaultSettingsLearnATightQuotaAndConcurrencyWithFewRefusals() throws Exception {
         int lists = Integer.getInteger("agenttools.adaptiveLists", 4);
         try (Emulator emulator = emulators.start(EmulatorConfig.builder().quotaPerMinute(600).maxConcurrent(2).build())) {
-            ToolRegistry tools = Tools.builder().gmail(GmailSettings.forRoot(emulator.rootUri().toString())
-                    .withAccessToken("t")).build();
+            ToolRegistry tools = Tools.builder().gmail(GmailSettings.forRoot(emulator.rootUri().toString())).defaultAccessToken("t").build();
             StringBuilder seen = new StringBuilder();
             for (int i = 0; i < lists; i++) {
                 long start = System.nanoTime();
@@ -39,7 +38,7 @@ class AdaptivePacingTest {
                 seen.append(String.format("list %d: %d ms, %d calls so far%n", i + 1, ms, emulator.counters().apiCalls()));
                 assertThat(data.get("emails")).as(seen.toString()).hasSize(10);
                 assertThat(data.has("errors")).as(seen.toString()).isFalse();
-                assertThat(ms).as("within the default deadline\n" + seen).isLessThan(GmailSettings.DEFAULT_TIMEOUT.toMillis());
+                assertThat(ms).as("within the default deadline\n" + seen).isLessThan(dev.agenttools.tool.CallTimeouts.DEFAULT_TIMEOUT.toMillis());
             }
             EmulatorCounters c = emulator.counters();
             System.out.printf("adaptive pacing, %d lists of 10 at 600 units/min, 2 in flight: %d API calls (%.2f x the "

@@ -34,7 +34,7 @@ class ClosingTest {
     void closingTheRegistryStopsTheHttpClientItsToolsMade() throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Set<Thread> before = httpClientThreads();
-            ToolRegistry tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).build();
+            ToolRegistry tools = Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("t").build();
             assertThat(tools.call(new ToolCall("gmail.list-emails", Json.object().put("max_results", 2), "test", null))
                     .data().get("emails")).hasSize(2);
             Set<Thread> ours = httpClientThreads();

@@ -186,7 +186,7 @@ class DeadlineTest {
             results.add(result);
             // its own registry (own HTTP client, own connections): one case's stuck connection is not another's
             ToolRegistry tools = Tools.builder().gmail(GmailSettings.forRoot(c.upstream().rootUrl())
-                    .withPacing(60_000_000, 1_000_000, 50).withAccessToken(TOKEN)).build();
+                    .withPacing(60_000_000, 1_000_000, 50)).defaultAccessToken(TOKEN).build();
             ObjectNode params = c.params();
             threads.add(Thread.ofPlatform().daemon().name("deadline " + c).start(() -> {
                 ready.countDown();
@@ -222,7 +222,7 @@ class DeadlineTest {
     /** One answered call of each tool and strategy first, so that class loading is not what the timed cases measure. */
     private static void warmUp(Emulator healthy) {
         ToolRegistry tools = Tools.builder().gmail(GmailSettings.forRoot(healthy.rootUri().toString())
-                .withPacing(60_000_000, 1_000_000, 50).withAccessToken(TOKEN)).build();
+                .withPacing(60_000_000, 1_000_000, 50)).defaultAccessToken(TOKEN).build();
         for (String strategy : STRATEGIES) {
             tools.call(ToolCall.of(GmailTools.LIST, Json.object().put("max_results", 5).put("strategy", strategy)));
             tools.call(ToolCall.of(GmailTools.SEARCH, Json.object().put("query", "is:unread").put("max_results", 5)

@@ -26,7 +26,7 @@ class GetEmailTest {
     @BeforeAll
     static void start() {
         emulator = emulators.start(fastEmulator().build());
-        tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).build();
+        tools = Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("t").build();
     }
 
     @AfterAll

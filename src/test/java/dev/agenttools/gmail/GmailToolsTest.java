@@ -33,7 +33,7 @@ class GmailToolsTest {
     @BeforeAll
     static void start() {
         emulator = emulators.start(fastEmulator().token("tools-token").build());
-        tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("tools-token")).build();
+        tools = Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("tools-token").build();
     }
 
     @AfterAll
@@ -126,7 +126,7 @@ class GmailToolsTest {
     @Test
     void reportsMessagesThatVanishBetweenListAndGet() {
         try (Emulator vanishing = emulators.start(fastEmulator().vanishRate(0.3).seed(3).build())) {
-            ToolRegistry r = Tools.builder().gmail(fastSettings(vanishing).withAccessToken("t")).build();
+            ToolRegistry r = Tools.builder().gmail(fastSettings(vanishing)).defaultAccessToken("t").build();
             for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
                 JsonNode data = r.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"" + strategy + "\"}"))).data();
                 int skipped = data.get("skipped").asInt();
@@ -138,7 +138,7 @@ class GmailToolsTest {
 
     @Test
     void mapsGmailErrorsToToolErrors() {
-        ToolRegistry wrongToken = Tools.builder().gmail(fastSettings(emulator).withAccessToken("nope")).build();
+        ToolRegistry wrongToken = Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("nope").build();
         assertThatThrownBy(() -> wrongToken.call(ToolCall.of(GmailTools.LIST, obj("{}"))))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
@@ -196,13 +196,13 @@ class GmailToolsTest {
 
     @Test
     void refusesAConfiguredAccessTokenThatCannotBeAHeaderWithoutShowingIt() {
-        assertThatThrownBy(() -> GmailSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n")))
+        assertThatThrownBy(() -> dev.agenttools.Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n")))
                 .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage())
                         .startsWith("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token: it has a line break at character 12 of 12")
                         .doesNotContain("SECRET"));
-        assertThatThrownBy(() -> fastSettings(emulator).withAccessToken("ya29.SECRET\u79d8"))
+        assertThatThrownBy(() -> dev.agenttools.google.GoogleSettings.DEFAULT.withAccessToken("ya29.SECRET\u79d8"))
                 .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage()).doesNotContain("SECRET"));
-        assertThat(GmailSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.a0-_~+/Zz09==")).accessToken())
+        assertThat(dev.agenttools.Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.a0-_~+/Zz09==")).google().accessToken())
                 .isEqualTo("ya29.a0-_~+/Zz09==");
     }
 

@@ -48,7 +48,7 @@ class HistoryPagingTest {
     }
 
     private static ToolRegistry tools(HostileServer server, CacheSettings cache) {
-        return Tools.builder().gmail(GmailSettings.forRoot(server.rootUrl()).withPacing(60_000_000, 1_000_000, 50).withAccessToken("t"))
+        return Tools.builder().gmail(GmailSettings.forRoot(server.rootUrl()).withPacing(60_000_000, 1_000_000, 50)).defaultAccessToken("t")
                 .cache(cache).build();
     }
 

@@ -26,9 +26,8 @@ final class HostileCalls {
 
     public static void main(String[] args) throws Exception {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (GmailService service = new GmailService(GmailSettings.forRoot(args[0]).withAccessToken("t")
-                .withPacing(60_000_000, 1_000_000, 50), Retry.DEFAULT, null)) {
-            ToolRegistry tools = GmailTools.register(ToolRegistry.builder(), service).build();
+        try (ToolRegistry tools = HandBuilt.registry(ToolRegistry.builder(), GmailSettings.forRoot(args[0])
+                .withPacing(60_000_000, 1_000_000, 50), Retry.DEFAULT)) {
             for (String id : List.of("f1", "f2", "f4")) {
                 System.out.println("get " + id + ": " + outcome(tools, GmailTools.GET,
                         "{\"message_id\":\"" + id + "\",\"timeout_ms\":30000}"));

@@ -35,21 +35,19 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class HostileUpstreamTest {
     private static final String VICTIM = "f3";
     private static HostileGmail gmail;
-    private static GmailService service;
     private static ToolRegistry tools;
 
     @BeforeAll
     static void start() throws IOException {
         gmail = new HostileGmail();
-        service = new GmailService(GmailSettings.forRoot(gmail.root()).withAccessToken("t").withPacing(60_000_000, 1_000_000, 50),
-                Retry.DEFAULT, null);
         // the registry agents get, fallback router included: a partial answer must not be taken for a failure
-        tools = GmailTools.register(ToolRegistry.builder().interceptor(new FallbackInterceptor()), service).build();
+        tools = HandBuilt.registry(ToolRegistry.builder().interceptor(new FallbackInterceptor()),
+                GmailSettings.forRoot(gmail.root()).withPacing(60_000_000, 1_000_000, 50), Retry.DEFAULT);
     }
 
     @AfterAll
     static void stop() throws IOException {
-        service.close();
+        tools.close();
         gmail.close();
     }
 
@@ -152,8 +150,7 @@ class HostileUpstreamTest {
     @Test
     void anHttp2ProtocolErrorIsNotRetried() throws IOException {
         // a service of its own: the JDK client offers h2c on a new connection, and this server takes it up only to break it
-        try (GmailService fresh = new GmailService(GmailSettings.forRoot(gmail.root()).withAccessToken("t"), Retry.DEFAULT, null)) {
-            ToolRegistry own = GmailTools.register(ToolRegistry.builder(), fresh).build();
+        try (ToolRegistry own = HandBuilt.registry(ToolRegistry.builder(), GmailSettings.forRoot(gmail.root()), Retry.DEFAULT)) {
             gmail.answers.put(VICTIM, HostileGmail.Answer.H2_PROTOCOL_ERROR);
 
             ToolException e = catchThrowableOfType(ToolException.class, () -> own.call(ToolCall.of(GmailTools.GET,

@@ -35,7 +35,7 @@ class MailIndexTest {
     static final Emulators emulators = new Emulators();
 
     private static ToolRegistry tools(Emulator emulator, CacheSettings cache) {
-        return Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).cache(cache).build();
+        return Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("t").cache(cache).build();
     }
 
     private static JsonNode list(ToolRegistry tools, String params) {

@@ -40,8 +40,7 @@ class MessageIsolationTest {
 
     /** The registry agents get, fallback router included: a partial answer must not be taken for a failure. */
     private static ToolRegistry tools(Emulator emulator, Retry retry) {
-        return GmailTools.register(ToolRegistry.builder().interceptor(new FallbackInterceptor()),
-                new GmailService(fastSettings(emulator).withAccessToken("t"), retry, null)).build();
+        return HandBuilt.registry(ToolRegistry.builder().interceptor(new FallbackInterceptor()), fastSettings(emulator), retry);
     }
 
     private static ToolResult list(ToolRegistry tools, String strategy, String extra) {

@@ -69,7 +69,7 @@ class RealWorldMailTest {
         JsonNode queries = Json.MAPPER.readTree(queriesFile.toFile());
 
         Emulator emulator = emulators.start(fastEmulator().mailbox(served.toString()).build());
-        ToolRegistry tools = Tools.builder().gmail(fastSettings(emulator).withAccessToken("t")).build();
+        ToolRegistry tools = Tools.builder().gmail(fastSettings(emulator)).defaultAccessToken("t").build();
         Map<String, String> fileById = fileNamesById(emulator);
         assertThat(fileById).as("every file loaded").hasSize(countEml(originals));
 

@@ -31,7 +31,7 @@ class ResilienceTest {
     private static final Retry QUICK = new Retry(Duration.ofMillis(5), Duration.ofMillis(100), 8);
 
     private static ToolRegistry registry(GmailSettings settings, Retry retry) {
-        return GmailTools.register(ToolRegistry.builder(), new GmailService(settings.withAccessToken("t"), retry, null)).build();
+        return HandBuilt.registry(ToolRegistry.builder(), settings, retry);
     }
 
     @Test
@@ -92,7 +92,7 @@ class ResilienceTest {
                 "needs mkfifo");
         try (Emulator emulator = emulators.start(fastEmulator().build());
              var caller = Executors.newVirtualThreadPerTaskExecutor()) {
-            ToolRegistry tools = registry(fastSettings(emulator).withTrustedCertificate(pipe), Retry.DEFAULT);
+            ToolRegistry tools = HandBuilt.registry(ToolRegistry.builder(), fastSettings(emulator), Retry.DEFAULT, pipe);
             try {
                 for (String tool : new String[] {GmailTools.LIST, GmailTools.GET}) {
                     String params = tool.equals(GmailTools.GET) ? "{\"message_id\":\"abc\",\"timeout_ms\":100}" : "{\"timeout_ms\":100}";
