@@ -2,6 +2,9 @@ package dev.agenttools.emulator.calendar;
 
 import net.fortuna.ical4j.model.Recur;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -36,13 +39,13 @@ public final class CalendarSet {
      * The calendars of {@code owner} that {@code source} names: {@code seed} for the seeded ones (their one-off events
      * on the clock's today), else an .ics file or a folder of them; skipped events are named on stderr.
      */
-    public static CalendarSet load(String source, String owner, java.time.Clock clock) {
+    public static CalendarSet load(String source, String owner, Clock clock) {
         if (source.equals("seed")) {
             return CalendarSeed.build(owner, clock);
         }
         try {
-            return CalendarImport.load(java.nio.file.Path.of(source), owner, System.err);
-        } catch (java.io.IOException e) {
+            return CalendarImport.load(Path.of(source), owner, System.err);
+        } catch (IOException e) {
             throw new IllegalStateException("cannot load the calendars: " + e.getMessage(), e);
         }
     }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -46,7 +47,7 @@ public final class MailboxSource {
      * @throws IllegalArgumentException when the path is neither 'seed', a file nor a folder, holds no mail, or holds
      *                                  only mail that cannot be read
      */
-    public static Mailbox load(String source, String userEmail, long seed, int seedMessages, java.time.Instant anchor,
+    public static Mailbox load(String source, String userEmail, long seed, int seedMessages, Instant anchor,
                                Consumer<String> warnings) {
         if (source.equals("seed")) {
             return Mailbox.load(userEmail, SeedMailbox.generate(seed, seedMessages, anchor, userEmail), MimeParser::parse,
