@@ -6,6 +6,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,11 +17,161 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Keeps the package dependencies pointing one way (see STYLE.md). */
 class ArchitectureTest {
     private static final Path MAIN = Path.of("src/main/java/dev/agenttools");
+    private static final Path TEST = Path.of("src/test/java/dev/agenttools");
+    private static final String EMULATOR = "dev.agenttools.emulator";
 
     @Test
     void theEmulatorImportsNothingOfOurs() throws IOException {
-        // The emulator must not share code with the clients it tests, or it would agree with their mistakes.
+        // The emulator must not share code with the clients it tests, or it would agree with their mistakes. Its
+        // subpackages are walked too (importsOf reads the whole folder).
         assertThat(importsOf("emulator")).noneMatch(i -> i.startsWith("dev.agenttools.") && !i.startsWith("dev.agenttools.emulator."));
+    }
+
+    /** The emulator's edge: all that other packages may use of it. */
+    private static final Set<String> EMULATOR_EDGE = Set.of("Emulator", "EmulatorConfig", "EmulatorCounters");
+
+    @Test
+    void outsideTheEmulatorOnlyItsThreeEdgeClassesAreUsed() throws IOException {
+        for (Path file : javaFiles(MAIN)) {
+            if (!file.startsWith(MAIN.resolve("emulator"))) {
+                assertThat(emulatorTypesIn(file)).as("%s uses of the emulator", file).isSubsetOf(EMULATOR_EDGE);
+            }
+        }
+        // Tests elsewhere may also register the emulator's JUnit extension (a test helper, not main code).
+        Set<String> forTests = new TreeSet<>(EMULATOR_EDGE);
+        forTests.add("Emulators");
+        for (Path file : javaFiles(TEST)) {
+            if (!file.startsWith(TEST.resolve("emulator"))) {
+                assertThat(emulatorTypesIn(file)).as("%s uses of the emulator", file).isSubsetOf(forTests);
+            }
+        }
+    }
+
+    @Test
+    void theEmulatorsPackagesImportOneAnotherOneWay() throws IOException {
+        Map<String, Set<String>> uses = emulatorPackageGraph();
+        assertThat(cycleIn(uses)).as("a cycle between the emulator's packages").isEmpty();
+        // The layers, lowest first: what a call is made of; the APIs; the front that routes to them; the edge.
+        assertThat(uses).containsOnlyKeys(EMULATOR, EMULATOR + ".api", EMULATOR + ".gmail", EMULATOR + ".calendar",
+                EMULATOR + ".oauth", EMULATOR + ".http");
+        assertThat(uses.get(EMULATOR + ".api")).isEmpty();
+        for (String api : List.of("gmail", "calendar", "oauth")) {
+            assertThat(uses.get(EMULATOR + "." + api)).as(api).isSubsetOf(EMULATOR + ".api");
+        }
+        assertThat(uses.get(EMULATOR + ".http")).isSubsetOf(EMULATOR + ".api", EMULATOR + ".gmail",
+                EMULATOR + ".calendar", EMULATOR + ".oauth");
+    }
+
+    @Test
+    void eachEmulatorPackageMakesPublicOnlyTheTypesListedHere() throws IOException {
+        // Widening a package's public surface is a deliberate change: add the type here, and say why in its Javadoc.
+        Map<String, Set<String>> expected = Map.of(
+                "", EMULATOR_EDGE,
+                "api", Set.of("ApiError", "ApiRequest", "ApiResponse", "Counters", "ErrorBody", "Faults", "FieldMask",
+                        "Json", "Params", "QuotaBucket", "Route", "RouteTable"),
+                "http", Set.of("CallGate", "ConcurrencyLimit", "HttpFront", "JsonErrorHandler", "LatencyModel", "RequestBody"),
+                "gmail", Set.of("GmailApi", "Mailbox", "MailboxSource"),
+                "calendar", Set.of("CalendarApi", "CalendarSet"),
+                "oauth", Set.of("OAuthServer"));
+        Map<String, Set<String>> actual = new TreeMap<>();
+        for (Path file : javaFiles(MAIN.resolve("emulator"))) {
+            String pkg = MAIN.resolve("emulator").relativize(file.getParent()).toString().replace('/', '.');
+            Set<String> types = actual.computeIfAbsent(pkg, k -> new TreeSet<>());
+            java.util.regex.Matcher m = PUBLIC_TOP_LEVEL.matcher(Files.readString(file));
+            while (m.find()) {
+                types.add(m.group(1));
+            }
+        }
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    private static final java.util.regex.Pattern PUBLIC_TOP_LEVEL = java.util.regex.Pattern.compile(
+            "^public\\s+(?:(?:final|abstract|sealed|non-sealed|static|strictfp)\\s+)*(?:class|record|enum|interface|@interface)\\s+(\\w+)",
+            java.util.regex.Pattern.MULTILINE);
+
+    /** The emulator's types that {@code file} names (their simple names; a nested type counts as its outer one). */
+    private static Set<String> emulatorTypesIn(Path file) throws IOException {
+        Set<String> types = new TreeSet<>();
+        for (String ref : Files.readAllLines(file).stream().flatMap(ArchitectureTest::referencesIn).toList()) {
+            if (ref.startsWith(EMULATOR + ".")) {
+                String rest = ref.substring(EMULATOR.length() + 1);
+                types.add(Character.isUpperCase(rest.charAt(0)) ? rest.split("\\.")[0] : rest);
+            }
+        }
+        return types;
+    }
+
+    /** For each emulator package, the other emulator packages its files import or name. */
+    private static Map<String, Set<String>> emulatorPackageGraph() throws IOException {
+        Map<String, Set<String>> uses = new TreeMap<>();
+        for (Path file : javaFiles(MAIN.resolve("emulator"))) {
+            String pkg = "dev.agenttools." + MAIN.relativize(file.getParent()).toString().replace('/', '.');
+            Set<String> targets = uses.computeIfAbsent(pkg, k -> new TreeSet<>());
+            for (String ref : Files.readAllLines(file).stream().flatMap(ArchitectureTest::referencesIn).toList()) {
+                String target = packageOf(ref);
+                if (target.startsWith(EMULATOR) && !target.equals(pkg)) {
+                    targets.add(target);
+                }
+            }
+        }
+        return uses;
+    }
+
+    /** The package part of a reference: its segments before the first type name (or wildcard). */
+    private static String packageOf(String reference) {
+        List<String> segments = new java.util.ArrayList<>();
+        for (String s : reference.split("\\.")) {
+            if (s.equals("*") || Character.isUpperCase(s.charAt(0))) {
+                break;
+            }
+            segments.add(s);
+        }
+        return String.join(".", segments);
+    }
+
+    /** A cycle in the graph as the packages along it, or empty when there is none. */
+    private static List<String> cycleIn(Map<String, Set<String>> graph) {
+        Map<String, Integer> state = new java.util.HashMap<>(); // 1: on the current path, 2: done
+        java.util.Deque<String> path = new java.util.ArrayDeque<>();
+        for (String start : graph.keySet()) {
+            List<String> cycle = visit(start, graph, state, path);
+            if (!cycle.isEmpty()) {
+                return cycle;
+            }
+        }
+        return List.of();
+    }
+
+    private static List<String> visit(String node, Map<String, Set<String>> graph, Map<String, Integer> state,
+                                      java.util.Deque<String> path) {
+        Integer s = state.get(node);
+        if (s != null && s == 2) {
+            return List.of();
+        }
+        if (s != null) {
+            List<String> onPath = new java.util.ArrayList<>(path);
+            java.util.Collections.reverse(onPath);
+            List<String> cycle = new java.util.ArrayList<>(onPath.subList(onPath.indexOf(node), onPath.size()));
+            cycle.add(node);
+            return cycle;
+        }
+        state.put(node, 1);
+        path.push(node);
+        for (String next : graph.getOrDefault(node, Set.of())) {
+            List<String> cycle = visit(next, graph, state, path);
+            if (!cycle.isEmpty()) {
+                return cycle;
+            }
+        }
+        path.pop();
+        state.put(node, 2);
+        return List.of();
+    }
+
+    private static List<Path> javaFiles(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(f -> f.toString().endsWith(".java") && !f.endsWith("package-info.java")).sorted().toList();
+        }
     }
 
     @Test
@@ -75,7 +229,7 @@ class ArchitectureTest {
     }
 
     /** A fully qualified name written in code (not in a comment or a string): a dependency an import would show. */
-    private static final java.util.regex.Pattern QUALIFIED = java.util.regex.Pattern.compile("\\bdev\\.agenttools\\.[a-z]+\\.[A-Z]\\w*");
+    private static final java.util.regex.Pattern QUALIFIED = java.util.regex.Pattern.compile("\\bdev\\.agenttools\\.(?:[a-z]\\w*\\.)+[A-Z]\\w*");
     private static final java.util.regex.Pattern STRING = java.util.regex.Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
 
     /** What one source line depends on of ours: its import, or the fully qualified names in its code. */

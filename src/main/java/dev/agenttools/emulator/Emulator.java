@@ -1,5 +1,20 @@
 package dev.agenttools.emulator;
 
+import dev.agenttools.emulator.api.Counters;
+import dev.agenttools.emulator.api.Faults;
+import dev.agenttools.emulator.api.QuotaBucket;
+import dev.agenttools.emulator.calendar.CalendarApi;
+import dev.agenttools.emulator.calendar.CalendarSet;
+import dev.agenttools.emulator.gmail.GmailApi;
+import dev.agenttools.emulator.gmail.Mailbox;
+import dev.agenttools.emulator.gmail.MailboxSource;
+import dev.agenttools.emulator.http.CallGate;
+import dev.agenttools.emulator.http.ConcurrencyLimit;
+import dev.agenttools.emulator.http.HttpFront;
+import dev.agenttools.emulator.http.JsonErrorHandler;
+import dev.agenttools.emulator.http.LatencyModel;
+import dev.agenttools.emulator.http.RequestBody;
+import dev.agenttools.emulator.oauth.OAuthServer;
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.compression.gzip.GzipCompression;
 import org.eclipse.jetty.compression.server.CompressionConfig;
@@ -53,17 +68,20 @@ public final class Emulator implements AutoCloseable {
         this.mailbox = mailbox;
         this.counters = new Counters();
         this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
-        this.faults = new Faults(config);
+        this.faults = new Faults(config.seed(), config.failRate(), config.failStatuses(), config.slowRate(), config.slowBy(),
+                config.vanishRate());
         GmailApi gmail = new GmailApi(mailbox, new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters,
                 Clock.systemUTC());
-        this.calendars = calendars(config, mailbox.email);
+        this.calendars = CalendarSet.load(config.calendars(), mailbox.email, Clock.systemUTC());
         // Calendar counts requests in a sliding minute: a burst may spend the whole minute's worth at once
         CalendarApi calendar = new CalendarApi(calendars,
                 new QuotaBucket(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute()), Clock.systemUTC());
         this.oauth = new OAuthServer(config.tokenLifetime());
-        CallGate gate = new CallGate(gmail, calendar, config, concurrency, faults, counters, oauth);
-        HttpFront front = new HttpFront(gate, new LatencyModel(config), faults, counters, concurrency, oauth,
-                new RequestBody(config.maxBody(), config.maxInflatedBody()));
+        CallGate gate = new CallGate(gmail, calendar, config.token(), concurrency, faults, counters, oauth);
+        LatencyModel latency = new LatencyModel(config.seed(), config.latency(), config.jitter(), config.handshake(),
+                config.batchPartCost());
+        HttpFront front = new HttpFront(gate, latency, faults, counters, concurrency, oauth,
+                new RequestBody(config.maxBody(), config.maxInflatedBody()), this::counters);
 
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("gmail-emulator");
@@ -113,20 +131,10 @@ public final class Emulator implements AutoCloseable {
         server.start();
     }
 
-    private static CalendarSet calendars(EmulatorConfig config, String owner) {
-        if (config.calendars().equals("seed")) {
-            return CalendarSeed.build(owner, Clock.systemUTC());
-        }
-        try {
-            return CalendarImport.load(Path.of(config.calendars()), owner, System.err);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot load the calendars: " + e.getMessage(), e);
-        }
-    }
-
     /** Loads the configured mailbox and starts serving. */
     public static Emulator start(EmulatorConfig config) {
-        return start(config, MailboxSource.load(config));
+        return start(config, MailboxSource.load(config.mailbox(), config.userEmail(), config.seed(), config.seedMessages(),
+                config.anchor(), System.err::println));
     }
 
     /** Starts serving the given mailbox (the tests' seeded mailboxes, generated and parsed once per JVM). */
@@ -156,7 +164,10 @@ public final class Emulator implements AutoCloseable {
     }
 
     public EmulatorCounters counters() {
-        return counters.snapshot(concurrency.peak());
+        return new EmulatorCounters(counters.httpRequests.sum(), counters.apiCalls.sum(), counters.batchRequests.sum(),
+                counters.connectionsOpened.sum(), counters.handshakes.sum(), counters.quotaRejections.sum(),
+                counters.concurrencyRejections.sum(), counters.faultsInjected.sum(), counters.authFailures.sum(),
+                counters.messagesVanished.sum(), concurrency.peak());
     }
 
     /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */
@@ -171,7 +182,7 @@ public final class Emulator implements AutoCloseable {
 
     /** How many messages and threads the mailbox holds (for the start-up line). */
     public String mailboxSummary() {
-        return mailbox.size() + " messages in " + mailbox.threadCount() + " threads and " + calendars.calendars().size()
+        return mailbox.size() + " messages in " + mailbox.threadCount() + " threads and " + calendars.size()
                 + " calendars for " + mailbox.email;
     }
 

@@ -1,14 +1,12 @@
 package dev.agenttools.emulator;
 
+import dev.agenttools.emulator.gmail.Mailbox;
+import dev.agenttools.emulator.gmail.SeededMail;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
-import java.time.Instant;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -61,6 +59,19 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
     }
 
     /**
+     * Starts serving a mailbox a test built (the subpackages' tests reach the package-private start this way); the
+     * caller closes it.
+     */
+    public static Emulator serving(EmulatorConfig config, Mailbox mailbox) {
+        return Emulator.start(config, mailbox);
+    }
+
+    /** The mailbox an emulator serves, for a test to compare with what the API answers. */
+    public static Mailbox mailbox(Emulator emulator) {
+        return emulator.mailbox();
+    }
+
+    /**
      * Makes one message unfetchable: it is still listed, but every messages.get of it (alone or in a batch) fails with
      * {@code status}: 400 "Invalid id value", 401, 403, 429 or a 5xx.
      */
@@ -81,32 +92,5 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
         javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
         return context;
-    }
-
-    /** The per-JVM memo: each seed's generated messages and their parses. Thread-safe. */
-    static final class SeededMail {
-        private record Key(long seed, int messages, Instant anchor, String user) {
-        }
-
-        private record Parsed(List<MailInput> inputs, Map<byte[], ParsedMessage> parses) {
-        }
-
-        private final Map<Key, Parsed> byKey = new ConcurrentHashMap<>();
-
-        Mailbox mailbox(EmulatorConfig config) {
-            Parsed parsed = byKey.computeIfAbsent(
-                    new Key(config.seed(), config.seedMessages(), config.anchor(), config.userEmail()), key -> {
-                        List<MailInput> inputs = SeedMailbox.generate(key.seed(), key.messages(), key.anchor(), key.user());
-                        Map<byte[], ParsedMessage> parses = new IdentityHashMap<>();
-                        for (MailInput in : inputs) {
-                            parses.put(in.raw(), MimeParser.parse(in.raw()));
-                        }
-                        return new Parsed(List.copyOf(inputs), parses);
-                    });
-            return Mailbox.load(config.userEmail(), parsed.inputs(), raw -> {
-                ParsedMessage p = parsed.parses().get(raw);
-                return p != null ? p : MimeParser.parse(raw);
-            }, System.err::println);
-        }
     }
 }

@@ -6,11 +6,11 @@ import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 
 /** The official Gmail Java client pointed at an emulator: only the root URL and the token differ from production. */
-final class JavaGmailClient {
+public final class JavaGmailClient {
     private JavaGmailClient() {
     }
 
-    static Gmail connect(Emulator emulator, String token) {
+    public static Gmail connect(Emulator emulator, String token) {
         HttpRequestInitializer auth = request -> {
             request.getHeaders().setAuthorization("Bearer " + token);
             request.setReadTimeout(30_000);
@@ -22,7 +22,7 @@ final class JavaGmailClient {
     }
 
     /** A fast emulator for functional tests: no latency, no handshake, a generous quota. */
-    static EmulatorConfig.Builder fastConfig() {
+    public static EmulatorConfig.Builder fastConfig() {
         return EmulatorConfig.builder().latency(java.time.Duration.ZERO).jitter(java.time.Duration.ZERO)
                 .handshake(java.time.Duration.ZERO).quotaPerMinute(6_000_000).maxConcurrent(1_000);
     }

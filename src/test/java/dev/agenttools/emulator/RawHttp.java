@@ -9,29 +9,29 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /** Plain HTTP calls for what the official clients cannot send: malformed requests, raw batch bodies, h2c. */
-final class RawHttp {
+public final class RawHttp {
     private final HttpClient client;
     private final URI root;
 
-    RawHttp(Emulator emulator, HttpClient.Version version) {
+    public RawHttp(Emulator emulator, HttpClient.Version version) {
         this.client = HttpClient.newBuilder().version(version).connectTimeout(Duration.ofSeconds(5)).build();
         this.root = emulator.rootUri();
     }
 
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    public HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(root.resolve(path)).header("Authorization", "Bearer t").GET().build());
     }
 
-    HttpResponse<String> post(String path, String contentType, String body) throws IOException, InterruptedException {
+    public HttpResponse<String> post(String path, String contentType, String body) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(root.resolve(path)).header("Authorization", "Bearer t")
                 .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
-    HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+    public HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
         return client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
-    HttpClient client() {
+    public HttpClient client() {
         return client;
     }
 }

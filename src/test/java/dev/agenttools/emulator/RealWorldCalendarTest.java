@@ -99,7 +99,7 @@ class RealWorldCalendarTest {
             if (expected.has("error")) {
                 return "Python cannot read it (" + expected.get("error").asText() + "), the emulator can";
             }
-            List<String> served = served(CalendarClientTest.connect(emulator, "any"), expected);
+            List<String> served = served(JavaCalendarClient.connect(emulator, "any"), expected);
             List<String> wanted = new ArrayList<>();
             expected.get("events").forEach(e -> wanted.add(line(e.get("start").asText(), e.get("all_day").asBoolean(),
                     e.path("summary").isNull() ? null : e.path("summary").asText())));
