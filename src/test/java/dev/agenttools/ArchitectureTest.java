@@ -23,11 +23,12 @@ class ArchitectureTest {
     @Test
     void dependenciesPointOneWay() throws IOException {
         assertImportsOnly("tool");
+        assertImportsOnly("store"); // the SQLite files' plumbing: mailindex and tracking share it
         assertImportsOnly("google", "tool");
-        assertImportsOnly("gmail", "tool", "google", "auth");
+        assertImportsOnly("gmail", "tool", "google", "auth", "store");
         assertImportsOnly("calendar", "tool", "google", "auth");
         assertImportsOnly("mcp", "tool");
-        assertImportsOnly("tracking", "tool");
+        assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools
         assertImportsOnly("bench", "tool", "emulator", "Tools", "tracking");

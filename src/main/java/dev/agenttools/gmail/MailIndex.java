@@ -2,7 +2,7 @@ package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.SqliteStore;
+import dev.agenttools.store.SqliteStore;
 
 import java.io.IOException;
 import java.math.BigInteger;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.Emulators;
-import dev.agenttools.tool.ForeignFiles;
+import dev.agenttools.store.ForeignFiles;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
