@@ -25,7 +25,8 @@ class ArchitectureTest {
         assertImportsOnly("tool");
         assertImportsOnly("store"); // the SQLite files' plumbing: mailindex and tracking share it
         assertImportsOnly("google", "tool");
-        assertImportsOnly("gmail", "tool", "google", "auth", "store");
+        assertImportsOnly("gmail", "tool", "google", "auth", "mailindex");
+        assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google", "auth");
         assertImportsOnly("mcp", "tool");
         assertImportsOnly("tracking", "tool", "store");

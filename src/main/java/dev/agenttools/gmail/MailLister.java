@@ -2,7 +2,9 @@ package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agenttools.google.FanOut;
+import dev.agenttools.mailindex.MailIndex;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
@@ -52,18 +54,11 @@ final class MailLister {
             // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
             GmailService.Session session = service.open(r.accessToken());
             String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
-            MailIndex index = r.cache().equals("off") ? null : service.index();
-            if (index != null) {
-                try {
-                    return indexed(r, session, labelId, index);
-                } catch (MailIndex.Damaged damaged) {
-                    // set aside, and a new one made by the next list; this one goes on without it
-                    service.indexDamaged(index, damaged);
-                } catch (MailIndex.Replaced replaced) {
-                    service.indexReplaced(index);
-                } catch (IllegalStateException failed) {
-                    // an index that cannot be read or written now (read-only, disk full) must not fail the list
-                    service.indexFailed(index, failed);
+            if (!r.cache().equals("off")) {
+                // empty when there is no index to use now, or it failed this list (then it is dealt with as it asks)
+                Optional<ToolResult> fromIndex = service.index().use(index -> indexed(r, session, labelId, index));
+                if (fromIndex.isPresent()) {
+                    return fromIndex.get();
                 }
             }
             ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
@@ -87,7 +82,7 @@ final class MailLister {
                     : changesSince(session, since.get(), deadline));
             listed = (ListMessagesResponse) both.get(0);
             switch ((GmailService.HistoryRead) both.get(1)) {
-                case GmailService.Changes changes -> index.apply(account, changes);
+                case GmailService.Changes changes -> index.apply(account, changes.labels(), changes.deleted(), changes.historyId());
                 case GmailService.Unreplayable unreplayable -> {
                     if (unreplayable != TOO_OLD) {
                         // not the 404 every index meets after a week away: say what the server did
@@ -110,7 +105,7 @@ final class MailLister {
             index.reset(account, profile.historyId());
         }
         List<String> ids = listed.getMessages() == null ? List.of() : listed.getMessages().stream().map(Message::getId).toList();
-        return answer(session, listed, index.summaries(account, ids), r, index, account);
+        return answer(session, listed, index.summaries(account, ids, MailLister::fromIndex), r, index, account);
     }
 
     /** history.list since {@code start}; {@link #TOO_OLD} when Gmail no longer has that history. */
@@ -141,8 +136,7 @@ final class MailLister {
             byId.put(missing.get(i), fetched.get(i));
         }
         List<EmailSummary> emails = new ArrayList<>(refs.size());
-        List<EmailSummary> whole = new ArrayList<>();
-        Map<String, Long> dates = new HashMap<>();
+        List<MailIndex.Entry> whole = new ArrayList<>();
         List<MessageError> errors = new ArrayList<>();
         int skipped = 0;
         for (Message ref : refs) {
@@ -164,19 +158,42 @@ final class MailLister {
                     if (read.error() != null) {
                         errors.add(read.error());
                     } else if (found.summary() != null) {
-                        whole.add(found.summary());
                         Long internal = found.message().getInternalDate();
-                        dates.put(ref.getId(), internal == null ? 0L : internal);
+                        whole.add(toIndex(found.summary(), internal == null ? 0L : internal));
                     }
                 }
             }
         }
         if (index != null) {
-            index.put(account, whole, dates);
+            index.put(account, whole);
         }
         EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped, errors);
         // what answered: the fetch strategy when anything was fetched, the index alone when nothing was
         String backend = index != null && missing.isEmpty() ? "index" : strategy.name();
         return new ToolResult(Json.tree(list), backend, emails.size(), Duration.ZERO);
+    }
+
+    /** What the index keeps of a summary fetched whole: its JSON without the labels, which are kept apart (they change). */
+    private static MailIndex.Entry toIndex(EmailSummary s, long internalDate) {
+        try {
+            return new MailIndex.Entry(s.id(), internalDate, Json.MAPPER.writeValueAsString(withLabels(s, null)), s.labelIds());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write an index entry", e); // a record of strings always can be
+        }
+    }
+
+    /** A summary the index kept, with its labels now; throws (the index then counts the file damaged) when it is not one. */
+    private static EmailSummary fromIndex(String json, List<String> labels) {
+        try {
+            return withLabels(Json.MAPPER.readValue(json, EmailSummary.class), labels);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not an entry: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The summary with these labels and the unread flag they give (as MessageDecoder derives it); null: neither. */
+    private static EmailSummary withLabels(EmailSummary s, List<String> labels) {
+        return new EmailSummary(s.id(), s.threadId(), s.subject(), s.from(), s.to(), s.date(), s.dateSource(), s.dateRaw(),
+                s.snippet(), labels, labels == null ? null : labels.contains("UNREAD"), s.hasAttachments());
     }
 }
