@@ -214,7 +214,7 @@ public final class GmailService implements AutoCloseable {
     }
 
     /** What a history.list read gave: the changes to apply, or why the index must rebuild from the list instead. */
-    sealed interface HistoryRead permits Changes, Unreplayable {
+    sealed interface HistoryRead permits Changes, TooOld, Unreplayable {
     }
 
     /**
@@ -224,7 +224,17 @@ public final class GmailService implements AutoCloseable {
     record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) implements HistoryRead {
     }
 
-    /** A history that cannot be replayed in this call (see {@link #HISTORY_PAGES}): the index rebuilds, as for a 404. */
+    /**
+     * Gmail no longer has the history from that historyId (its 404: it keeps about a week), as every index meets after
+     * a week away: the index rebuilds from the list.
+     */
+    record TooOld() implements HistoryRead {
+    }
+
+    /**
+     * A history that cannot be replayed in this call (see {@link #HISTORY_PAGES}), which a sound server never sends:
+     * the index rebuilds, as for {@link TooOld}.
+     */
     record Unreplayable(String why) implements HistoryRead {
     }
 
@@ -237,8 +247,8 @@ public final class GmailService implements AutoCloseable {
 
     /**
      * users.history.list from {@code start}, every page, applied in order. A historyId too old for Gmail (kept about a
-     * week) is its 404, thrown as NOT_FOUND: the caller lists without the history. More than {@link #HISTORY_PAGES}
-     * pages, or a page token the server sends again, is {@link Unreplayable}: the caller rebuilds as for a 404.
+     * week) is its 404, {@link TooOld}. More than {@link #HISTORY_PAGES} pages, or a page token the server sends again,
+     * is {@link Unreplayable}. For both the caller rebuilds from the list instead.
      */
     HistoryRead history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
         Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
@@ -248,8 +258,16 @@ public final class GmailService implements AutoCloseable {
         String page = null;
         do {
             String token = page;
-            ListHistoryResponse r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
-                    () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
+            ListHistoryResponse r;
+            try {
+                r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
+                        () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
+            } catch (ToolException e) {
+                if (e.kind() == ToolException.Kind.NOT_FOUND) {
+                    return new TooOld();
+                }
+                throw e;
+            }
             for (History h : r.getHistory() == null ? List.<History>of() : r.getHistory()) {
                 for (var d : h.getMessagesDeleted() == null ? List.<HistoryMessageDeleted>of() : h.getMessagesDeleted()) {
                     deleted.add(d.getMessage().getId());

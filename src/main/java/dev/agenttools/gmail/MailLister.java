@@ -1,13 +1,12 @@
 package dev.agenttools.gmail;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.agenttools.google.FanOut;
 import dev.agenttools.mailindex.MailIndex;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolResult;
 
 import java.math.BigInteger;
@@ -17,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The list-then-fetch flow shared by list_emails and search_emails. One email that cannot be fetched or decoded
@@ -31,8 +32,6 @@ import java.util.Optional;
  * cannot be used now is left alone, the list answering from Gmail. The answer is the same either way. Thread-safe.
  */
 final class MailLister {
-    /** history.list's 404: Gmail no longer has the history the index is synced to. */
-    private static final GmailService.Unreplayable TOO_OLD = new GmailService.Unreplayable("history too old");
     private final GmailService service;
 
     MailLister(GmailService service) {
@@ -77,27 +76,26 @@ final class MailLister {
         if (since.isPresent()) {
             account = known.get();
             // both at once: the list as Gmail has it now, and what changed since the index was synced
-            List<Object> both = FanOut.map(List.of(0, 1), 2, deadline, "gmail list with history", i -> i == 0
-                    ? service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline)
-                    : changesSince(session, since.get(), deadline));
-            listed = (ListMessagesResponse) both.get(0);
-            switch ((GmailService.HistoryRead) both.get(1)) {
+            Both<ListMessagesResponse, GmailService.HistoryRead> both = atOnce(deadline, "gmail list with history",
+                    () -> service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline),
+                    () -> service.history(session, since.get(), deadline));
+            listed = both.first();
+            switch (both.second()) {
                 case GmailService.Changes changes -> index.apply(account, changes.labels(), changes.deleted(), changes.historyId());
+                // Gmail keeps history about a week: past that the account's index starts again from now
+                case GmailService.TooOld _ -> index.reset(account, service.profile(session, deadline).historyId());
                 case GmailService.Unreplayable unreplayable -> {
-                    if (unreplayable != TOO_OLD) {
-                        // not the 404 every index meets after a week away: say what the server did
-                        System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
-                    }
-                    // Gmail keeps history about a week: past that the account's index starts again from now
+                    // not the 404 every index meets after a week away: say what the server did, and start again as for one
+                    System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
                     index.reset(account, service.profile(session, deadline).historyId());
                 }
             }
         } else {
-            List<Object> both = FanOut.map(List.of(0, 1), 2, deadline, "gmail list with profile", i -> i == 0
-                    ? service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline)
-                    : service.profile(session, deadline));
-            listed = (ListMessagesResponse) both.get(0);
-            GmailService.Profile profile = (GmailService.Profile) both.get(1);
+            Both<ListMessagesResponse, GmailService.Profile> both = atOnce(deadline, "gmail list with profile",
+                    () -> service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline),
+                    () -> service.profile(session, deadline));
+            listed = both.first();
+            GmailService.Profile profile = both.second();
             account = service.settings().rootUrl() + "|" + profile.address();
             index.remember(credential, account);
             // the profile's historyId was read no later than the gets below, so replaying history from it later
@@ -108,17 +106,26 @@ final class MailLister {
         return answer(session, listed, index.summaries(account, ids, MailLister::fromIndex), r, index, account);
     }
 
-    /** history.list since {@code start}; {@link #TOO_OLD} when Gmail no longer has that history. */
-    private GmailService.HistoryRead changesSince(GmailService.Session session, BigInteger start, Deadline deadline)
-            throws InterruptedException {
-        try {
-            return service.history(session, start, deadline);
-        } catch (ToolException e) {
-            if (e.kind() == ToolException.Kind.NOT_FOUND) {
-                return TOO_OLD;
-            }
-            throw e;
-        }
+    /** The answers of two calls sent at once, each of its own type. */
+    private record Both<A, B>(A first, B second) {
+    }
+
+    /**
+     * Sends two calls at once, in one fan-out (the first failure or the deadline cancels the other). Each fills a slot
+     * of its own type, so that neither answer passes through {@code Object} and a cast.
+     */
+    private static <A, B> Both<A, B> atOnce(Deadline deadline, String what, Callable<A> first, Callable<B> second) {
+        AtomicReference<A> a = new AtomicReference<>();
+        AtomicReference<B> b = new AtomicReference<>();
+        List<Callable<Boolean>> calls = List.of(() -> {
+            a.set(first.call());
+            return true;
+        }, () -> {
+            b.set(second.call());
+            return true;
+        });
+        FanOut.map(calls, 2, deadline, what, Callable::call); // returns once both answered: their slots are set
+        return new Both<>(a.get(), b.get());
     }
 
     /**
