@@ -2,7 +2,7 @@ package dev.agenttools;
 
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.calendar.CalendarSettings;
-import dev.agenttools.gmail.CacheSettings;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.GoogleSettings;

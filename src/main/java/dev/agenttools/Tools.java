@@ -6,7 +6,7 @@ import dev.agenttools.auth.SignIn;
 import dev.agenttools.calendar.CalendarService;
 import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.calendar.CalendarTools;
-import dev.agenttools.gmail.CacheSettings;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.gmail.GmailService;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;

@@ -177,11 +177,13 @@ class ArchitectureTest {
     @Test
     void dependenciesPointOneWay() throws IOException {
         assertImportsOnly("tool");
+        assertImportsOnly("store"); // the SQLite files' plumbing: mailindex and tracking share it
         assertImportsOnly("google", "tool");
-        assertImportsOnly("gmail", "tool", "google");
+        assertImportsOnly("gmail", "tool", "google", "mailindex");
+        assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
-        assertImportsOnly("tracking", "tool");
+        assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools
         // bench reads two families' constants: the field masks its bare client must send (so the server does the same

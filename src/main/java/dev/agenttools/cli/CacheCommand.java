@@ -1,7 +1,7 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.gmail.CacheSettings;
-import dev.agenttools.gmail.MailIndexFiles;
+import dev.agenttools.mailindex.CacheSettings;
+import dev.agenttools.mailindex.MailIndexFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;

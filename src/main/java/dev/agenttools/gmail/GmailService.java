@@ -21,6 +21,8 @@ import dev.agenttools.google.PageTokens;
 import dev.agenttools.google.PerAccount;
 import dev.agenttools.google.Retry;
 import dev.agenttools.google.Strategy;
+import dev.agenttools.mailindex.CacheSettings;
+import dev.agenttools.mailindex.OpenIndex;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
@@ -125,121 +127,15 @@ public final class GmailService implements AutoCloseable {
     GmailService(GmailSettings settings, Retry retry, GoogleConnection connection, CacheSettings cache) {
         this.settings = settings;
         this.connection = connection;
-        this.cache = cache;
+        this.index = new OpenIndex(cache);
         this.calls = new GoogleCalls("Gmail", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
     }
 
-    private final CacheSettings cache;
-    /** How long after an index could not be opened it is tried again (it may have been a passing state). */
-    private static final Duration INDEX_RETRY = Duration.ofMinutes(1);
-    /** Opened on the first list that uses it (SQLite loads then, not in a JVM that never lists). */
-    private volatile MailIndex index;
-    /** When an index that could not be opened is tried again (System.nanoTime); meaningful while index is null. */
-    private long indexRetryAt;
-    private boolean indexFailed;
+    /** The local mail index the lists keep (none when the cache is off). */
+    private final OpenIndex index;
 
-    /**
-     * The local mail index, opened on first use; null when the cache is off or the index cannot be opened now (said
-     * on stderr, once per attempt: the lists go on without it, and it is tried again {@link #INDEX_RETRY} later).
-     */
-    MailIndex index() {
-        if (!cache.enabled()) {
-            return null;
-        }
-        MailIndex i = index;
-        if (i != null) {
-            return i;
-        }
-        synchronized (this) {
-            if (index == null && (!indexFailed || System.nanoTime() - indexRetryAt >= 0)) {
-                index = openOrRebuild();
-                indexFailed = index == null;
-                indexRetryAt = System.nanoTime() + INDEX_RETRY.toNanos();
-            }
-            return index;
-        }
-    }
-
-    CacheSettings cache() {
-        return cache;
-    }
-
-    /**
-     * The index, or a new one in place of a file that is damaged (set aside as {@code <file>.damaged-<time>}, never
-     * deleted); null when it is refused (a link, a folder others may write, an older version's WAL file in use) or
-     * cannot be opened now, said on stderr.
-     */
-    private MailIndex openOrRebuild() {
-        try {
-            return MailIndex.open(cache.file(), cache.maxMessages());
-        } catch (MailIndex.Damaged damaged) {
-            setAside(damaged);
-            try {
-                return MailIndex.open(cache.file(), cache.maxMessages());
-            } catch (RuntimeException again) {
-                System.err.println("agent-tools: listing without the mail index: " + again.getMessage());
-                return null;
-            }
-        } catch (RuntimeException e) {
-            System.err.println("agent-tools: listing without the mail index: " + e.getMessage());
-            return null;
-        }
-    }
-
-    /**
-     * What a list does when the index it used turned out damaged: the index is closed and its file set aside (unless
-     * another list or process did so first), stderr says so once, and the next list opens a new one.
-     */
-    void indexDamaged(MailIndex broken, MailIndex.Damaged why) {
-        synchronized (this) {
-            if (index != broken) {
-                return; // another list of this process set it aside already
-            }
-            index = null;
-            indexFailed = false;
-            broken.close();
-            setAside(why);
-        }
-    }
-
-    private void setAside(MailIndex.Damaged why) {
-        try {
-            java.nio.file.Path aside = why.setAside();
-            System.err.println("agent-tools: the mail index " + cache.file() + " is damaged (" + why.getMessage() + "); "
-                    + (aside == null ? "another process set it aside already" : "set aside as " + aside) + ", starting a new one");
-        } catch (IOException | RuntimeException e) {
-            System.err.println("agent-tools: the mail index " + cache.file() + " is damaged (" + why.getMessage()
-                    + ") and could not be set aside: " + e.getMessage());
-        }
-    }
-
-    /**
-     * What a list does when the index it used failed otherwise (a read-only or full disk, another process's lock held
-     * past the busy timeout): the index is closed and left alone for {@link #INDEX_RETRY}, the lists going on without
-     * it, so that a lasting failure costs one line on stderr a minute, not one per call and a second listing each.
-     */
-    void indexFailed(MailIndex failed, IllegalStateException why) {
-        synchronized (this) {
-            if (index != failed) {
-                return;
-            }
-            index = null;
-            indexFailed = true;
-            indexRetryAt = System.nanoTime() + INDEX_RETRY.toNanos();
-            failed.close();
-        }
-        System.err.println("agent-tools: listing without the mail index for " + INDEX_RETRY.toSeconds() + " s: " + why.getMessage());
-    }
-
-    /** What a list does when the index it used was replaced under it (another process set it aside): open it anew. */
-    void indexReplaced(MailIndex stale) {
-        synchronized (this) {
-            if (index == stale) {
-                index = null;
-                indexFailed = false;
-                stale.close();
-            }
-        }
+    OpenIndex index() {
+        return index;
     }
 
     public GmailSettings settings() {
@@ -287,7 +183,7 @@ public final class GmailService implements AutoCloseable {
     }
 
     /** What a history.list read gave: the changes to apply, or why the index must rebuild from the list instead. */
-    sealed interface HistoryRead permits Changes, Unreplayable {
+    sealed interface HistoryRead permits Changes, TooOld, Unreplayable {
     }
 
     /**
@@ -297,7 +193,17 @@ public final class GmailService implements AutoCloseable {
     record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) implements HistoryRead {
     }
 
-    /** A history that cannot be replayed in this call (see {@link #HISTORY_PAGES}): the index rebuilds, as for a 404. */
+    /**
+     * Gmail no longer has the history from that historyId (its 404: it keeps about a week), as every index meets after
+     * a week away: the index rebuilds from the list.
+     */
+    record TooOld() implements HistoryRead {
+    }
+
+    /**
+     * A history that cannot be replayed in this call (see {@link #HISTORY_PAGES}), which a sound server never sends:
+     * the index rebuilds, as for {@link TooOld}.
+     */
     record Unreplayable(String why) implements HistoryRead {
     }
 
@@ -310,8 +216,8 @@ public final class GmailService implements AutoCloseable {
 
     /**
      * users.history.list from {@code start}, every page, applied in order. A historyId too old for Gmail (kept about a
-     * week) is its 404, thrown as NOT_FOUND: the caller lists without the history. More than {@link #HISTORY_PAGES}
-     * pages, or a page token the server sends again, is {@link Unreplayable}: the caller rebuilds as for a 404.
+     * week) is its 404, {@link TooOld}. More than {@link #HISTORY_PAGES} pages, or a page token the server sends again,
+     * is {@link Unreplayable}. For both the caller rebuilds from the list instead.
      */
     HistoryRead history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
         Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
@@ -321,8 +227,16 @@ public final class GmailService implements AutoCloseable {
         String page = null;
         do {
             String token = page;
-            ListHistoryResponse r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
-                    () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
+            ListHistoryResponse r;
+            try {
+                r = calls.one(s.account(), "gmail users.history.list", HISTORY_UNITS, deadline,
+                        () -> s.gmail().users().history().list("me").setStartHistoryId(start).setMaxResults(500L).setPageToken(token).execute());
+            } catch (ToolException e) {
+                if (e.kind() == ToolException.Kind.NOT_FOUND) {
+                    return new TooOld();
+                }
+                throw e;
+            }
             for (History h : r.getHistory() == null ? List.<History>of() : r.getHistory()) {
                 for (var d : h.getMessagesDeleted() == null ? List.<HistoryMessageDeleted>of() : h.getMessagesDeleted()) {
                     deleted.add(d.getMessage().getId());
@@ -493,9 +407,6 @@ public final class GmailService implements AutoCloseable {
     /** Closes the mail index (when one was opened); the connection is the registry's to close. */
     @Override
     public void close() {
-        MailIndex i = index;
-        if (i != null) {
-            i.close();
-        }
+        index.close();
     }
 }

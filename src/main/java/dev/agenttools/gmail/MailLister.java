@@ -1,13 +1,14 @@
 package dev.agenttools.gmail;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
-import dev.agenttools.tool.FanOut;
 import dev.agenttools.google.Strategy;
+import dev.agenttools.mailindex.MailIndex;
 import dev.agenttools.tool.Backend;
+import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolResult;
 
 import java.math.BigInteger;
@@ -16,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The list-then-fetch flow shared by list_emails and search_emails. One email that cannot be fetched or decoded
@@ -30,8 +33,6 @@ import java.util.Optional;
  * cannot be used now is left alone, the list answering from Gmail. The answer is the same either way. Thread-safe.
  */
 final class MailLister {
-    /** history.list's 404: Gmail no longer has the history the index is synced to. */
-    private static final GmailService.Unreplayable TOO_OLD = new GmailService.Unreplayable("history too old");
     private final GmailService service;
 
     MailLister(GmailService service) {
@@ -52,18 +53,11 @@ final class MailLister {
         // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
         GmailService.Session session = service.open(r.accessToken());
         String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
-        MailIndex index = r.cache().equals("off") ? null : service.index();
-        if (index != null) {
-            try {
-                return indexed(r, session, labelId, index);
-            } catch (MailIndex.Damaged damaged) {
-                // set aside, and a new one made by the next list; this one goes on without it
-                service.indexDamaged(index, damaged);
-            } catch (MailIndex.Replaced replaced) {
-                service.indexReplaced(index);
-            } catch (IllegalStateException failed) {
-                // an index that cannot be read or written now (read-only, disk full) must not fail the list
-                service.indexFailed(index, failed);
+        if (!r.cache().equals("off")) {
+            // empty when there is no index to use now, or it failed this list (then it is dealt with as it asks)
+            Optional<ToolResult> fromIndex = service.index().use(index -> indexed(r, session, labelId, index));
+            if (fromIndex.isPresent()) {
+                return fromIndex.get();
             }
         }
         ListMessagesResponse listed = service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline);
@@ -81,27 +75,26 @@ final class MailLister {
         if (since.isPresent()) {
             account = known.get();
             // both at once: the list as Gmail has it now, and what changed since the index was synced
-            List<Object> both = FanOut.map(List.of(0, 1), 2, deadline, "gmail list with history", i -> i == 0
-                    ? service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline)
-                    : changesSince(session, since.get(), deadline));
-            listed = (ListMessagesResponse) both.get(0);
-            switch ((GmailService.HistoryRead) both.get(1)) {
-                case GmailService.Changes changes -> index.apply(account, changes);
+            Both<ListMessagesResponse, GmailService.HistoryRead> both = atOnce(deadline, "gmail list with history",
+                    () -> service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline),
+                    () -> service.history(session, since.get(), deadline));
+            listed = both.first();
+            switch (both.second()) {
+                case GmailService.Changes changes -> index.apply(account, changes.labels(), changes.deleted(), changes.historyId());
+                // Gmail keeps history about a week: past that the account's index starts again from now
+                case GmailService.TooOld _ -> index.reset(account, service.profile(session, deadline).historyId());
                 case GmailService.Unreplayable unreplayable -> {
-                    if (unreplayable != TOO_OLD) {
-                        // not the 404 every index meets after a week away: say what the server did
-                        System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
-                    }
-                    // Gmail keeps history about a week: past that the account's index starts again from now
+                    // not the 404 every index meets after a week away: say what the server did, and start again as for one
+                    System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
                     index.reset(account, service.profile(session, deadline).historyId());
                 }
             }
         } else {
-            List<Object> both = FanOut.map(List.of(0, 1), 2, deadline, "gmail list with profile", i -> i == 0
-                    ? service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline)
-                    : service.profile(session, deadline));
-            listed = (ListMessagesResponse) both.get(0);
-            GmailService.Profile profile = (GmailService.Profile) both.get(1);
+            Both<ListMessagesResponse, GmailService.Profile> both = atOnce(deadline, "gmail list with profile",
+                    () -> service.list(session, labelId, r.query(), r.maxResults(), r.pageToken(), deadline),
+                    () -> service.profile(session, deadline));
+            listed = both.first();
+            GmailService.Profile profile = both.second();
             account = service.settings().rootUrl() + "|" + profile.address();
             index.remember(credential, account);
             // the profile's historyId was read no later than the gets below, so replaying history from it later
@@ -109,20 +102,29 @@ final class MailLister {
             index.reset(account, profile.historyId());
         }
         List<String> ids = listed.getMessages() == null ? List.of() : listed.getMessages().stream().map(Message::getId).toList();
-        return answer(session, listed, index.summaries(account, ids), r, index, account);
+        return answer(session, listed, index.summaries(account, ids, MailLister::fromIndex), r, index, account);
     }
 
-    /** history.list since {@code start}; {@link #TOO_OLD} when Gmail no longer has that history. */
-    private GmailService.HistoryRead changesSince(GmailService.Session session, BigInteger start, Deadline deadline)
-            throws InterruptedException {
-        try {
-            return service.history(session, start, deadline);
-        } catch (ToolException e) {
-            if (e.kind() == ToolException.Kind.NOT_FOUND) {
-                return TOO_OLD;
-            }
-            throw e;
-        }
+    /** The answers of two calls sent at once, each of its own type. */
+    private record Both<A, B>(A first, B second) {
+    }
+
+    /**
+     * Sends two calls at once, in one fan-out (the first failure or the deadline cancels the other). Each fills a slot
+     * of its own type, so that neither answer passes through {@code Object} and a cast.
+     */
+    private static <A, B> Both<A, B> atOnce(Deadline deadline, String what, Callable<A> first, Callable<B> second) {
+        AtomicReference<A> a = new AtomicReference<>();
+        AtomicReference<B> b = new AtomicReference<>();
+        List<Callable<Boolean>> calls = List.of(() -> {
+            a.set(first.call());
+            return true;
+        }, () -> {
+            b.set(second.call());
+            return true;
+        });
+        FanOut.map(calls, 2, deadline, what, Callable::call); // returns once both answered: their slots are set
+        return new Both<>(a.get(), b.get());
     }
 
     /**
@@ -140,8 +142,7 @@ final class MailLister {
             byId.put(missing.get(i), fetched.get(i));
         }
         List<EmailSummary> emails = new ArrayList<>(refs.size());
-        List<EmailSummary> whole = new ArrayList<>();
-        Map<String, Long> dates = new HashMap<>();
+        List<MailIndex.Entry> whole = new ArrayList<>();
         List<MessageError> errors = new ArrayList<>();
         int skipped = 0;
         for (Message ref : refs) {
@@ -163,19 +164,42 @@ final class MailLister {
                     if (read.error() != null) {
                         errors.add(read.error());
                     } else if (found.summary() != null) {
-                        whole.add(found.summary());
                         Long internal = found.message().getInternalDate();
-                        dates.put(ref.getId(), internal == null ? 0L : internal);
+                        whole.add(toIndex(found.summary(), internal == null ? 0L : internal));
                     }
                 }
             }
         }
         if (index != null) {
-            index.put(account, whole, dates);
+            index.put(account, whole);
         }
         EmailList list = new EmailList(emails, listed.getNextPageToken(), skipped, errors);
         // what answered: the fetch strategy when anything was fetched, the index alone when nothing was
         Backend backend = index != null && missing.isEmpty() ? Backend.INDEX : strategy.backend();
         return new ToolResult(Json.tree(list), backend, emails.size());
+    }
+
+    /** What the index keeps of a summary fetched whole: its JSON without the labels, which are kept apart (they change). */
+    private static MailIndex.Entry toIndex(EmailSummary s, long internalDate) {
+        try {
+            return new MailIndex.Entry(s.id(), internalDate, Json.MAPPER.writeValueAsString(withLabels(s, null)), s.labelIds());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write an index entry", e); // a record of strings always can be
+        }
+    }
+
+    /** A summary the index kept, with its labels now; throws (the index then counts the file damaged) when it is not one. */
+    private static EmailSummary fromIndex(String json, List<String> labels) {
+        try {
+            return withLabels(Json.MAPPER.readValue(json, EmailSummary.class), labels);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not an entry: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The summary with these labels and the unread flag they give (as MessageDecoder derives it); null: neither. */
+    private static EmailSummary withLabels(EmailSummary s, List<String> labels) {
+        return new EmailSummary(s.id(), s.threadId(), s.subject(), s.from(), s.to(), s.date(), s.dateSource(), s.dateRaw(),
+                s.snippet(), labels, labels == null ? null : labels.contains("UNREAD"), s.hasAttachments());
     }
 }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.store.PrivateFolder;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.PrivateFolder;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;

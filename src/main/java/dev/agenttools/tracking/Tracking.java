@@ -1,6 +1,6 @@
 package dev.agenttools.tracking;
 
-import dev.agenttools.tool.SqliteStore;
+import dev.agenttools.store.SqliteStore;
 
 import java.io.UncheckedIOException;
 import java.time.Instant;

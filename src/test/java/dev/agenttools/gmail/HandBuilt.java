@@ -1,6 +1,7 @@
 package dev.agenttools.gmail;
 
 import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.ToolRegistry;

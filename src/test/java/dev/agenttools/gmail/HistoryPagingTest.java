@@ -3,6 +3,7 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.Tools;
 import dev.agenttools.google.HostileServer;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;

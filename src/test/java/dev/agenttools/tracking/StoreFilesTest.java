@@ -1,7 +1,7 @@
 package dev.agenttools.tracking;
 
-import dev.agenttools.tool.ForeignFiles;
-import dev.agenttools.tool.SqliteStore;
+import dev.agenttools.store.ForeignFiles;
+import dev.agenttools.store.SqliteStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package dev.agenttools.tool;
+package dev.agenttools.store;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

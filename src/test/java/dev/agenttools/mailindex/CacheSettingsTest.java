@@ -1,4 +1,4 @@
-package dev.agenttools.gmail;
+package dev.agenttools.mailindex;
 
 import org.junit.jupiter.api.Test;
 

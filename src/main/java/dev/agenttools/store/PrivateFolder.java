@@ -1,4 +1,4 @@
-package dev.agenttools.tool;
+package dev.agenttools.store;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -87,7 +87,7 @@ public final class PrivateFolder {
     }
 
     /** The folder's real path. */
-    public Path path() {
+    Path path() {
         return real;
     }
 
@@ -98,7 +98,7 @@ public final class PrivateFolder {
      *
      * @throws IOException naming the path that is a link, not a regular file, or someone else's
      */
-    public Path store(String name, String... sideSuffixes) throws IOException {
+    Path store(String name, String... sideSuffixes) throws IOException {
         Path file = real.resolve(name);
         try {
             try {
@@ -119,7 +119,7 @@ public final class PrivateFolder {
     }
 
     /** Throws, naming {@code p}, unless it is a regular file of the user's (a symbolic link never is). */
-    public static void checkRegular(Path p) throws IOException {
+    static void checkRegular(Path p) throws IOException {
         if (Files.isSymbolicLink(p)) {
             throw new IOException(p + " is a symbolic link; agent-tools does not follow links to its stores"
                     + " (remove the link, or point the setting at the file itself)");

@@ -1,4 +1,4 @@
-package dev.agenttools.gmail;
+package dev.agenttools.mailindex;
 
 import java.nio.file.Path;
 import java.util.Locale;

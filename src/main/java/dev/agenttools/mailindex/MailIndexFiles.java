@@ -1,4 +1,4 @@
-package dev.agenttools.gmail;
+package dev.agenttools.mailindex;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,8 +15,8 @@ public final class MailIndexFiles {
     /**
      * Messages held per account ({@code server|address}); empty when there is no index file (nothing was kept).
      *
-     * @throws IllegalStateException naming the file when it is refused (a symbolic link, a folder others may write)
-     *                               or damaged
+     * @throws MailIndexException naming the file when it is refused (a symbolic link, a folder others may write),
+     *                            damaged or cannot be read now
      */
     public static Optional<Map<String, Long>> status(CacheSettings settings) {
         if (settings.file() == null || !Files.exists(settings.file(), LinkOption.NOFOLLOW_LINKS)) {
@@ -37,7 +37,7 @@ public final class MailIndexFiles {
         }
         try (MailIndex index = MailIndex.open(settings.file(), settings.maxMessages())) {
             index.clear();
-        } catch (MailIndex.Damaged damaged) {
+        } catch (MailIndexException.Damaged damaged) {
             try {
                 damaged.setAside();
             } catch (IOException e) {

@@ -1,4 +1,4 @@
-package dev.agenttools.tool;
+package dev.agenttools.store;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,7 +36,7 @@ import java.util.Properties;
  */
 public final class SqliteStore {
     /** How long a statement waits for another process's lock on the file before it fails as busy. */
-    public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration BUSY_TIMEOUT = Duration.ofSeconds(10);
     /** What SQLite keeps beside a database: the rollback journal, and WAL's two files as an older version left them. */
     private static final String[] SIDE_FILES = {"-journal", "-wal", "-shm"};
     /** sqlite3_open_v2 flags (sqlite-jdbc's SQLiteOpenMode has no NOFOLLOW: its "open_mode" property takes the number). */

@@ -1,8 +1,8 @@
-package dev.agenttools.gmail;
+package dev.agenttools.mailindex;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.agenttools.store.SqliteStore;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.SqliteStore;
 
 import java.io.IOException;
 import java.math.BigInteger;
@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * What the tools have seen of each mailbox, so that a list asked again costs one round trip: each message's summary
@@ -27,12 +29,16 @@ import java.util.Optional;
  * ({@code https://gmail.googleapis.com/|me@example.com}), so one server's or one address's data is never another's.
  * Which address a credential belongs to is kept by the credential's digest (never the credential).
  *
- * <p>Failures are thrown as four kinds of IllegalStateException: {@link Refused} (the file is not to be used as it
- * stands), {@link Damaged} (SQLite, or an entry, says the file is damaged: set it aside), {@link Replaced} (another
- * process did that: open it anew) and the plain kind (busy, disk full, a closed index: this list goes on without it). Thread-safe (one
- * connection, used under this object's lock).
+ * <p>A summary is kept as the caller wrote it (its JSON, without the labels) and its labels apart (they change), so
+ * that the index knows nothing of Gmail's records. Failures are thrown as the kinds of {@link MailIndexException}:
+ * {@link MailIndexException.Refused Refused} (the file is not to be used as it stands),
+ * {@link MailIndexException.Damaged Damaged} (SQLite, or an entry, says the file is damaged: set it aside),
+ * {@link MailIndexException.Replaced Replaced} (another process did that: open it anew) and
+ * {@link MailIndexException.Unavailable Unavailable} (busy, disk full, a closed index: this list goes on without it).
+ * Lists reach it through {@link OpenIndex}, which opens it and deals with those. Thread-safe (one connection, used
+ * under this object's lock).
  */
-final class MailIndex implements AutoCloseable {
+public final class MailIndex implements AutoCloseable {
     private static final String SCHEMA = """
             CREATE TABLE IF NOT EXISTS credentials (credential TEXT PRIMARY KEY, account TEXT NOT NULL, seen_ms INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL);
@@ -45,47 +51,20 @@ final class MailIndex implements AutoCloseable {
     private final Connection connection;
     private final int maxMessagesPerAccount;
 
-    /** The file is not used as it stands (a link, a folder others may write, an older version's WAL file in use). */
-    static final class Refused extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        Refused(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    /** The path names another file than the one opened: open it anew. */
-    static final class Replaced extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        Replaced(String message) {
-            super(message);
-        }
-    }
-
     /**
-     * The file is damaged: a page SQLite cannot read, not a database at all, or an entry that is not one. Names the
-     * file by its real path and which file it was (its file key), so that only that file is ever set aside.
+     * One summary fetched whole, as the index keeps it.
+     *
+     * @param internalDate when Gmail received it (epoch ms): the oldest go first past the size bound
+     * @param summary      the summary's JSON without its labels, read back by the caller's reader
+     *                     ({@link #summaries})
+     * @param labelIds     its labels now (null: none)
      */
-    static final class Damaged extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-        private final transient Path file;
-        private final transient Object fileKey;
-
-        Damaged(String message, Throwable cause, Path file, Object fileKey) {
-            super(message, cause);
-            this.file = file;
-            this.fileKey = fileKey;
-        }
-
-        /**
-         * Moves the damaged file aside as {@code <file>.damaged-<time>} (with its journal), never deleting it, unless
-         * the path names another file by now (another process set it aside and started a new one).
-         *
-         * @return where it went, or null when it was not moved
-         */
-        Path setAside() throws IOException {
-            return SqliteStore.setAside(file, fileKey);
+    public record Entry(String id, long internalDate, String summary, List<String> labelIds) {
+        public Entry {
+            if (id == null || summary == null) {
+                throw new IllegalArgumentException("an index entry needs an id and a summary");
+            }
+            labelIds = labelIds == null ? List.of() : labelIds;
         }
     }
 
@@ -100,9 +79,10 @@ final class MailIndex implements AutoCloseable {
      * Opens the index at {@code file}, creating it (and its folder, owner-only) when missing.
      *
      * @param maxMessagesPerAccount the most messages kept per account; the oldest go first
-     * @throws Refused               when the file or its folder is refused, or held in WAL mode by another process
-     * @throws Damaged               when the file is not a sound database
-     * @throws IllegalStateException when it cannot be opened now for another reason (the caller lists without it)
+     * @throws MailIndexException.Refused     when the file or its folder is refused, or held in WAL mode by another
+     *                                        process
+     * @throws MailIndexException.Damaged     when the file is not a sound database
+     * @throws MailIndexException.Unavailable when it cannot be opened now for another reason (the caller lists without it)
      */
     static MailIndex open(Path file, int maxMessagesPerAccount) {
         SqliteStore.Opened opened;
@@ -111,7 +91,7 @@ final class MailIndex implements AutoCloseable {
             // 0.5-1 ms on an idle SSD and 10-20 ms when other processes keep it busy, on the list's own time
             opened = SqliteStore.openToWrite(file, false);
         } catch (IOException e) {
-            throw new Refused("the mail index " + file + " is not used: " + e.getMessage(), e);
+            throw new MailIndexException.Refused("the mail index " + file + " is not used: " + e.getMessage(), e);
         } catch (SqliteStore.OpenFailed e) {
             throw failure("cannot open the mail index " + file, e, e.file(), e.fileKey());
         }
@@ -132,13 +112,13 @@ final class MailIndex implements AutoCloseable {
         return new MailIndex(file, opened, maxMessagesPerAccount);
     }
 
-    /** Damaged when SQLite says the file is, else the plain kind. */
-    private static IllegalStateException failure(String what, SQLException e, Path real, Object fileKey) {
-        return SqliteStore.damaged(e) ? new Damaged(what + ": " + e.getMessage(), e, real, fileKey)
-                : new IllegalStateException(what + ": " + e.getMessage(), e);
+    /** Damaged when SQLite says the file is, else unavailable. */
+    private static MailIndexException failure(String what, SQLException e, Path real, Object fileKey) {
+        return SqliteStore.damaged(e) ? new MailIndexException.Damaged(what + ": " + e.getMessage(), e, real, fileKey)
+                : new MailIndexException.Unavailable(what + ": " + e.getMessage(), e);
     }
 
-    private IllegalStateException failure(String what, SQLException e) {
+    private MailIndexException failure(String what, SQLException e) {
         return failure(what, e, opened.file(), opened.fileKey());
     }
 
@@ -147,41 +127,44 @@ final class MailIndex implements AutoCloseable {
     }
 
     /** The account a credential was last seen to act as, if it was. */
-    synchronized Optional<String> accountOf(String credential) {
+    public synchronized Optional<String> accountOf(String credential) {
         return query("SELECT account FROM credentials WHERE credential = ?", List.of(credential), rs -> rs.getString(1)).stream().findFirst();
     }
 
-    synchronized void remember(String credential, String account) {
+    public synchronized void remember(String credential, String account) {
         update("INSERT INTO credentials (credential, account, seen_ms) VALUES (?, ?, ?) "
                 + "ON CONFLICT (credential) DO UPDATE SET account = excluded.account, seen_ms = excluded.seen_ms",
                 List.of(credential, account, System.currentTimeMillis()));
     }
 
     /** The historyId the account's entries are synced to; empty when the account has none. */
-    synchronized Optional<BigInteger> historyId(String account) {
+    public synchronized Optional<BigInteger> historyId(String account) {
         return query("SELECT history_id FROM accounts WHERE account = ?", List.of(account), rs -> new BigInteger(rs.getString(1).strip()))
                 .stream().findFirst();
     }
 
-    /** The indexed summaries among {@code ids}, with their current labels, by id. */
-    synchronized Map<String, EmailSummary> summaries(String account, List<String> ids) {
-        Map<String, EmailSummary> out = new HashMap<>();
+    /**
+     * The indexed summaries among {@code ids}, by id, each read back by {@code read} from what {@link #put} kept (its
+     * summary's JSON and its current labels); what {@code read} throws marks the file damaged.
+     */
+    public synchronized <T> Map<String, T> summaries(String account, List<String> ids, BiFunction<String, List<String>, T> read) {
+        Map<String, T> out = new HashMap<>();
         for (int from = 0; from < ids.size(); from += 500) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
             List<Object> params = new ArrayList<>();
             params.add(account);
             params.addAll(chunk);
             String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
-            for (EmailSummary s : query("SELECT summary, label_ids FROM messages WHERE account = ? AND id IN (" + marks + ")", params,
-                    rs -> withLabels(read(rs.getString(1)), List.of(read(rs.getString(2), String[].class))))) {
-                out.put(s.id(), s);
+            for (Map.Entry<String, T> s : query("SELECT id, summary, label_ids FROM messages WHERE account = ? AND id IN (" + marks + ")",
+                    params, rs -> Map.entry(rs.getString(1), read.apply(rs.getString(2), List.of(read(rs.getString(3), String[].class)))))) {
+                out.put(s.getKey(), s.getValue());
             }
         }
         return out;
     }
 
     /** Forgets the account's messages and syncs it anew from {@code historyId} (a first list, or a history too old). */
-    synchronized void reset(String account, BigInteger historyId) {
+    public synchronized void reset(String account, BigInteger historyId) {
         transaction(() -> {
             update("DELETE FROM messages WHERE account = ?", List.of(account));
             setHistoryId(account, historyId);
@@ -192,30 +175,29 @@ final class MailIndex implements AutoCloseable {
      * Applies what changed since the index's historyId: each changed message's labels as Gmail gave them, deletions,
      * and the mailbox's new historyId. Messages the index does not hold are left out (they are fetched when listed).
      */
-    synchronized void apply(String account, GmailService.Changes changes) {
+    public synchronized void apply(String account, Map<String, List<String>> labels, Set<String> deleted, BigInteger historyId) {
         transaction(() -> {
-            for (Map.Entry<String, List<String>> e : changes.labels().entrySet()) {
+            for (Map.Entry<String, List<String>> e : labels.entrySet()) {
                 update("UPDATE messages SET label_ids = ? WHERE account = ? AND id = ?",
                         List.of(write(e.getValue()), account, e.getKey()));
             }
-            for (String id : changes.deleted()) {
+            for (String id : deleted) {
                 update("DELETE FROM messages WHERE account = ? AND id = ?", List.of(account, id));
             }
-            setHistoryId(account, changes.historyId());
+            setHistoryId(account, historyId);
         });
     }
 
     /** Adds summaries fetched whole (a summary read with an error is not kept: the next list fetches it again). */
-    synchronized void put(String account, List<EmailSummary> summaries, Map<String, Long> internalDates) {
-        if (summaries.isEmpty()) {
+    public synchronized void put(String account, List<Entry> entries) {
+        if (entries.isEmpty()) {
             return;
         }
         transaction(() -> {
-            for (EmailSummary s : summaries) {
+            for (Entry e : entries) {
                 update("INSERT INTO messages (account, id, internal_date, summary, label_ids) VALUES (?, ?, ?, ?, ?) "
                                 + "ON CONFLICT (account, id) DO UPDATE SET summary = excluded.summary, label_ids = excluded.label_ids",
-                        List.of(account, s.id(), internalDates.getOrDefault(s.id(), 0L), write(withLabels(s, null)), // labels kept apart
-                                write(s.labelIds() == null ? List.of() : s.labelIds())));
+                        List.of(account, e.id(), e.internalDate(), e.summary(), write(e.labelIds())));
             }
             // the size bound: the oldest mail goes first (lists ask for the newest)
             update("DELETE FROM messages WHERE account = ? AND id IN (SELECT id FROM messages WHERE account = ? "
@@ -248,12 +230,6 @@ final class MailIndex implements AutoCloseable {
                 List.of(account, historyId.toString(), System.currentTimeMillis()));
     }
 
-    /** The summary with these labels and the unread flag they give (as MessageDecoder derives it); null: neither. */
-    private static EmailSummary withLabels(EmailSummary s, List<String> labels) {
-        return new EmailSummary(s.id(), s.threadId(), s.subject(), s.from(), s.to(), s.date(), s.dateSource(), s.dateRaw(),
-                s.snippet(), labels, labels == null ? null : labels.contains("UNREAD"), s.hasAttachments());
-    }
-
     private interface Row<T> {
         T read(ResultSet rs) throws SQLException;
     }
@@ -267,7 +243,7 @@ final class MailIndex implements AutoCloseable {
                     out.add(row.read(rs));
                 } catch (RuntimeException e) {
                     // a NULL, a number that is not one, or JSON that is not an entry: what a damaged page reads as
-                    throw new Damaged("a damaged entry in the mail index " + file + ": " + e, e, opened.file(), opened.fileKey());
+                    throw new MailIndexException.Damaged("a damaged entry in the mail index " + file + ": " + e, e, opened.file(), opened.fileKey());
                 }
             }
             return out;
@@ -284,7 +260,7 @@ final class MailIndex implements AutoCloseable {
     private void stillTheFile() {
         Object now = SqliteStore.fileKey(opened.file());
         if (opened.fileKey() != null && !opened.fileKey().equals(now)) {
-            throw new Replaced("the mail index " + file + " was replaced by another process (set aside as damaged?)");
+            throw new MailIndexException.Replaced("the mail index " + file + " was replaced by another process (set aside as damaged?)");
         }
     }
 
@@ -328,16 +304,12 @@ final class MailIndex implements AutoCloseable {
         }
     }
 
-    private static String write(Object value) {
+    private static String write(List<String> labels) {
         try {
-            return Json.MAPPER.writeValueAsString(value);
+            return Json.MAPPER.writeValueAsString(labels);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write an index entry", e);
+            throw new IllegalArgumentException("cannot write an index entry's labels", e); // a list of strings always can
         }
-    }
-
-    private static EmailSummary read(String json) {
-        return read(json, EmailSummary.class);
     }
 
     private static <T> T read(String json, Class<T> type) {
