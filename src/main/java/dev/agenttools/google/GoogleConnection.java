@@ -164,7 +164,7 @@ public final class GoogleConnection implements AutoCloseable {
             key = refresh == null ? alone.id() : "signin-" + Account.digest(refresh);
         }
         Addresses.Seen seen = addresses.opened(key, whoIs != null);
-        Session s = new Session(seen.address() == null ? alone : Account.ofAddress(seen.address()), seen.address(), key,
+        Session s = new Session(seen.address() == null ? alone : Account.ofAddress(seen.address(), alone), seen.address(), key,
                 credential == null ? "Bearer " + token : null, credential);
         if (seen.ask()) {
             lookUp(s, whoIs);
