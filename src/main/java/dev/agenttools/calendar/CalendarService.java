@@ -87,9 +87,23 @@ public final class CalendarService {
 
     /** A session for one call: the call's token, else the configured one, else the stored sign-in. */
     Session open(String accessToken) {
-        GoogleConnection.Session google = connection.open(accessToken);
+        GoogleConnection.Session google = connection.open(accessToken, this::primaryCalendarId);
         return new Session(google.account(), new Calendar.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
                 connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build(), google);
+    }
+
+    /** The most of a calendarList entry read when asking whose the primary calendar is (it is a few hundred bytes). */
+    private static final long MAX_ENTRY_BYTES = 64 * 1024;
+
+    /**
+     * Who the session's credential is, for the connection: the primary calendar's id is its owner's address
+     * (calendarList.get, the scope the tools' calendarList.list already needs; one request).
+     */
+    private String primaryCalendarId(GoogleConnection.Session google, Deadline deadline) throws InterruptedException {
+        String url = settings.rootUrl() + "calendar/v3/users/me/calendarList/primary?fields=id";
+        return calls.one(google.account(), "calendar calendarList.get primary", UNITS, deadline,
+                () -> connection.get(google, url, GoogleConnection.USER_AGENT, false, MAX_ENTRY_BYTES,
+                        in -> GsonFactory.getDefaultInstance().fromInputStream(in, CalendarListEntry.class).getId()));
     }
 
     /** Requests the user may have in flight now (learned from Google's refusals). */

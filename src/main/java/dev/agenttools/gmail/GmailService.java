@@ -99,6 +99,11 @@ public final class GmailService implements AutoCloseable {
             return google.credentialKey();
         }
 
+        /** The account's address, when the connection knew it as the session opened. */
+        java.util.Optional<String> address() {
+            return google.address();
+        }
+
         synchronized Gmail gmail() {
             if (gmail == null) {
                 gmail = client.get();
@@ -156,7 +161,11 @@ public final class GmailService implements AutoCloseable {
      * configured one, else the stored sign-in, which refreshes itself before expiry.
      */
     Session open(String accessToken) {
-        GoogleConnection.Session google = connection.open(accessToken);
+        // who the credential is, when the connection asks: users.getProfile, Gmail's cheapest call (1 unit)
+        return session(connection.open(accessToken, (google, deadline) -> profile(session(google), deadline).address()));
+    }
+
+    private Session session(GoogleConnection.Session google) {
         return new Session(google, () -> new Gmail.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
                 connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
     }
@@ -179,6 +188,7 @@ public final class GmailService implements AutoCloseable {
     Profile profile(Session s, Deadline deadline) throws InterruptedException {
         var p = calls.one(s.account(), "gmail users.getProfile", PROFILE_UNITS, deadline,
                 () -> s.gmail().users().getProfile("me").execute());
+        connection.learned(s.google, p.getEmailAddress()); // later sessions of the credential need not ask
         return new Profile(p.getEmailAddress(), p.getHistoryId());
     }
 

@@ -68,7 +68,9 @@ final class MailLister {
     private ToolResult indexed(Request r, GmailService.Session session, String labelId, MailIndex index) throws InterruptedException {
         Deadline deadline = r.deadline();
         String credential = service.settings().rootUrl() + "|" + session.credentialKey();
-        Optional<String> known = r.cache().equals("refresh") ? Optional.empty() : index.accountOf(credential);
+        // a credential the index has not met may be a known address's (a refreshed token): its index, no getProfile
+        Optional<String> known = r.cache().equals("refresh") ? Optional.empty() : index.accountOf(credential)
+                .or(() -> session.address().map(address -> service.settings().rootUrl() + "|" + address));
         Optional<BigInteger> since = known.flatMap(index::historyId);
         ListMessagesResponse listed;
         String account;

@@ -30,6 +30,11 @@ import java.util.Optional;
  * what a Google client needs ({@link #initializer}) and a lean GET ({@link #get}) that answers like the client would.
  * Gmail and Calendar share one: the registry builds it once and closes it. Thread-safe; {@link #close} stops the
  * transport.
+ *
+ * <p>It also learns who each credential is ({@link Addresses}): once a credential's address is known, its sessions
+ * act as the {@link Account} of that address, so a refreshed token is the same user to the pacer and the caches.
+ * The address is asked in the background, never on a call's path: a session whose credential is not known yet acts
+ * as the credential alone.
  */
 public final class GoogleConnection implements AutoCloseable {
     /** Loads the stored sign-in with this transport; empty when there is none. */
@@ -38,7 +43,17 @@ public final class GoogleConnection implements AutoCloseable {
         Optional<Credential> load(HttpTransport transport);
     }
 
+    /**
+     * Asks the API who a session's credential is: the address of its account (Gmail's users.getProfile, Calendar's
+     * primary calendar), within {@code deadline}. Run in the background; what it throws is ignored.
+     */
+    @FunctionalInterface
+    public interface WhoIs {
+        String address(Session s, dev.agenttools.tool.Deadline deadline) throws Exception;
+    }
+
     private final Path trustedCertificate;
+    private final Addresses addresses = new Addresses();
     private final String configuredToken;
     private final SignInSource signInSource;
     private final String notSignedIn;
@@ -73,19 +88,29 @@ public final class GoogleConnection implements AutoCloseable {
      */
     public static final class Session {
         private final Account account;
+        private final String address;
+        private final String credentialKey;
         /** "Bearer TOKEN" for a call made with a token; null for the stored sign-in. */
         private final String bearer;
         /** The stored sign-in; null for a call made with a token. */
         private final Credential credential;
 
-        private Session(Account account, String bearer, Credential credential) {
+        private Session(Account account, String address, String credentialKey, String bearer, Credential credential) {
             this.account = account;
+            this.address = address;
+            this.credentialKey = credentialKey;
             this.bearer = bearer;
             this.credential = credential;
         }
 
+        /** The account's address once the credential's is known; until then the credential alone ({@link Account}). */
         public Account account() {
             return account;
+        }
+
+        /** The address of the account the credential acts as (as Google gave it), when it was known as the session opened. */
+        public Optional<String> address() {
+            return Optional.ofNullable(address);
         }
 
         /**
@@ -93,8 +118,7 @@ public final class GoogleConnection implements AutoCloseable {
          * digest, or the stored sign-in's refresh token's digest, so that signing in again as someone else is a new key.
          */
         public String credentialKey() {
-            String refresh = credential == null ? null : credential.getRefreshToken();
-            return refresh == null ? account.id() : "signin-" + Account.ofToken(refresh).id().substring("token-".length());
+            return credentialKey;
         }
     }
 
@@ -120,13 +144,61 @@ public final class GoogleConnection implements AutoCloseable {
      * @throws ToolException UNAUTHENTICATED without a token or a stored sign-in
      */
     public Session open(String accessToken) {
+        return open(accessToken, null);
+    }
+
+    /**
+     * ... and, when the credential's address is not known yet, may ask {@code whoIs} in the background (see
+     * {@link Addresses} for when), so that later sessions of it act as its address's account. Never waits for it.
+     *
+     * @param whoIs how to ask who the credential is, or null not to ask
+     */
+    public Session open(String accessToken, WhoIs whoIs) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : configuredToken;
         transport(); // made here, inside the call's deadline, rather than on first request
+        Account alone;
+        String key;
+        Credential credential = null;
         if (token != null && !token.isBlank()) {
-            return new Session(Account.ofToken(token), "Bearer " + token, null);
+            alone = Account.ofToken(token);
+            key = alone.id();
+        } else {
+            credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED, notSignedIn));
+            alone = Account.STORED_SIGN_IN;
+            String refresh = credential.getRefreshToken();
+            key = refresh == null ? alone.id() : "signin-" + Account.digest(refresh);
         }
-        Credential credential = storedSignIn().orElseThrow(() -> new ToolException(ToolException.Kind.UNAUTHENTICATED, notSignedIn));
-        return new Session(Account.STORED_SIGN_IN, null, credential);
+        Addresses.Seen seen = addresses.opened(key, whoIs != null);
+        Session s = new Session(seen.address() == null ? alone : Account.ofAddress(seen.address(), alone), seen.address(), key,
+                credential == null ? "Bearer " + token : null, credential);
+        if (seen.ask()) {
+            lookUp(s, whoIs);
+        }
+        return s;
+    }
+
+    /**
+     * The session's credential is the account with this address, as an answer made for another reason said (Gmail's
+     * users.getProfile beside a list): later sessions need not ask.
+     */
+    public void learned(Session s, String address) {
+        addresses.learned(s.credentialKey, address);
+    }
+
+    /** Asks who the session's credential is on a virtual thread of its own, bounded; a failure is left for later. */
+    private void lookUp(Session s, WhoIs whoIs) {
+        Thread.ofVirtual().name("agent-tools-who-is").start(() -> {
+            String address = null;
+            try {
+                address = whoIs.address(s, dev.agenttools.tool.Deadline.in(Addresses.LOOKUP_TIMEOUT));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // offline, refused, closed: the calls go on as the credential alone, and a later session asks again
+            } finally {
+                addresses.answered(s.credentialKey, address);
+            }
+        });
     }
 
     /** What a Google client built for the session sets on each request: its authorization and the call's timeouts. */

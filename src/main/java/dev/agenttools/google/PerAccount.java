@@ -31,8 +31,19 @@ public final class PerAccount<V> {
         };
     }
 
+    /**
+     * The account's value, made on first use; an account first seen by its address takes over the value of what its
+     * credential was known as before ({@link Account#formerly}), so that pacing learned in a credential's first calls
+     * is not lost when its address becomes known (both keys then share it).
+     */
     public synchronized V get(Account account) {
-        return values.computeIfAbsent(account, make);
+        V value = values.get(account);
+        if (value == null) {
+            V before = account.formerly() == null ? null : values.get(account.formerly());
+            value = before != null ? before : make.apply(account);
+            values.put(account, value);
+        }
+        return value;
     }
 
     synchronized int size() {
