@@ -3,19 +3,17 @@ package dev.agenttools;
 import dev.agenttools.auth.AuthException;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
-import dev.agenttools.calendar.CalendarService;
 import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.mailindex.CacheSettings;
-import dev.agenttools.gmail.GmailService;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.tool.CallTimeouts;
-import dev.agenttools.tool.FallbackInterceptor;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.TrackingListener;
@@ -60,9 +58,8 @@ public final class Tools {
      * @throws ToolException when Gmail cannot be asked (not signed in, offline, refused)
      */
     public static String accountAddress(Settings settings, Duration timeout) {
-        try (GoogleConnection connection = connect(settings.google(), settings.auth());
-             GmailService gmail = new GmailService(settings.gmail(), connection, CacheSettings.OFF)) {
-            return gmail.emailAddress(timeout);
+        try (GoogleConnection connection = connect(settings.google(), settings.auth())) {
+            return GmailTools.accountAddress(settings.gmail(), connection, timeout);
         }
     }
 
@@ -196,7 +193,7 @@ public final class Tools {
                 throw new IllegalStateException("no tools to register: call settings(...), rootUrl(...), gmail(...) or calendar(...) first");
             }
             ToolRegistry.Builder b = ToolRegistry.builder().timeouts(CallTimeouts.withDefault(callTimeout))
-                    .interceptor(new FallbackInterceptor());
+                    .interceptor(ToolInterceptor.fallback());
             if (recorder != null) {
                 b.listener(new TrackingListener(recorder));
             }
@@ -204,11 +201,10 @@ public final class Tools {
             GoogleConnection connection = connect(google, auth);
             b.resource(connection);
             if (gmail != null) {
-                GmailService service = new GmailService(gmail, connection, cache);
-                GmailTools.register(b.resource(service), service);
+                GmailTools.register(b, gmail, connection, cache);
             }
             if (calendar != null) {
-                CalendarTools.register(b, new CalendarService(calendar, connection), MailText::htmlToText);
+                CalendarTools.register(b, calendar, connection, MailText::htmlToText);
             }
             return b.build();
         }

@@ -2,9 +2,9 @@ package dev.agenttools.bench;
 
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
-import dev.agenttools.calendar.CalendarService;
+import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.calendar.CalendarSettings;
-import dev.agenttools.gmail.GmailService;
+import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
@@ -411,8 +411,8 @@ public final class Benchmark {
                                       Fixtures fixtures) throws InterruptedException {
         List<Row> rows = new ArrayList<>();
         // the tools' own field masks, so that the server does the same work for the bare client as for them
-        List<String> masks = List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS, CalendarService.CALENDAR_LIST_FIELDS,
-                CalendarService.EVENT_LIST_FIELDS);
+        List<String> masks = new ArrayList<>(GmailTools.LIST_FIELD_MASKS);
+        masks.addAll(CalendarTools.LIST_FIELD_MASKS);
         try (BareClient bare = new BareClient(rootUrl, token, masks)) {
             for (Scenario s : bareScenarios(external)) {
                 rows.add(runner.run(s, o.warmup(), o.runs(), run -> {

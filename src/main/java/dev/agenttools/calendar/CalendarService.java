@@ -32,7 +32,7 @@ import java.util.Map;
  * Calendar's read calls as one user, on the official Calendar client, each paced, retried and translated on the
  * path Gmail's calls take ({@link GoogleCalls}, with Calendar's own quota numbers). Thread-safe.
  */
-public final class CalendarService {
+final class CalendarService {
     private static final String APPLICATION = "agent-tools";
     /** Calendar counts requests, not units: each costs one. */
     private static final int UNITS = 1;
@@ -108,7 +108,7 @@ public final class CalendarService {
 
     /** Requests the user may have in flight now (learned from Google's refusals). */
     int maxInFlight(Session s) {
-        return calls.pacer(s.account()).maxInFlight();
+        return calls.maxInFlight(s.account());
     }
 
     /**

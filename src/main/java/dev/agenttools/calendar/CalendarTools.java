@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import dev.agenttools.google.AccessToken;
+import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Strategy;
 import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
@@ -42,9 +43,23 @@ public final class CalendarTools {
     private CalendarTools() {
     }
 
-    /** @param htmlToText how an HTML description becomes readable text (the mail tools' converter, for one reading) */
-    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service,
+    /**
+     * The {@code fields} masks list_events asks Calendar for: calendarList.list's, then each events.list's (for the
+     * benchmark's bare client, which must make the server do the same work as the tools).
+     */
+    public static final List<String> LIST_FIELD_MASKS = List.of(CalendarService.CALENDAR_LIST_FIELDS, CalendarService.EVENT_LIST_FIELDS);
+
+    /**
+     * The Calendar tools on the registry's connection to Google.
+     *
+     * @param htmlToText how an HTML description becomes readable text (the mail tools' converter, for one reading)
+     */
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarSettings settings, GoogleConnection connection,
                                                 UnaryOperator<String> htmlToText) {
+        return register(registry, new CalendarService(settings, connection), htmlToText);
+    }
+
+    static ToolRegistry.Builder register(ToolRegistry.Builder registry, CalendarService service, UnaryOperator<String> htmlToText) {
         return registry.tool(new ListCalendars(service)).tool(new ListEvents(new EventLister(service)))
                 .tool(new GetEvent(service, htmlToText)).tool(new FreeBusy(service));
     }

@@ -14,7 +14,7 @@ import java.util.List;
  * @param truncated true when body was cut at {@code max_body_chars}
  * @param errors    what could not be decoded; null (left out) when everything was
  */
-public record EmailDetail(String id, String threadId, String subject, String from, String to, String cc, String date,
+record EmailDetail(String id, String threadId, String subject, String from, String to, String cc, String date,
                           String dateSource, String dateRaw, String snippet, List<String> labelIds, Boolean unread,
                           Boolean hasAttachments, String body, String bodyHtml, List<Attachment> attachments,
                           Boolean truncated, List<MessageError> errors) {

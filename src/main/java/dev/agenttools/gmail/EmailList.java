@@ -10,7 +10,7 @@ import java.util.List;
  * @param errors        one per email in {@code emails} that could not be fetched or decoded whole, in the order of
  *                      {@code emails}; null (left out) when there are none
  */
-public record EmailList(List<EmailSummary> emails, String nextPageToken, int skipped, List<MessageError> errors) {
+record EmailList(List<EmailSummary> emails, String nextPageToken, int skipped, List<MessageError> errors) {
     public EmailList {
         emails = List.copyOf(emails);
         errors = errors == null || errors.isEmpty() ? null : List.copyOf(errors);

@@ -16,7 +16,7 @@ import java.util.List;
  * @param unread         whether it carries the UNREAD label; null when its labels could not be read
  * @param hasAttachments whether any part is a file; null when its parts could not be read
  */
-public record EmailSummary(String id, String threadId, String subject, String from, String to, String date,
+record EmailSummary(String id, String threadId, String subject, String from, String to, String date,
                            String dateSource, String dateRaw, String snippet, List<String> labelIds, Boolean unread,
                            Boolean hasAttachments) {
 }

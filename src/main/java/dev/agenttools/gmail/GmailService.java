@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The Gmail calls the tools make, every one through the {@link GoogleCalls} path (paced per user, retried, bounded
  * by the call's deadline), over one shared HTTP/2 transport. One instance per Gmail root URL; thread-safe.
  */
-public final class GmailService implements AutoCloseable {
+final class GmailService implements AutoCloseable {
     /** Quota units of the calls we make (Gmail's published costs). */
     static final int LIST_UNITS = 5;
     static final int GET_UNITS = 5;
@@ -153,7 +153,7 @@ public final class GmailService implements AutoCloseable {
 
     /** Calls let in flight at once for the session's account now (learned from Gmail's refusals). */
     int maxInFlight(Session s) {
-        return calls.pacer(s.account()).maxInFlight();
+        return calls.maxInFlight(s.account());
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.agenttools.gmail;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.google.AccessToken;
+import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.google.Strategy;
 import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
@@ -30,7 +32,34 @@ public final class GmailTools {
     private GmailTools() {
     }
 
-    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailService service) {
+    /**
+     * The {@code fields} masks list_emails asks Gmail for: messages.list's, then each messages.get's (for the
+     * benchmark's bare client, which must make the server do the same work as the tools).
+     */
+    public static final List<String> LIST_FIELD_MASKS = List.of(GmailService.LIST_FIELDS, GmailService.SUMMARY_FIELDS);
+
+    /**
+     * The Gmail tools on the registry's connection to Google, keeping a local mail index as {@code cache} says (closed
+     * with the registry).
+     */
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailSettings settings, GoogleConnection connection,
+                                                CacheSettings cache) {
+        GmailService service = new GmailService(settings, connection, cache);
+        return register(registry.resource(service), service);
+    }
+
+    /**
+     * The address of the account the connection acts as without a token of the call's own (users.getProfile).
+     *
+     * @throws ToolException when Gmail cannot be asked (not signed in, offline, refused)
+     */
+    public static String accountAddress(GmailSettings settings, GoogleConnection connection, java.time.Duration timeout) {
+        try (GmailService gmail = new GmailService(settings, connection, CacheSettings.OFF)) {
+            return gmail.emailAddress(timeout);
+        }
+    }
+
+    static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailService service) {
         MailLister lister = new MailLister(service);
         return registry.tool(new ListEmails(lister)).tool(new SearchEmails(lister))
                 .tool(new GetEmail(service));

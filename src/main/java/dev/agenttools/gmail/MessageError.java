@@ -13,7 +13,7 @@ import java.util.Objects;
  *                but could not be decoded)
  * @param message one line saying what failed
  */
-public record MessageError(String id, String code, String message) {
+record MessageError(String id, String code, String message) {
     /** Long enough for Google's messages and an exception's; an error line is not a dump. */
     static final int MAX_MESSAGE_CHARS = 300;
 

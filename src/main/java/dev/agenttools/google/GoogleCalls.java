@@ -40,8 +40,13 @@ public final class GoogleCalls {
         return retry;
     }
 
+    /** Calls let in flight at once for {@code account} now (learned from the API's refusals). */
+    public int maxInFlight(Account account) {
+        return pacer(account).maxInFlight();
+    }
+
     /** The pacing of {@code account}'s calls. */
-    public QuotaPacer pacer(Account account) {
+    QuotaPacer pacer(Account account) {
         return pacers.get(account);
     }
 

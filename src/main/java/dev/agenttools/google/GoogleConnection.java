@@ -123,7 +123,11 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     /** The shared transport, made on first use. */
-    public JdkHttpTransport transport() {
+    public HttpTransport transport() {
+        return jdkTransport();
+    }
+
+    private JdkHttpTransport jdkTransport() {
         JdkHttpTransport t = transport;
         if (t == null) {
             synchronized (this) {
@@ -245,7 +249,7 @@ public final class GoogleConnection implements AutoCloseable {
      */
     public <T> T get(Session s, String url, String userAgent, boolean gzip, long limit, BodyReader<T> reader) throws IOException {
         String authorization = authorization(s, url);
-        try (JdkHttpTransport.Answer answer = transport().get(url, authorization, userAgent, gzip, GoogleCalls.requestTimeout(), limit)) {
+        try (JdkHttpTransport.Answer answer = jdkTransport().get(url, authorization, userAgent, gzip, GoogleCalls.requestTimeout(), limit)) {
             if (answer.status() / 100 == 2) {
                 return reader.read(answer.body());
             }

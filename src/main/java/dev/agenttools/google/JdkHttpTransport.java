@@ -37,7 +37,7 @@ import java.util.Set;
  * (its thread interrupted) fails with an {@link InterruptedIOException}, whether it was waiting for the answer or
  * reading it.
  */
-public final class JdkHttpTransport extends HttpTransport {
+final class JdkHttpTransport extends HttpTransport {
     /** Headers the JDK client sets itself and refuses from callers. */
     private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
     private final HttpClient client;

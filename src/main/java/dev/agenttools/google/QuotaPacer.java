@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * it, and a bucket that is full in between loses the refill of that moment; the headroom absorbs ~100 ms of such
  * delay, so that pacing alone keeps 429s away.
  */
-public final class QuotaPacer {
+final class QuotaPacer {
     static final double HEADROOM = 0.9;
     /** What a refusal leaves of the rate or the cap. */
     static final double CUT = 0.5;

@@ -125,7 +125,7 @@ public enum Strategy {
 
     /**
      * A call that failed on a fast path again on the sequential one, the surest (see
-     * {@link dev.agenttools.tool.FallbackInterceptor}); null when it already was sequential, or asked for a strategy that
+     * {@link dev.agenttools.tool.ToolInterceptor#fallback()}); null when it already was sequential, or asked for a strategy that
      * does not exist (the caller's error, not a reason to try another).
      */
     public static ToolCall sequentially(ToolCall failed) {

@@ -10,7 +10,7 @@ import java.util.Set;
  * every strategy meets alike ({@link ToolException#sameOnRerun}: an unreadable answer, a page token sent twice). Nor is a call with too little time left: the
  * rerun could only end in a deadline error that hides the real one.
  */
-public final class FallbackInterceptor implements ToolInterceptor {
+final class FallbackInterceptor implements ToolInterceptor {
     /** Not DEADLINE: the caller's time is spent. */
     private static final Set<ToolException.Kind> FALL_BACK_ON = Set.of(ToolException.Kind.UPSTREAM,
             ToolException.Kind.RATE_LIMITED, ToolException.Kind.INTERNAL);

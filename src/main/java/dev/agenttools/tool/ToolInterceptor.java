@@ -6,6 +6,15 @@ package dev.agenttools.tool;
  */
 @FunctionalInterface
 public interface ToolInterceptor {
+    /**
+     * The one fallback router all modes share: a call that fails on its fast path for a reason a surer path may not
+     * meet is run again the tool's surer way ({@link Tool#fallback}) within what is left of its deadline, and answers
+     * with backend {@code fallback}.
+     */
+    static ToolInterceptor fallback() {
+        return new FallbackInterceptor();
+    }
+
     /** @throws InterruptedException as {@link Tool#call} does */
     ToolResult intercept(ToolCall call, Tool next) throws InterruptedException;
 }

@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param errorCode the error code (invalid_argument...) when status is error, else null
  * @param items     emails in the answer (0 on error)
  */
-public record CallRecord(Instant ts, String toolName, String agentName, double durationMs, String backend,
+record CallRecord(Instant ts, String toolName, String agentName, double durationMs, String backend,
                          String strategy, String status, String errorCode, int items, String requestId) {
     public CallRecord {
         Objects.requireNonNull(ts, "ts");

@@ -37,7 +37,7 @@ import java.util.Map;
  * (time order, unique). "Calls of tool T since S" is then one Query per day since S on {@code pk = T#day} with
  * {@code sk >= S}, never a Scan. The table is created (on demand billing) when missing.
  */
-public final class DynamoDbSink implements CallSink {
+final class DynamoDbSink implements CallSink {
     static final int MAX_BATCH_WRITE = 25;
     private static final int MAX_UNPROCESSED_RETRIES = 8;
     private final DynamoDbClient client;

@@ -2,7 +2,7 @@ package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.google.Retry;
-import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
@@ -41,7 +41,7 @@ class HostileUpstreamTest {
     static void start() throws IOException {
         gmail = new HostileGmail();
         // the registry agents get, fallback router included: a partial answer must not be taken for a failure
-        tools = HandBuilt.registry(ToolRegistry.builder().interceptor(new FallbackInterceptor()),
+        tools = HandBuilt.registry(ToolRegistry.builder().interceptor(ToolInterceptor.fallback()),
                 GmailSettings.forRoot(gmail.root()).withPacing(60_000_000, 1_000_000, 50), Retry.DEFAULT);
     }
 

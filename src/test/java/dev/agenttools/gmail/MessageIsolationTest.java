@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.Retry;
-import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
@@ -40,7 +40,7 @@ class MessageIsolationTest {
 
     /** The registry agents get, fallback router included: a partial answer must not be taken for a failure. */
     private static ToolRegistry tools(Emulator emulator, Retry retry) {
-        return HandBuilt.registry(ToolRegistry.builder().interceptor(new FallbackInterceptor()), fastSettings(emulator), retry);
+        return HandBuilt.registry(ToolRegistry.builder().interceptor(ToolInterceptor.fallback()), fastSettings(emulator), retry);
     }
 
     private static ToolResult list(ToolRegistry tools, String strategy, String extra) {

@@ -1,7 +1,7 @@
 package dev.agenttools.tracking;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agenttools.tool.FallbackInterceptor;
+import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Tool;
@@ -148,13 +148,13 @@ class CallRecorderTest {
     void recordsEveryCallWithItsOutcomeAndFlushesOnClose(@TempDir Path dir) throws Exception {
         SqliteSink sink = new SqliteSink(dir.resolve("calls.db"));
         CallRecorder recorder = new CallRecorder(sink, 1_000);
-        ToolRegistry ok = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(new FallbackInterceptor())
+        ToolRegistry ok = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(ToolInterceptor.fallback())
                 .tool(new ScriptedTool(null)).build();
         for (int i = 0; i < 300; i++) {
             ok.call(call(i % 2 == 0 ? "batch" : "concurrent"));
         }
         ToolRegistry fallsBack = ToolRegistry.builder().listener(new TrackingListener(recorder))
-                .interceptor(new FallbackInterceptor()).tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503"))).build();
+                .interceptor(ToolInterceptor.fallback()).tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503"))).build();
         fallsBack.call(call("batch"));
         ToolRegistry fails = ToolRegistry.builder().listener(new TrackingListener(recorder))
                 .tool(new ScriptedTool(new ToolException(ToolException.Kind.NOT_FOUND, "gone"))).build();
@@ -200,7 +200,7 @@ class CallRecorderTest {
     @Test
     void theDurationRecordedIsTheOneTheCallerIsShownFallbackIncluded(@TempDir Path dir) throws Exception {
         CallRecorder recorder = new CallRecorder(new SqliteSink(dir.resolve("calls.db")), 100);
-        ToolRegistry fallsBack = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(new FallbackInterceptor())
+        ToolRegistry fallsBack = ToolRegistry.builder().listener(new TrackingListener(recorder)).interceptor(ToolInterceptor.fallback())
                 .tool(new ScriptedTool(new ToolException(ToolException.Kind.UPSTREAM, "503")) {
                     @Override
                     public ToolResult call(ToolCall call) {
