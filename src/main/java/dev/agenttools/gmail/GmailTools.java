@@ -27,7 +27,6 @@ public final class GmailTools {
     static final int MAX_RESULTS_LIMIT = 500;
     static final int DEFAULT_MAX_RESULTS = 10;
     static final String CACHE = "cache";
-    static final List<String> CACHE_MODES = List.of("auto", "off", "refresh");
 
     private GmailTools() {
     }
@@ -92,7 +91,13 @@ public final class GmailTools {
                         + "nothing new arrived), off (ask Gmail for everything), refresh (ask Gmail for everything and "
                         + "rebuild the index). The answer is the same.");
         ArrayNode modes = cache.putArray("enum");
-        CACHE_MODES.forEach(modes::add);
+        MailLister.IndexUse.NAMES.forEach(modes::add);
+    }
+
+    /** A list by label or by query, with the params both tools share. */
+    private static ToolResult list(MailLister lister, ToolCall call, Params p, String label, String query) throws InterruptedException {
+        return lister.list(new MailLister.Request(label, query, p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS),
+                p.string("page_token", null), Strategy.of(p), MailLister.IndexUse.of(p, CACHE), call.deadline(), AccessToken.of(p)));
     }
 
     /** list_emails: the newest emails with a label. */
@@ -116,9 +121,7 @@ public final class GmailTools {
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
-            return lister.list(new MailLister.Request(p.string("label", "INBOX"), null,
-                    p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    Strategy.of(p), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), AccessToken.of(p)));
+            return list(lister, call, p, p.string("label", "INBOX"), null);
         }
 
         @Override
@@ -145,9 +148,7 @@ public final class GmailTools {
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
-            return lister.list(new MailLister.Request(null, p.requiredString("query"),
-                    p.integer("max_results", 1, MAX_RESULTS_LIMIT, DEFAULT_MAX_RESULTS), p.string("page_token", null),
-                    Strategy.of(p), p.choice(CACHE, CACHE_MODES, "auto"), call.deadline(), AccessToken.of(p)));
+            return list(lister, call, p, null, p.requiredString("query"));
         }
 
         @Override

@@ -33,6 +33,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * cannot be used now is left alone, the list answering from Gmail. The answer is the same either way. Thread-safe.
  */
 final class MailLister {
+    /** What a list asks of the local mail index (its {@code cache} param). */
+    enum IndexUse {
+        /** Answer from the index what it holds, fetch the rest. */
+        AUTO,
+        /** Ask Gmail for everything; the index is left alone. */
+        OFF,
+        /** Ask Gmail for everything and rebuild the account's index from the answer. */
+        REFRESH;
+
+        static final List<String> NAMES = java.util.Arrays.stream(values()).map(u -> u.name().toLowerCase(java.util.Locale.ROOT)).toList();
+
+        static IndexUse of(dev.agenttools.tool.Params p, String param) {
+            return valueOf(p.choice(param, NAMES, "auto").toUpperCase(java.util.Locale.ROOT));
+        }
+    }
+
     private final GmailService service;
 
     MailLister(GmailService service) {
@@ -42,9 +58,8 @@ final class MailLister {
     /**
      * What to list: a label, or a query, and the page, by when.
      *
-     * @param cache {@code auto}, {@code off} or {@code refresh} (rebuild the account's index from this answer)
      */
-    record Request(String label, String query, int maxResults, String pageToken, Strategy strategy, String cache,
+    record Request(String label, String query, int maxResults, String pageToken, Strategy strategy, IndexUse cache,
                    Deadline deadline, String accessToken) {
     }
 
@@ -53,7 +68,7 @@ final class MailLister {
         // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
         GmailService.Session session = service.open(r.accessToken());
         String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
-        if (!r.cache().equals("off")) {
+        if (r.cache() != IndexUse.OFF) {
             // empty when there is no index to use now, or it failed this list (then it is dealt with as it asks)
             Optional<ToolResult> fromIndex = service.index().use(index -> indexed(r, session, labelId, index));
             if (fromIndex.isPresent()) {
@@ -69,7 +84,7 @@ final class MailLister {
         Deadline deadline = r.deadline();
         String credential = service.settings().rootUrl() + "|" + session.credentialKey();
         // a credential the index has not met may be a known address's (a refreshed token): its index, no getProfile
-        Optional<String> known = r.cache().equals("refresh") ? Optional.empty() : index.accountOf(credential)
+        Optional<String> known = r.cache() == IndexUse.REFRESH ? Optional.empty() : index.accountOf(credential)
                 .or(() -> session.address().map(address -> service.settings().rootUrl() + "|" + address));
         Optional<BigInteger> since = known.flatMap(index::historyId);
         ListMessagesResponse listed;

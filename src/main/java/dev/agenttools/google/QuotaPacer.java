@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * quota units and a cap on calls in flight. One pacer per user (see {@link PerAccount}), shared by all that user's
  * calls in the process. Thread-safe.
  *
- * <p>It starts from the configured quota and concurrency and <b>adapts</b> to what Gmail says (AIMD, as TCP does):
+ * <p>It starts from the configured quota and concurrency and <b>adapts</b> to what the API (Gmail, Calendar) says (AIMD, as TCP does):
  * a rate-limit answer halves the rate (a quota refusal) or the cap on calls in flight (a concurrency refusal), and
  * empties the bucket; each success wins back a little, so that a limit lower than configured (a new project's 6,000
  * units a minute, a busy account's lower concurrency) is learned in a few refusals and probed again only slowly.

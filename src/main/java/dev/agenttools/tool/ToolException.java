@@ -12,20 +12,34 @@ public final class ToolException extends RuntimeException {
 
     /** What went wrong, as agents need to know it: fix the input, sign in again, wait, or report. */
     public enum Kind {
-        INVALID_ARGUMENT(2), NOT_FOUND(3), UNAUTHENTICATED(4), RATE_LIMITED(5), UPSTREAM(6), DEADLINE(7), INTERNAL(1),
+        INVALID_ARGUMENT(2, "a param is wrong (the message names it and what is allowed)"),
+        NOT_FOUND(3, "no such message, event or calendar for this account"),
+        UNAUTHENTICATED(4, "no valid sign-in or token: sign in again (not retried)"),
+        RATE_LIMITED(5, "Google's quota or concurrency limit: retry later"),
+        UPSTREAM(6, "Google failed, or answered what cannot be read: a later call may work"),
+        DEADLINE(7, "the call's timeout_ms passed"),
+        INTERNAL(1, "a fault of agent-tools"),
         /** {@code serve} had no room for the request (too many calls in flight and queued) and did not run it: retry later. */
-        OVERLOADED(8),
+        OVERLOADED(8, "serve had no room for the request: retry later"),
         /**
          * Google refused the call for this account or token (HTTP 403 that is not a rate limit: a scope the sign-in
          * lacks, a mailbox or calendar the account may not read). Apart from {@link #UNAUTHENTICATED} (no valid
          * sign-in at all) so that a caller can tell "sign in again" from "this account may not": neither is rerun.
          */
-        PERMISSION_DENIED(9);
+        PERMISSION_DENIED(9, "Google refused this account or token (403, not a rate limit: a scope the sign-in lacks, "
+                + "a mailbox or calendar it may not read; not retried)");
 
         private final int exitStatus;
+        private final String meaning;
 
-        Kind(int exitStatus) {
+        Kind(int exitStatus, String meaning) {
             this.exitStatus = exitStatus;
+            this.meaning = meaning;
+        }
+
+        /** What the code tells a caller, in a few words (for tools.list and the MCP instructions). */
+        public String meaning() {
+            return meaning;
         }
 
         /** The JSON error code, such as {@code invalid_argument}. */

@@ -124,7 +124,10 @@ public final class ToolProtocol {
         ArrayNode tools = Json.MAPPER.createArrayNode();
         ObjectNode list = tools.addObject();
         list.put("command", TOOLS_LIST);
-        list.put("description", "List every command with the JSON Schema of its params.");
+        list.put("description", "List every command with the JSON Schema of its params. A call that fails answers "
+                + "{\"status\": \"error\", \"error\": {\"code\", \"message\"}}; the codes, with a one-shot call's exit status: "
+                + String.join("; ", java.util.Arrays.stream(ToolException.Kind.values())
+                        .map(k -> k.code() + " (" + k.exitStatus() + "): " + k.meaning()).toList()) + ".");
         list.set("params_schema", Json.object().put("type", "object").put("additionalProperties", false));
         for (ToolSpec spec : registry.specs()) {
             ObjectNode t = tools.addObject();
