@@ -86,8 +86,8 @@ final class CalendarService {
     }
 
     /** A session for one call: the call's token, else the configured one, else the stored sign-in. */
-    Session open(String accessToken) {
-        GoogleConnection.Session google = connection.open(accessToken, this::primaryCalendarId);
+    Session sessionFor(String accessToken) {
+        GoogleConnection.Session google = connection.sessionFor(accessToken, this::primaryCalendarId);
         return new Session(google.account(), new Calendar.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
                 connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build(), google);
     }

@@ -108,7 +108,7 @@ public final class CalendarTools {
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
-            CalendarService.Session s = service.open(AccessToken.of(p));
+            CalendarService.Session s = service.sessionFor(AccessToken.of(p));
             List<CalendarAnswers.CalendarSummary> calendars = service.calendars(s, call.deadline()).stream()
                     .map(CalendarAnswers::calendar).sorted((a, b) -> Boolean.compare(b.primary(), a.primary())).toList();
             return new ToolResult(Json.tree(new CalendarAnswers.CalendarList(calendars)), Backend.SEQUENTIAL, calendars.size());
@@ -219,7 +219,7 @@ public final class CalendarTools {
                 throw ToolException.invalidArgument("calendar_id must be a calendar id (from calendar.list-calendars) or 'primary', got \"\"");
             }
             boolean html = p.bool("include_html", false);
-            CalendarService.Session s = service.open(AccessToken.of(p));
+            CalendarService.Session s = service.sessionFor(AccessToken.of(p));
             CalendarAnswers.EventDetail detail = CalendarAnswers.detail(calendarId,
                     service.event(s, calendarId, eventId, call.deadline()), htmlToText, html);
             return new ToolResult(Json.tree(detail), Backend.SEQUENTIAL, 1);
@@ -249,7 +249,7 @@ public final class CalendarTools {
             List<String> asked = ListEvents.calendarIds(call.params().get("calendar_ids"));
             String timeMin = p.string("time_min", null);
             String timeMax = p.string("time_max", null);
-            CalendarService.Session s = service.open(AccessToken.of(p));
+            CalendarService.Session s = service.sessionFor(AccessToken.of(p));
             List<CalendarListEntry> calendars =
                     asked == null || TimeRange.needsZone(timeMin, timeMax) ? service.calendars(s, call.deadline()) : List.of();
             ZoneId zone = TimeRange.userZone(calendars);

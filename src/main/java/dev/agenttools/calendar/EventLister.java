@@ -49,7 +49,7 @@ final class EventLister {
 
     ToolResult list(Request r) throws InterruptedException {
         PageToken asked = r.pageToken() == null ? null : PageToken.decode(r.pageToken());
-        CalendarService.Session s = service.open(r.accessToken());
+        CalendarService.Session s = service.sessionFor(r.accessToken());
         List<String> ids;
         Instant min;
         Instant max;
@@ -79,7 +79,8 @@ final class EventLister {
         CalendarService.EventQuery q = new CalendarService.EventQuery(min, max, query, perCalendar);
         Map<String, String> pages = asked == null ? Map.of() : asked.pages();
         Strategy strategy = r.strategy().resolve(ids.size());
-        List<Outcome<Events>> fetched = strategy.fetch(ids, source(s, q, pages, r.deadline()),
+        Strategy.Source<String, Outcome<Events>> source = source(s, q, pages, r.deadline());
+        List<Outcome<Events>> fetched = strategy.fetch(ids, source,
                 new Strategy.Limits(service.maxInFlight(s), service.settings().batchSize()), r.deadline(),
                 "calendar events of " + ids.size() + " calendars");
         Map<String, Outcome<Events>> answers = new LinkedHashMap<>();

@@ -160,9 +160,9 @@ final class GmailService implements AutoCloseable {
      * A session for one call (cheap: the transport is shared). Its token: the call's {@code access_token}, else the
      * configured one, else the stored sign-in, which refreshes itself before expiry.
      */
-    Session open(String accessToken) {
+    Session sessionFor(String accessToken) {
         // who the credential is, when the connection asks: users.getProfile, Gmail's cheapest call (1 unit)
-        return session(connection.open(accessToken, (google, deadline) -> profile(session(google), deadline).address()));
+        return session(connection.sessionFor(accessToken, (google, deadline) -> profile(session(google), deadline).address()));
     }
 
     private Session session(GoogleConnection.Session google) {
@@ -178,7 +178,7 @@ final class GmailService implements AutoCloseable {
     public String emailAddress(Duration timeout) {
         Deadline deadline = Deadline.in(timeout);
         // set-up inside the deadline, as for the tools
-        return FanOut.one(deadline, "gmail users.getProfile", () -> profile(open(null), deadline).address());
+        return FanOut.one(deadline, "gmail users.getProfile", () -> profile(sessionFor(null), deadline).address());
     }
 
     /** Who the session's account is and where its mailbox's history stands now. */

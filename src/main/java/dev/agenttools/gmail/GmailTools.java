@@ -189,7 +189,7 @@ public final class GmailTools {
             int maxBody = p.integer("max_body_chars", 1, MAX_BODY_LIMIT, service.settings().maxBodyChars());
             boolean html = p.bool("include_html", false);
             // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-            GmailService.Session session = service.open(AccessToken.of(p));
+            GmailService.Session session = service.sessionFor(AccessToken.of(p));
             // a failed get fails the call; a message the decoder trips on is answered with what it could read
             return new ToolResult(Json.tree(Salvage.detail(service.get(session, id, GmailService.View.DETAIL, call.deadline()),
                     id, maxBody, html)), Backend.SEQUENTIAL, 1);

@@ -66,7 +66,7 @@ final class MailLister {
     ToolResult list(Request r) throws InterruptedException {
         Deadline deadline = r.deadline();
         // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
-        GmailService.Session session = service.open(r.accessToken());
+        GmailService.Session session = service.sessionFor(r.accessToken());
         String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
         if (r.cache() != IndexUse.OFF) {
             // empty when there is no index to use now, or it failed this list (then it is dealt with as it asks)

@@ -147,8 +147,8 @@ public final class GoogleConnection implements AutoCloseable {
      *
      * @throws ToolException UNAUTHENTICATED without a token or a stored sign-in
      */
-    public Session open(String accessToken) {
-        return open(accessToken, null);
+    public Session sessionFor(String accessToken) {
+        return sessionFor(accessToken, null);
     }
 
     /**
@@ -157,7 +157,7 @@ public final class GoogleConnection implements AutoCloseable {
      *
      * @param whoIs how to ask who the credential is, or null not to ask
      */
-    public Session open(String accessToken, WhoIs whoIs) {
+    public Session sessionFor(String accessToken, WhoIs whoIs) {
         String token = accessToken != null && !accessToken.isBlank() ? accessToken : configuredToken;
         transport(); // made here, inside the call's deadline, rather than on first request
         Account alone;

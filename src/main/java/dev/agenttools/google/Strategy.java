@@ -94,8 +94,8 @@ public enum Strategy {
                 }
                 yield out;
             }
-            case CONCURRENT -> FanOut.map(items, limits.maxInFlight(), deadline, what, source::one);
-            default -> batches(items, source, limits, deadline, what);
+            case BATCH -> batches(items, source, limits, deadline, what);
+            default -> FanOut.map(items, limits.maxInFlight(), deadline, what, source::one); // concurrent
         };
     }
 

@@ -22,13 +22,13 @@ class CalendarAccountTest {
                 .handshake(Duration.ZERO).userEmail("Someone@Example.org").build());
              GoogleConnection connection = new GoogleConnection(dev.agenttools.google.GoogleSettings.DEFAULT, null, "not signed in")) {
             CalendarService calendar = new CalendarService(CalendarSettings.forRoot(emulator.rootUri().toString()), connection);
-            CalendarService.Session first = calendar.open("ya29.secret-1");
+            CalendarService.Session first = calendar.sessionFor("ya29.secret-1");
             assertThat(first.account().id()).startsWith("token-");
             long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            CalendarService.Session s = calendar.open("ya29.secret-1");
+            CalendarService.Session s = calendar.sessionFor("ya29.secret-1");
             while (s.google().address().isEmpty() && System.nanoTime() < end) {
                 Thread.sleep(10);
-                s = calendar.open("ya29.secret-1");
+                s = calendar.sessionFor("ya29.secret-1");
             }
             assertThat(s.google().address()).contains("Someone@Example.org");
             assertThat(s.account().id()).isEqualTo("someone@example.org");

@@ -44,7 +44,7 @@ class RefreshedTokenTest {
     private static GmailService.Session known(GmailService service, String token) throws InterruptedException {
         long end = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < end) {
-            GmailService.Session s = service.open(token);
+            GmailService.Session s = service.sessionFor(token);
             if (s.address().isPresent()) {
                 return s;
             }
@@ -67,7 +67,7 @@ class RefreshedTokenTest {
             // cut to 1 or 2 by the refusals, won back a little by the successes since: far below the 50 configured
             assertThat(learned).as("learned with the first token, kept once its address is known").isLessThanOrEqualTo(10);
 
-            GmailService.Session refreshedAlone = s.service().open("ya29.refreshed");
+            GmailService.Session refreshedAlone = s.service().sessionFor("ya29.refreshed");
             assertThat(s.service().maxInFlight(refreshedAlone)).as("a token not known yet starts from the settings").isEqualTo(50);
 
             GmailService.Session refreshed = known(s.service(), "ya29.refreshed");

@@ -95,7 +95,7 @@ class AccountAddressTest {
             throws InterruptedException {
         long end = System.nanoTime() + WAIT.toNanos();
         while (System.nanoTime() < end) {
-            GoogleConnection.Session s = connection.open(token, whoIs);
+            GoogleConnection.Session s = connection.sessionFor(token, whoIs);
             if (s.address().isPresent()) {
                 return s;
             }
@@ -112,7 +112,7 @@ class AccountAddressTest {
         GoogleCalls calls = calls();
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in")) {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls);
-            GoogleConnection.Session before = connection.open("ya29.secret-a1", whoIs);
+            GoogleConnection.Session before = connection.sessionFor("ya29.secret-a1", whoIs);
             assertThat(before.account()).as("not known yet: the token alone").isEqualTo(Account.ofToken("ya29.secret-a1"));
 
             GoogleConnection.Session alice = known(connection, whoIs, "ya29.secret-a1");
@@ -137,7 +137,7 @@ class AccountAddressTest {
         GoogleCalls calls = calls();
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in")) {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls);
-            GoogleConnection.Session alone = connection.open("ya29.carol", whoIs);
+            GoogleConnection.Session alone = connection.sessionFor("ya29.carol", whoIs);
             QuotaPacer learning = calls.pacer(alone.account());
             try (QuotaPacer.Permit permit = learning.acquire(1, 1, dev.agenttools.tool.Deadline.in(WAIT), "test")) {
                 learning.rateLimited(permit, true, null); // a "too many concurrent requests": the cap is cut
@@ -155,13 +155,13 @@ class AccountAddressTest {
         users.put("ya29.dave", "dave@example.com");
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in")) {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls());
-            connection.open("ya29.dave", whoIs);
+            connection.sessionFor("ya29.dave", whoIs);
             Thread.sleep(300); // a lookup started now would have reached the server
             assertThat(profiles.get()).as("one session, as a one-shot call has: nothing asked").isZero();
 
             known(connection, whoIs, "ya29.dave");
             for (int i = 0; i < 5; i++) {
-                assertThat(connection.open("ya29.dave", whoIs).account().id()).isEqualTo("dave@example.com");
+                assertThat(connection.sessionFor("ya29.dave", whoIs).account().id()).isEqualTo("dave@example.com");
             }
             assertThat(profiles.get()).isEqualTo(1);
         }
@@ -173,8 +173,8 @@ class AccountAddressTest {
         hold = new CountDownLatch(1);
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in")) {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls());
-            connection.open("ya29.erin", whoIs);
-            GoogleConnection.Session second = connection.open("ya29.erin", whoIs); // asks, in the background
+            connection.sessionFor("ya29.erin", whoIs);
+            GoogleConnection.Session second = connection.sessionFor("ya29.erin", whoIs); // asks, in the background
             assertThat(second.account()).as("returned before the answer: the token alone").isEqualTo(Account.ofToken("ya29.erin"));
             assertThat(arrived.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the lookup went out").isTrue();
             hold.countDown();
@@ -188,12 +188,12 @@ class AccountAddressTest {
         // no user has this token: the profile is refused
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in")) {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls());
-            connection.open("ya29.nobody", whoIs);
-            connection.open("ya29.nobody", whoIs);
+            connection.sessionFor("ya29.nobody", whoIs);
+            connection.sessionFor("ya29.nobody", whoIs);
             assertThat(arrived.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
             Thread.sleep(300); // the refusal is back
             for (int i = 0; i < 5; i++) {
-                assertThat(connection.open("ya29.nobody", whoIs).account()).isEqualTo(Account.ofToken("ya29.nobody"));
+                assertThat(connection.sessionFor("ya29.nobody", whoIs).account()).isEqualTo(Account.ofToken("ya29.nobody"));
             }
             assertThat(profiles.get()).as("asked again only after " + Addresses.RETRY_AFTER).isEqualTo(1);
         }

@@ -29,8 +29,8 @@ class GoogleConnectionTest {
     void aCallsTokenWinsOverTheConfiguredOneAndEachIsItsOwnAccount() throws Exception {
         Emulator emulator = emulator("call-token");
         try (GoogleConnection connection = new GoogleConnection(null, "configured-token", null, "not signed in")) {
-            GoogleConnection.Session call = connection.open("call-token");
-            GoogleConnection.Session configured = connection.open(null);
+            GoogleConnection.Session call = connection.sessionFor("call-token");
+            GoogleConnection.Session configured = connection.sessionFor(null);
             assertThat(call.account()).isNotEqualTo(configured.account());
             String url = emulator.rootUri() + "gmail/v1/users/me/profile";
             assertThat(new String(connection.get(call, url, "test", false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes), StandardCharsets.UTF_8)).contains("me@example.com");
@@ -47,7 +47,7 @@ class GoogleConnectionTest {
     @Test
     void withoutATokenOrAStoredSignInACallIsUnauthenticatedWithWhatToRun() {
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in: run 'agent-tools auth login'")) {
-            assertThatThrownBy(() -> connection.open(" ")).isInstanceOfSatisfying(ToolException.class, e -> {
+            assertThatThrownBy(() -> connection.sessionFor(" ")).isInstanceOfSatisfying(ToolException.class, e -> {
                 assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
                 assertThat(e.getMessage()).contains("agent-tools auth login");
             });
