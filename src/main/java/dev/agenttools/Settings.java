@@ -32,13 +32,23 @@ import java.util.Properties;
  * @param mailIndex the local mail index
  * @param auth     where the stored sign-in lives
  * @param tracking where call records go
- * @param values   every setting as given, for the commands' own (serve's limits, the resident server's idle time):
- *                 read them with {@link #wholeNumber} and {@link #value}
+ * @param values   the {@code AGENT_TOOLS_*} settings as given but the token, for the commands' own (serve's limits):
+ *                 read them with {@link #wholeNumber} and {@link #value}. Nothing else of the environment is kept
+ *                 (an AWS secret, say), and the token only in {@code google}, whose text never shows it
  */
 public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSettings calendar, CacheSettings mailIndex,
                        AuthSettings auth, TrackingSettings tracking, Map<String, String> values) {
+    /** The environment variable holding the token for calls that bring none. */
+    private static final String ACCESS_TOKEN = "AGENT_TOOLS_ACCESS_TOKEN";
+
     public Settings {
-        values = Map.copyOf(values);
+        Map<String, String> kept = new HashMap<>();
+        values.forEach((k, v) -> {
+            if (k.startsWith("AGENT_TOOLS_") && !k.equals(ACCESS_TOKEN)) {
+                kept.put(k, v);
+            }
+        });
+        values = Map.copyOf(kept);
     }
 
     /** The configuration file overlaid by this process's environment. */
@@ -111,7 +121,7 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
 
     /** {@code AGENT_TOOLS_CA_CERT} and {@code AGENT_TOOLS_ACCESS_TOKEN}. */
     private static GoogleSettings google(Map<String, String> env) {
-        String token = env.get("AGENT_TOOLS_ACCESS_TOKEN");
+        String token = env.get(ACCESS_TOKEN);
         String flaw = token == null || token.isBlank() ? null : AccessToken.flaw(token);
         if (flaw != null) {
             throw new IllegalArgumentException("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token: it " + flaw

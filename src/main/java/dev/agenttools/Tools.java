@@ -199,14 +199,19 @@ public final class Tools {
             }
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
             GoogleConnection connection = connect(google, auth);
-            b.resource(connection);
-            if (gmail != null) {
-                GmailTools.register(b, gmail, connection, cache);
+            try {
+                b.resource(connection);
+                if (gmail != null) {
+                    GmailTools.register(b, gmail, connection, cache);
+                }
+                if (calendar != null) {
+                    CalendarTools.register(b, calendar, connection, MailText::htmlToText);
+                }
+                return b.build();
+            } catch (RuntimeException e) {
+                connection.close(); // nothing else will: the registry that would own it was never made
+                throw e;
             }
-            if (calendar != null) {
-                CalendarTools.register(b, calendar, connection, MailText::htmlToText);
-            }
-            return b.build();
         }
     }
 }

@@ -65,9 +65,12 @@ class ToolsTest {
     }
 
     @Test
-    void settingsNeverPrintTheToken() {
-        Settings s = Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET-VALUE"));
+    void settingsNeverPrintTheTokenNorKeepTheRestOfTheEnvironment() {
+        Settings s = Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET-VALUE",
+                "AWS_SECRET_ACCESS_KEY", "AWS-SECRET", "AGENT_TOOLS_SERVE_MAX_IN_FLIGHT", "7"));
         assertThat(s.google().accessToken()).isEqualTo("ya29.SECRET-VALUE");
         assertThat(s.toString()).doesNotContain("SECRET").contains("accessToken=set");
+        assertThat(s.values()).containsOnlyKeys("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT");
+        assertThat(s.wholeNumber("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT", 4, 1, 10)).isEqualTo(7);
     }
 }

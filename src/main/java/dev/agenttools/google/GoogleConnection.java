@@ -63,15 +63,18 @@ public final class GoogleConnection implements AutoCloseable {
     private volatile Optional<Credential> signIn;
 
     /**
-     * @param trustedCertificate an extra CA certificate (PEM) to trust, or null
-     * @param configuredToken    the token to use when a call brings none, or null
-     * @param signInSource       where the stored sign-in comes from, or null for none
-     * @param notSignedIn        the error when a call has no token and there is no stored sign-in (what to run)
+     * @param settings     the extra CA certificate to trust and the token for calls that bring none
+     * @param signInSource where the stored sign-in comes from, or null for none
+     * @param notSignedIn  the error when a call has no token and there is no stored sign-in (what to run)
      */
     public GoogleConnection(GoogleSettings settings, SignInSource signInSource, String notSignedIn) {
         this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn);
     }
 
+    /**
+     * @param trustedCertificate an extra CA certificate (PEM) to trust, or null
+     * @param configuredToken    the token to use when a call brings none, or null
+     */
     GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);

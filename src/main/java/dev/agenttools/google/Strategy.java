@@ -8,6 +8,7 @@ import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.Params;
 import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -112,7 +113,14 @@ public enum Strategy {
         Map<K, V> all = new LinkedHashMap<>();
         FanOut.map(chunks, Math.max(1, limits.maxInFlight() / chunkSize), deadline, what, source::batch).forEach(all::putAll);
         List<V> out = new ArrayList<>(items.size());
-        items.forEach(item -> out.add(all.get(item)));
+        for (K item : items) {
+            V value = all.get(item);
+            if (value == null) {
+                // every part is answered (an outcome, failed or not): a missing one is a bug, not an empty answer
+                throw new ToolException(ToolException.Kind.INTERNAL, what + ": the batch gave no answer for " + item);
+            }
+            out.add(value);
+        }
         return out;
     }
 

@@ -33,7 +33,7 @@ public record CacheSettings(String mode, Path file, int maxMessages) {
         return mode.equals("auto");
     }
 
-    /** From the environment (and the config file), as {@link dev.agenttools.Config} merged them. */
+    /** From the environment (and the config file), as {@link dev.agenttools.Settings} merged them. */
     public static CacheSettings fromEnvironment(Map<String, String> env) {
         String mode = env.getOrDefault("AGENT_TOOLS_CACHE", "auto").strip().toLowerCase(Locale.ROOT);
         if (mode.isEmpty()) {

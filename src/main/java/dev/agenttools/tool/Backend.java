@@ -15,7 +15,7 @@ public enum Backend {
     BATCH,
     /** The local mail index answered without fetching a message. */
     INDEX,
-    /** The fast path failed and the surer one answered ({@link FallbackInterceptor}). */
+    /** The fast path failed and the surer one answered ({@link ToolInterceptor#fallback()}). */
     FALLBACK;
 
     /** The name on the wire: {@code sequential}, {@code concurrent}, {@code batch}, {@code index} or {@code fallback}. */

@@ -12,7 +12,8 @@ import java.util.Map;
  * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path.
  * A call enters with its start time; the registry gives it its one {@link Deadline} (from {@code timeout_ms}), runs
  * the interceptors (the first added is the outermost) and the tool, the tool on a virtual thread of its own that the
- * deadline interrupts, times the whole once, and tells the listeners.
+ * deadline interrupts, times the whole once, and tells the listeners. Interceptors and listeners run on the caller's
+ * thread, the tool on its own: what a caller keeps per thread does not reach the tool.
  * Immutable once built; thread-safe. {@link #close()} releases what the tools hold (HTTP clients and their
  * threads): a process that ends, or a resident server that drops a session, closes its registry.
  */

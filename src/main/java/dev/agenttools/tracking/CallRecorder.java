@@ -45,6 +45,18 @@ public final class CallRecorder implements AutoCloseable {
     private volatile boolean stopWriting;
     private volatile String lastError;
 
+    /**
+     * A recorder writing to the sink {@code settings} name ({@code sqlite} or {@code dynamodb}), or null for
+     * {@code none}: the published way to give {@code Tools.builder().recorder(...)} one. The sink opens on the
+     * recorder's own thread at its first write, so opening it never delays a call.
+     *
+     * @param tools the commands statistics are kept for ({@code Tools.commands()})
+     */
+    public static CallRecorder open(TrackingSettings settings, java.util.List<String> tools) {
+        return Tracking.openRecorder(settings, tools);
+    }
+
+    /** On a sink of our own (internal: the command line and the benchmark). */
     public CallRecorder(CallSink sink, int capacity) {
         this(sink, capacity, DEFAULT_CLOSE_TIMEOUT);
     }
@@ -58,7 +70,7 @@ public final class CallRecorder implements AutoCloseable {
     }
 
     /** Hands a record to the writer; false (and counted as dropped) when the queue is full or the recorder closed. */
-    public boolean record(CallRecord record) {
+    boolean record(CallRecord record) {
         if (closing || !queue.offer(record)) {
             rejected.incrementAndGet();
             return false;
