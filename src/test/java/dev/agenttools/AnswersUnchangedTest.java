@@ -46,15 +46,17 @@ class AnswersUnchangedTest {
     static Path dir;
     private static ToolRegistry registry;
     private static ToolRegistry indexed;
+    private static ToolRegistry wrongToken;
     private static ToolProtocol protocol;
 
     @BeforeAll
     static void start() {
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).anchor(ANCHOR).build());
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).anchor(ANCHOR).token("t").build());
         registry = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("t").build();
         indexed = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("t")
                 .mailIndex(dir.resolve("index.db")).build();
+        wrongToken = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("not-the-token").build();
         protocol = new ToolProtocol(registry);
     }
 
@@ -62,6 +64,7 @@ class AnswersUnchangedTest {
     static void stop() {
         registry.close();
         indexed.close();
+        wrongToken.close();
     }
 
     /** One exchange as recorded: the request and the answer without its duration. */
@@ -144,6 +147,15 @@ class AnswersUnchangedTest {
                 request("calendar.get-event", "{\"event_id\":\"nope\"}"),
                 request("calendar.free-busy", "{\"unknown\":1}"), request("no.such-tool", "{}"))) {
             out.add(exchange(p, bad));
+        }
+        // a token Google refuses, every tool (unauthenticated, not rerun by the fallback)
+        ToolProtocol refused = new ToolProtocol(wrongToken);
+        for (String call : List.of(request("gmail.list-emails", "{\"strategy\":\"concurrent\"}"),
+                request("gmail.search-emails", "{\"query\":\"is:unread\",\"strategy\":\"batch\"}"),
+                request("gmail.get-email", "{\"message_id\":\"" + ids.getFirst() + "\"}"),
+                request("calendar.list-calendars", "{}"), request("calendar.list-events", "{\"time_min\":\"2026-06-02\"}"),
+                request("calendar.get-event", "{\"event_id\":\"x\"}"), request("calendar.free-busy", "{\"time_min\":\"2026-06-02\"}"))) {
+            out.add(exchange(refused, call));
         }
         return out;
     }
