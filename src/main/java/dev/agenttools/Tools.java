@@ -161,7 +161,7 @@ public final class Tools {
 
         /** The local mail index at {@code file}, on, with the default size bound. */
         public Builder mailIndex(Path file) {
-            return cache(new CacheSettings("auto", file, CacheSettings.DEFAULT_MAX_MESSAGES));
+            return cache(new CacheSettings(CacheSettings.Mode.AUTO, file, CacheSettings.DEFAULT_MAX_MESSAGES));
         }
 
         /** The token for calls that bring none, unless the settings name one. */

@@ -59,7 +59,7 @@ final class StatsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
-        if (settings.sink().equals("none")) {
+        if (settings.sink() == TrackingSettings.Sink.NONE) {
             throw new ConfigurationException("call tracking is off (AGENT_TOOLS_TRACKING=none): there are no records");
         }
         // Read-only: a store that does not exist yet means no call was recorded; stats creates no file, folder or table.
@@ -74,11 +74,11 @@ final class StatsCommand implements Callable<Integer> {
         if (format == Format.json) {
             var root = Json.object();
             root.put("since", DurationConverter.text(since));
-            root.put("store", settings.sink());
+            root.put("store", settings.sink().wireName());
             root.set("rows", Json.tree(rows));
             out.println(Json.write(root));
         } else if (reader.isEmpty()) {
-            out.println("no calls recorded yet (" + (settings.sink().equals("sqlite") ? "no call store at " + settings.sqliteFile()
+            out.println("no calls recorded yet (" + (settings.sink() == TrackingSettings.Sink.SQLITE ? "no call store at " + settings.sqliteFile()
                     : "no DynamoDB table " + settings.dynamoTable()) + ")");
         } else if (rows.isEmpty()) {
             out.println("no calls recorded in the last " + DurationConverter.text(since) + " (" + settings.sink() + ")");

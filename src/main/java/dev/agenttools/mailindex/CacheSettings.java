@@ -7,21 +7,29 @@ import java.util.Map;
 /**
  * The local mail index list_emails and search_emails keep ({@link MailIndex}), read once and sealed.
  *
- * @param mode        {@code auto} (use and keep it up to date), or {@code off} (never read nor write it)
+ * @param mode        {@link Mode#AUTO} (use and keep it up to date), or {@link Mode#OFF} (never read nor write it)
  * @param file        where it is: {@code AGENT_TOOLS_CACHE_DB}, else {@code $XDG_DATA_HOME/agent-tools/mail-index.db},
  *                    else {@code ~/.local/share/agent-tools/mail-index.db}
  * @param maxMessages the most messages kept per account (the oldest go first)
  */
-public record CacheSettings(String mode, Path file, int maxMessages) {
+public record CacheSettings(Mode mode, Path file, int maxMessages) {
+    /** {@code AGENT_TOOLS_CACHE}: {@code auto} or {@code off}. */
+    public enum Mode {
+        AUTO, OFF;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     public static final int DEFAULT_MAX_MESSAGES = 20_000;
     /** No index: what tools built without settings (an emulator's, a benchmark's) get. */
-    public static final CacheSettings OFF = new CacheSettings("off", null, DEFAULT_MAX_MESSAGES);
+    public static final CacheSettings OFF = new CacheSettings(Mode.OFF, null, DEFAULT_MAX_MESSAGES);
 
     public CacheSettings {
-        if (!mode.equals("auto") && !mode.equals("off")) {
-            throw new IllegalArgumentException("AGENT_TOOLS_CACHE must be auto or off, got " + mode);
-        }
-        if (mode.equals("auto") && file == null) {
+        java.util.Objects.requireNonNull(mode, "mode");
+        if (mode == Mode.AUTO && file == null) {
             throw new IllegalArgumentException("the mail index needs a file");
         }
         if (maxMessages < 1) {
@@ -30,7 +38,7 @@ public record CacheSettings(String mode, Path file, int maxMessages) {
     }
 
     boolean enabled() {
-        return mode.equals("auto");
+        return mode == Mode.AUTO;
     }
 
     /** From the environment (and the config file), as {@link dev.agenttools.Settings} merged them. */
@@ -48,7 +56,10 @@ public record CacheSettings(String mode, Path file, int maxMessages) {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("AGENT_TOOLS_CACHE_MAX_MESSAGES must be a whole number, got \"" + max + "\"");
         }
-        return new CacheSettings(mode, file, maxMessages);
+        if (!mode.equals("auto") && !mode.equals("off")) {
+            throw new IllegalArgumentException("AGENT_TOOLS_CACHE must be auto or off, got " + mode);
+        }
+        return new CacheSettings(mode.equals("auto") ? Mode.AUTO : Mode.OFF, file, maxMessages);
     }
 
     private static Path defaultFile(Map<String, String> env) {

@@ -19,7 +19,7 @@ public final class Tracking {
      */
     public static CallSink openSink(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
-            case "sqlite" -> {
+            case SQLITE -> {
                 try {
                     yield new SqliteSink(settings.sqliteFile());
                 } catch (UncheckedIOException e) {
@@ -32,8 +32,8 @@ public final class Tracking {
                     yield spool;
                 }
             }
-            case "dynamodb" -> new DynamoDbSink(DynamoDbSink.client(settings), settings.dynamoTable(), tools);
-            default -> null;
+            case DYNAMODB -> new DynamoDbSink(DynamoDbSink.client(settings), settings.dynamoTable(), tools);
+            case NONE -> null;
         };
     }
 
@@ -44,9 +44,9 @@ public final class Tracking {
      */
     public static Optional<CallSink> openReader(TrackingSettings settings, List<String> tools) {
         return switch (settings.sink()) {
-            case "sqlite" -> SqliteSink.openToRead(settings.sqliteFile()).map(CallSink.class::cast);
-            case "dynamodb" -> DynamoDbSink.openReadOnly(DynamoDbSink.client(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
-            default -> Optional.empty();
+            case SQLITE -> SqliteSink.openToRead(settings.sqliteFile()).map(CallSink.class::cast);
+            case DYNAMODB -> DynamoDbSink.openReadOnly(DynamoDbSink.client(settings), settings.dynamoTable(), tools).map(CallSink.class::cast);
+            case NONE -> Optional.empty();
         };
     }
 
@@ -57,10 +57,10 @@ public final class Tracking {
      * and counted.
      */
     public static CallRecorder openRecorder(TrackingSettings settings, List<String> tools) {
-        if (settings.sink().equals("none")) {
+        if (settings.sink() == TrackingSettings.Sink.NONE) {
             return null;
         }
-        return new CallRecorder(new LazySink(settings.sink(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
+        return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
                 settings.flushTimeout());
     }
 
@@ -71,7 +71,7 @@ public final class Tracking {
      * {@link #openRecorder}.
      */
     public static CallRecorder openOneShotRecorder(TrackingSettings settings, List<String> tools) {
-        if (settings.sink().equals("sqlite")) {
+        if (settings.sink() == TrackingSettings.Sink.SQLITE) {
             return new CallRecorder(new Spool(settings.sqliteFile()), CallRecorder.DEFAULT_CAPACITY, settings.flushTimeout());
         }
         return openRecorder(settings, tools);

@@ -9,15 +9,39 @@ import java.util.Map;
 /**
  * Where call records go, read once from the environment.
  *
- * @param sink           {@code sqlite} (default), {@code dynamodb} or {@code none}
+ * @param sink           where records go: SQLite (default), DynamoDB or nowhere
  * @param sqliteFile     the SQLite file (default, also when the variable is empty: the user's data folder,
  *                       agent-tools/calls.db); a regular file, or a path that does not exist yet in a writable folder
  * @param dynamoTable    the DynamoDB table (default agent-tools-calls; created when missing)
  * @param dynamoEndpoint a DynamoDB endpoint to use instead of AWS's (a local server), or null
  * @param region         the AWS region (default us-east-1)
  */
-public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
+public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
                                java.time.Duration flushTimeout) {
+    /** Where call records go, as {@code AGENT_TOOLS_TRACKING} names it. */
+    public enum Sink {
+        SQLITE, DYNAMODB, NONE;
+
+        /** {@code sqlite}, {@code dynamodb} or {@code none}. */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        @Override
+        public String toString() {
+            return wireName();
+        }
+
+        static Sink named(String name) {
+            for (Sink s : values()) {
+                if (s.wireName().equals(name)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException("AGENT_TOOLS_TRACKING must be sqlite, dynamodb or none, got " + name);
+        }
+    }
+
     static final String DB_VARIABLE = "AGENT_TOOLS_TRACKING_DB";
     static final String FLUSH_VARIABLE = "AGENT_TOOLS_TRACKING_FLUSH_MS";
     /**
@@ -26,14 +50,12 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
      */
     static final java.time.Duration DEFAULT_FLUSH = java.time.Duration.ofSeconds(5);
 
-    public TrackingSettings(String sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
+    public TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
         this(sink, sqliteFile, dynamoTable, dynamoEndpoint, region, DEFAULT_FLUSH);
     }
 
     public TrackingSettings {
-        if (!sink.equals("sqlite") && !sink.equals("dynamodb") && !sink.equals("none")) {
-            throw new IllegalArgumentException("AGENT_TOOLS_TRACKING must be sqlite, dynamodb or none, got " + sink);
-        }
+        java.util.Objects.requireNonNull(sink, "sink");
     }
 
     /**
@@ -45,7 +67,7 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
      *                                  device, a folder, or in a folder that cannot be written)
      */
     public static TrackingSettings fromEnvironment(Map<String, String> env) {
-        String sink = env.getOrDefault("AGENT_TOOLS_TRACKING", "sqlite").strip().toLowerCase(Locale.ROOT);
+        Sink sink = Sink.named(env.getOrDefault("AGENT_TOOLS_TRACKING", "sqlite").strip().toLowerCase(Locale.ROOT));
         // Empty means unset, as for XDG_DATA_HOME: an empty path would be SQLite's temporary database, and every
         // record would silently vanish with the process.
         String db = env.get(DB_VARIABLE);
@@ -55,7 +77,7 @@ public record TrackingSettings(String sink, Path sqliteFile, String dynamoTable,
         } catch (java.nio.file.InvalidPathException e) {
             throw new IllegalArgumentException(DB_VARIABLE + " must be a file path, got \"" + db + "\": " + e.getReason());
         }
-        if (sink.equals("sqlite")) {
+        if (sink == Sink.SQLITE) {
             checkSqliteFile(file, db == null || db.isBlank() ? "the default call store" : DB_VARIABLE);
         }
         String endpoint = env.get("AGENT_TOOLS_DYNAMODB_ENDPOINT");

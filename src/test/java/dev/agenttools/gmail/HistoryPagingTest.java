@@ -63,7 +63,7 @@ class HistoryPagingTest {
     @Test
     void aHistoryWhosePagesDoNotEndRebuildsTheIndexFromTheListAndTheNextListSyncs(@TempDir Path dir) throws Exception {
         try (HostileServer server = gmail()) {
-            ToolRegistry indexed = tools(server, new CacheSettings("auto", dir.resolve("mail-index.db"), 20_000));
+            ToolRegistry indexed = tools(server, new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("mail-index.db"), 20_000));
             ToolRegistry plain = tools(server, CacheSettings.OFF);
             JsonNode first = timedList(indexed).data();
             assertThat(first).isEqualTo(plain.call(ToolCall.of(GmailTools.LIST, obj(PARAMS))).data());

@@ -92,7 +92,7 @@ class RefreshedTokenTest {
     @Test
     void aRefreshedTokensFirstListUsesTheMailIndexOfItsAddress(@TempDir Path dir) throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
-            Setup s = setup(emulator, new CacheSettings("auto", dir.resolve("mail-index.db"), 20_000));
+            Setup s = setup(emulator, new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("mail-index.db"), 20_000));
             String params = "{\"max_results\": 5, \"strategy\": \"concurrent\", \"access_token\": \"%s\"}";
             JsonNode first = s.tools().call(ToolCall.of(GmailTools.LIST, obj(params.formatted("ya29.first")))).data();
 

@@ -13,7 +13,7 @@ class CacheSettingsTest {
     @Test
     void defaultsToAnIndexUnderTheDataHome() {
         CacheSettings s = CacheSettings.fromEnvironment(Map.of("XDG_DATA_HOME", "/data"));
-        assertThat(s.mode()).isEqualTo("auto");
+        assertThat(s.mode()).isEqualTo(CacheSettings.Mode.AUTO);
         assertThat(s.file()).isEqualTo(Path.of("/data/agent-tools/mail-index.db"));
         assertThat(s.maxMessages()).isEqualTo(CacheSettings.DEFAULT_MAX_MESSAGES);
         assertThat(CacheSettings.fromEnvironment(Map.of("AGENT_TOOLS_CACHE", " OFF ", "AGENT_TOOLS_CACHE_DB", "/x.db")).enabled()).isFalse();

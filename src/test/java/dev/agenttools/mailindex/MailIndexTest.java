@@ -76,7 +76,7 @@ class MailIndexTest {
     void aListAskedAgainIsOneRoundTripAndTheSameAnswerThroughChanges(@TempDir Path dir) throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Path file = dir.resolve("index").resolve("mail-index.db");
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             ToolRegistry plain = tools(emulator, CacheSettings.OFF);
             String params = "{\"max_results\": 10, \"strategy\": \"concurrent\"}";
 
@@ -128,7 +128,7 @@ class MailIndexTest {
     void aHistoryTooOldOrARefreshRebuildsAndAnOffCallLeavesTheIndexAlone(@TempDir Path dir) throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Path file = dir.resolve("mail-index.db");
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             ToolRegistry plain = tools(emulator, CacheSettings.OFF);
             String params = "{\"max_results\": 5}";
             list(indexed, params);
@@ -156,8 +156,8 @@ class MailIndexTest {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Path file = dir.resolve("mail-index.db");
             // two registries on one file: two connections, as two processes would have
-            ToolRegistry one = tools(emulator, new CacheSettings("auto", file, 20_000));
-            ToolRegistry two = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry one = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
+            ToolRegistry two = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             ToolRegistry plain = tools(emulator, CacheSettings.OFF);
             String params = "{\"max_results\": 15}";
             java.util.List<String> ids = new java.util.ArrayList<>();
@@ -206,7 +206,7 @@ class MailIndexTest {
         // elsewhere at that moment: the index fetches only what it lacks, skips what vanished, and forgets what history
         // says was deleted
         try (Emulator emulator = emulators.start(fastEmulator().vanishRate(0.3).build())) {
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", dir.resolve("mail-index.db"), 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("mail-index.db"), 20_000));
             for (int round = 0; round < 6; round++) {
                 JsonNode data = list(indexed, "{\"max_results\": 15}");
                 assertThat(data.has("errors")).as(data.toString()).isFalse();
@@ -222,7 +222,7 @@ class MailIndexTest {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Path file = dir.resolve("mail-index.db");
             Files.writeString(file, "not a database, whatever wrote it".repeat(200));
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             String params = "{\"max_results\": 4}";
             assertThat(list(indexed, params)).isEqualTo(list(tools(emulator, CacheSettings.OFF), params));
             try (var aside = Files.list(dir)) {
@@ -253,7 +253,7 @@ class MailIndexTest {
     void aPageDamagedInTheMiddleOfTheFileIsSetAsideOnceAndTheListsAnswerAsGmail(@TempDir Path dir) throws Exception {
         try (Emulator emulator = emulators.start(fastEmulator().build())) {
             Path file = dir.resolve("mail-index.db");
-            CacheSettings cache = new CacheSettings("auto", file, 20_000);
+            CacheSettings cache = new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000);
             ToolRegistry plain = tools(emulator, CacheSettings.OFF);
             String params = "{\"max_results\": 60}";
             JsonNode truth = list(plain, params);
@@ -316,7 +316,7 @@ class MailIndexTest {
                 byte[] before = Files.readAllBytes(target);
                 String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(target));
                 Files.createSymbolicLink(file, target);
-                ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+                ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
                 String stderr = stderrOf(() -> {
                     assertThat(list(indexed, params)).isEqualTo(truth);
                     assertThat(list(indexed, params)).isEqualTo(truth);
@@ -339,11 +339,11 @@ class MailIndexTest {
             // a link where SQLite keeps its journal is refused in the same way
             Path notes = dir.resolve("elsewhere/notes.txt");
             Files.createSymbolicLink(store.resolve("mail-index.db-journal"), notes);
-            assertThat(list(tools(emulator, new CacheSettings("auto", file, 20_000)), params)).isEqualTo(truth);
+            assertThat(list(tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000)), params)).isEqualTo(truth);
             assertThat(notes).hasContent("precious notes");
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(notes))).isEqualTo("rw-r--r--");
             Files.delete(store.resolve("mail-index.db-journal"));
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             list(indexed, params);
             assertThat(indexed.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).as("once the link is gone").isEqualTo("index");
         }
@@ -355,7 +355,7 @@ class MailIndexTest {
             Path shared = Files.createDirectories(dir.resolve("shared"));
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
             String params = "{\"max_results\": 3}";
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", shared.resolve("mail-index.db"), 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, shared.resolve("mail-index.db"), 20_000));
             String stderr = stderrOf(() -> assertThat(list(indexed, params)).isEqualTo(list(tools(emulator, CacheSettings.OFF), params)));
             assertThat(stderr).contains("the folder " + shared.toRealPath() + " has mode rwxrwxrwx", "others may make files in it");
             try (var left = Files.list(shared)) {
@@ -374,11 +374,11 @@ class MailIndexTest {
                  java.sql.Statement s = older.createStatement()) {
                 s.execute("PRAGMA journal_mode = WAL"); // as versions before this one kept it, still open in their process
                 s.execute("CREATE TABLE accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL)");
-                ToolRegistry meanwhile = tools(emulator, new CacheSettings("auto", file, 20_000));
+                ToolRegistry meanwhile = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
                 String stderr = stderrOf(() -> assertThat(list(meanwhile, params)).isEqualTo(truth));
                 assertThat(stderr).contains("the mail index " + file + " is not used", "is in WAL mode", "open in another process");
             }
-            ToolRegistry after = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry after = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             assertThat(list(after, params)).isEqualTo(truth);
             assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).isEqualTo("index");
             try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
@@ -395,7 +395,7 @@ class MailIndexTest {
             Path file = dir.resolve("mail-index.db");
             String params = "{\"max_results\": 3}";
             JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
-            ToolRegistry indexed = tools(emulator, new CacheSettings("auto", file, 20_000));
+            ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             assertThat(list(indexed, params)).isEqualTo(truth);
             // another process holds the file locked past the busy timeout (as a read-only or full disk would fail too)
             try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
@@ -417,7 +417,7 @@ class MailIndexTest {
     void eachServerIsItsOwnAccountAndTheSizeIsBounded(@TempDir Path dir) throws Exception {
         try (Emulator one = emulators.start(fastEmulator().seed(1).build()); Emulator two = emulators.start(fastEmulator().seed(2).build())) {
             Path file = dir.resolve("mail-index.db");
-            CacheSettings cache = new CacheSettings("auto", file, 8);
+            CacheSettings cache = new CacheSettings(CacheSettings.Mode.AUTO, file, 8);
             String params = "{\"max_results\": 10}";
             assertThat(list(tools(one, cache), params)).isEqualTo(list(tools(one, CacheSettings.OFF), params));
             assertThat(list(tools(two, cache), params)).isEqualTo(list(tools(two, CacheSettings.OFF), params));
@@ -430,7 +430,7 @@ class MailIndexTest {
                     .containsExactlyInAnyOrder(one.rootUri() + "|me@example.com", two.rootUri() + "|me@example.com"));
             assertThat(MailIndexFiles.clear(cache)).isTrue();
             assertThat(MailIndexFiles.status(cache)).hasValue(java.util.Map.of());
-            assertThat(MailIndexFiles.status(new CacheSettings("auto", dir.resolve("none.db"), 8))).isEmpty();
+            assertThat(MailIndexFiles.status(new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("none.db"), 8))).isEmpty();
         }
     }
 }

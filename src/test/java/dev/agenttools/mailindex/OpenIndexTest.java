@@ -39,7 +39,7 @@ class OpenIndexTest {
 
     @Test
     void anUnrelatedFailureOfTheListIsTheListsAndTheIndexStaysOpen(@TempDir Path dir) throws Exception {
-        try (OpenIndex open = new OpenIndex(new CacheSettings("auto", dir.resolve("mail-index.db"), 20))) {
+        try (OpenIndex open = new OpenIndex(new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("mail-index.db"), 20))) {
             List<MailIndex> seen = new ArrayList<>();
             IllegalStateException notTheIndexs = new IllegalStateException("a client's own state, not the index's");
             String stderr = stderrOf(() -> assertThatThrownBy(() -> open.use(index -> {
@@ -57,7 +57,7 @@ class OpenIndexTest {
 
     @Test
     void anIndexThatCannotBeUsedNowIsLeftAloneAndTheListGoesOnWithoutIt(@TempDir Path dir) throws Exception {
-        try (OpenIndex open = new OpenIndex(new CacheSettings("auto", dir.resolve("mail-index.db"), 20))) {
+        try (OpenIndex open = new OpenIndex(new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("mail-index.db"), 20))) {
             AtomicInteger runs = new AtomicInteger();
             List<Optional<String>> answers = new ArrayList<>();
             String stderr = stderrOf(() -> {
@@ -79,7 +79,7 @@ class OpenIndexTest {
 
     @Test
     void anIndexTurnedOffIsNeverOpened(@TempDir Path dir) throws Exception {
-        try (OpenIndex open = new OpenIndex(new CacheSettings("off", dir.resolve("mail-index.db"), 20))) {
+        try (OpenIndex open = new OpenIndex(new CacheSettings(CacheSettings.Mode.OFF, dir.resolve("mail-index.db"), 20))) {
             assertThat(open.use(index -> "answered from the index")).isEmpty();
         }
         assertThat(dir).isEmptyDirectory();

@@ -138,7 +138,7 @@ class DynamoDbSinkTest {
     @Test
     void readingForStatsCreatesNoTable() throws Exception {
         try (Dynalite dynalite = Dynalite.start()) {
-            TrackingSettings settings = new TrackingSettings("dynamodb", null, "calls-never-written", dynalite.endpoint, "us-east-1");
+            TrackingSettings settings = new TrackingSettings(TrackingSettings.Sink.DYNAMODB, null, "calls-never-written", dynalite.endpoint, "us-east-1");
             assertThat(Tracking.openReader(settings, TOOLS)).as("no table means no call recorded yet").isEmpty();
             assertThat(dynalite.client().listTables().tableNames()).doesNotContain("calls-never-written");
         }

@@ -124,7 +124,7 @@ class SpoolTest {
     @Test
     void openingToReadIngestsFirstAndCreatesNothingWithoutASpool(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("new/calls.db");
-        TrackingSettings settings = new TrackingSettings("sqlite", db, "t", null, "us-east-1");
+        TrackingSettings settings = new TrackingSettings(TrackingSettings.Sink.SQLITE, db, "t", null, "us-east-1");
         assertThat(Tracking.openReader(settings, List.of())).isEmpty();
         assertThat(dir.resolve("new")).doesNotExist();
 
@@ -138,7 +138,7 @@ class SpoolTest {
     @Test
     void aOneShotRecorderAppendsToTheSpoolAndTheOthersWriteTheStore(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
-        TrackingSettings settings = new TrackingSettings("sqlite", db, "t", null, "us-east-1");
+        TrackingSettings settings = new TrackingSettings(TrackingSettings.Sink.SQLITE, db, "t", null, "us-east-1");
         CallRecorder oneShot = Tracking.openOneShotRecorder(settings, List.of());
         oneShot.record(record(1));
         oneShot.close();
@@ -152,7 +152,7 @@ class SpoolTest {
         assertThat(new Spool(db).hasPending()).as("the long-lived recorder's store ingested the spool when it opened").isFalse();
         assertThat(all(db)).containsExactly(record(1), record(2));
 
-        TrackingSettings none = new TrackingSettings("none", db, "t", null, "us-east-1");
+        TrackingSettings none = new TrackingSettings(TrackingSettings.Sink.NONE, db, "t", null, "us-east-1");
         assertThat(Tracking.openOneShotRecorder(none, List.of())).isNull();
     }
 

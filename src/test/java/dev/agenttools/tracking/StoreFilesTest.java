@@ -177,7 +177,7 @@ class StoreFilesTest {
     @Test
     void whileAnOlderVersionHoldsItsWalFileTheRecordsWaitInTheSpool(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("store/calls.db");
-        TrackingSettings settings = new TrackingSettings("sqlite", db, "unused", null, "us-east-1");
+        TrackingSettings settings = new TrackingSettings(TrackingSettings.Sink.SQLITE, db, "unused", null, "us-east-1");
         try (Connection olderProcess = olderVersionsStore(db)) {
             assertThatThrownBy(() -> new SqliteSink(db)).isInstanceOf(UncheckedIOException.class)
                     .hasCauseInstanceOf(SqliteStore.HeldInWalMode.class).hasMessageContaining("open in another process");

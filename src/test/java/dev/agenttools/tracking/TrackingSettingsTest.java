@@ -64,6 +64,6 @@ class TrackingSettingsTest {
     @Test
     void theSqlitePathIsNotCheckedWhenSqliteIsNotTheStore() {
         assertThat(TrackingSettings.fromEnvironment(Map.of("AGENT_TOOLS_TRACKING", "none", "AGENT_TOOLS_TRACKING_DB", "/dev/full")).sink())
-                .isEqualTo("none");
+                .isEqualTo(TrackingSettings.Sink.NONE);
     }
 }
