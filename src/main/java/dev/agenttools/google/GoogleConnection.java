@@ -194,7 +194,10 @@ public final class GoogleConnection implements AutoCloseable {
 
     /** Asks who the session's credential is on a virtual thread of its own, bounded; a failure is left for later. */
     private void lookUp(Session s, WhoIs whoIs) {
-        Thread.ofVirtual().name("agent-tools-who-is").start(() -> {
+        if (closed) {
+            return;
+        }
+        Thread lookup = Thread.ofVirtual().name("agent-tools-who-is").unstarted(() -> {
             String address = null;
             try {
                 address = whoIs.address(s, dev.agenttools.tool.Deadline.in(Addresses.LOOKUP_TIMEOUT));
@@ -204,8 +207,11 @@ public final class GoogleConnection implements AutoCloseable {
                 // offline, refused, closed: the calls go on as the credential alone, and a later session asks again
             } finally {
                 addresses.answered(s.credentialKey, address);
+                lookups.remove(Thread.currentThread());
             }
         });
+        lookups.add(lookup);
+        lookup.start();
     }
 
     /** What a Google client built for the session sets on each request: its authorization and the call's timeouts. */
@@ -277,9 +283,15 @@ public final class GoogleConnection implements AutoCloseable {
         }
     }
 
-    /** Stops the transport (when one was made) and its threads; calls still running fail. */
+    /** Who-is lookups still running (at most one per credential at a time, each bounded by its own timeout). */
+    private final java.util.Set<Thread> lookups = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** Stops the transport (when one was made), its threads and any who-is lookup; calls still running fail. */
     @Override
     public void close() {
+        closed = true;
+        lookups.forEach(Thread::interrupt); // a lookup still asking: it would only fail on the stopped transport
         JdkHttpTransport t = transport;
         if (t != null) {
             t.shutdown();
