@@ -68,7 +68,11 @@ class LauncherTest {
 
     /** A jar in {@code checkout}'s target/launcher whose manifest points at this build's classes and libraries. */
     static Path writeJar(Path checkout) throws IOException {
-        Path target = Files.createDirectories(checkout.resolve("target/launcher"));
+        return writeJarIn(Files.createDirectories(checkout.resolve("target/launcher")));
+    }
+
+    /** The same jar in {@code target}. */
+    static Path writeJarIn(Path target) throws IOException {
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, Main.class.getName());
@@ -205,6 +209,35 @@ class LauncherTest {
             assertThat(resident.stderr()).as("stderr for %s", shown).isEmpty();
         }
         assertThat(serverFolder()).as("the resident server answered them").isNotNull();
+    }
+
+    /**
+     * An installed copy, as a container image lays it out: the launcher beside app/ (the jar) and runtime/ (a Java
+     * runtime), with no sources, no Maven wrapper and no JDK finder. It runs that jar on that runtime, building
+     * nothing, and keeps its resident server for one-shot calls as a checkout does.
+     */
+    @Test
+    void runsAnInstalledCopyWithoutSourcesOnTheRuntimeBesideIt(@TempDir Path installed) throws Exception {
+        Path launcher = installed.resolve("agent-tools");
+        Files.copy(Path.of("agent-tools"), launcher);
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        writeJarIn(Files.createDirectories(installed.resolve("app")));
+        Path runtimeLink = Files.createSymbolicLink(installed.resolve("runtime"), Path.of(System.getProperty("java.home")));
+        String request = "{\"command\": \"tools.list\"}";
+        Run resident;
+        Run inProcess;
+        try {
+            resident = call(installed, request.getBytes(StandardCharsets.UTF_8), Map.of());
+            inProcess = call(installed, request.getBytes(StandardCharsets.UTF_8), Map.of(CallCommand.DAEMON, "off"));
+        } finally {
+            Files.delete(runtimeLink); // the link only: the temporary folder's clean-up would warn that it leads out
+        }
+        assertThat(resident.exit()).as(resident.stderr()).isZero();
+        assertThat(resident.out()).startsWith("{\"status\":\"ok\"");
+        assertThat(resident.timeless()).isEqualTo(inProcess.timeless());
+        assertThat(resident.stderr()).as("nothing built, nothing said").isEmpty();
+        assertThat(serverFolder()).as("its resident server answered").isNotNull();
+        assertThat(installed.resolve("target")).as("no build folder").doesNotExist();
     }
 
     @Test
