@@ -105,6 +105,11 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
                 + ", auth=" + auth + ", tracking=" + tracking + "]";
     }
 
+    /** The same settings with {@code google} in place of theirs. */
+    public Settings withGoogle(GoogleSettings settings) {
+        return new Settings(settings, gmail, calendar, mailIndex, auth, tracking, values);
+    }
+
     /** A setting as given, or null. */
     public String value(String name) {
         return values.get(name);

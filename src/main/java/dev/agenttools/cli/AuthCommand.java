@@ -110,8 +110,7 @@ final class AuthCommand implements Callable<Integer> {
         Settings settings = Settings.load();
         try {
             // the stored sign-in's account, whatever token the settings name
-            return Tools.accountAddress(new Settings(settings.google().withoutAccessToken(), settings.gmail(), settings.calendar(),
-                    settings.mailIndex(), settings.auth(), settings.tracking(), settings.values()), java.time.Duration.ofSeconds(15));
+            return Tools.accountAddress(settings.withGoogle(settings.google().withoutAccessToken()), java.time.Duration.ofSeconds(15));
         } catch (ToolException e) {
             return "(unknown: " + e.getMessage() + ")";
         }
