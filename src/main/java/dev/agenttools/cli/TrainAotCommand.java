@@ -11,6 +11,10 @@ import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.SqliteSink;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -25,58 +29,78 @@ final class TrainAotCommand implements Callable<Integer> {
     /** Rounds of list_emails(10) and get_email: about 2 s against the in-process emulator at no latency. */
     static final int TRAINING_ROUNDS = Integer.getInteger("agenttools.trainingRounds", 300);
 
+    @Option(names = "--target", paramLabel = "URL", description = "Train against the emulator at URL (one the caller "
+            + "started) instead of one in this process, so that the cache holds none of the emulator's own classes.")
+    String target;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws java.io.IOException {
+        if (target != null) {
+            String flaw = dev.agenttools.google.RootUrl.flaw(target, GmailSettings.GOOGLE_ROOT_URL);
+            if (flaw != null) {
+                throw new ParameterException(spec.commandLine(), "--target " + flaw);
+            }
+            train(target);
+            return 0;
+        }
         // no latency and no quota to wait for: the training is about code paths, not pacing
         try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000).maxConcurrent(1_000)
                 .seedMessages(60).build())) {
-            // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
-            java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
-            CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
-            ToolProtocol protocol = new ToolProtocol(Tools.builder()
-                    .gmail(GmailSettings.forRoot(emulator.rootUri().toString()).withPacing(100_000_000, 10_000_000, 1_000))
-                    .defaultAccessToken("training")
-                    .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(emulator.rootUri().toString())
-                            .withPacing(100_000_000, 10_000_000, 1_000))
-                    .recorder(recorder).build());
-            protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
-            // the Calendar paths: the list, then a day across every calendar by each strategy
-            protocol.answer("{\"command\": \"calendar.list-calendars\", \"params\": {}}");
-            for (int i = 0; i < 10; i++) {
-                for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
-                    protocol.answer("{\"command\": \"calendar.list-events\", \"params\": {\"time_min\": \"2026-06-02\", "
-                            + "\"strategy\": \"" + strategy + "\"}}");
-                }
-            }
-            String list = protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3}}").line();
-            for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
-                protocol.answer("{\"command\": \"gmail.search-emails\", \"params\": {\"query\": \"has:attachment\", "
-                        + "\"max_results\": 2, \"strategy\": \"" + strategy + "\"}}");
-            }
-            String id = list.replaceAll("(?s).*?\"id\":\"([0-9a-f]+)\".*", "$1");
-            protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
-            protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}");
-            protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 0}}");
-            protocol.answer("not json");
-            // The cache also keeps the methods' profiles (JEP 515): calls repeated until the hot paths (the Google
-            // client's request building and parsing, decoding, the protocol) have real profiles, so a process that
-            // starts with the cache compiles them early instead of running its first calls interpreted.
-            for (int i = 0; i < TRAINING_ROUNDS; i++) {
-                protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 10}}");
-                protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
-            }
-            trainResidentServer(emulator.rootUri().toString(), id);
-            trainOneShotSpool(emulator.rootUri().toString(), id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
-            recorder.close();
-            try (var files = java.nio.file.Files.list(db.getParent())) {
-                for (java.nio.file.Path f : files.toList()) {
-                    java.nio.file.Files.deleteIfExists(f);
-                }
-            }
-            java.nio.file.Files.deleteIfExists(db.getParent());
+            train(emulator.rootUri().toString());
         }
         return 0;
+    }
+
+    /** The calls against the emulator at {@code rootUrl}. */
+    private static void train(String rootUrl) throws java.io.IOException {
+        // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
+        java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
+        CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
+        ToolProtocol protocol = new ToolProtocol(Tools.builder()
+                .gmail(GmailSettings.forRoot(rootUrl).withPacing(100_000_000, 10_000_000, 1_000))
+                .defaultAccessToken("training")
+                .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(rootUrl)
+                        .withPacing(100_000_000, 10_000_000, 1_000))
+                .recorder(recorder).build());
+        protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
+        // the Calendar paths: the list, then a day across every calendar by each strategy
+        protocol.answer("{\"command\": \"calendar.list-calendars\", \"params\": {}}");
+        for (int i = 0; i < 10; i++) {
+            for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
+                protocol.answer("{\"command\": \"calendar.list-events\", \"params\": {\"time_min\": \"2026-06-02\", "
+                        + "\"strategy\": \"" + strategy + "\"}}");
+            }
+        }
+        String list = protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3}}").line();
+        for (String strategy : new String[] {"sequential", "concurrent", "batch"}) {
+            protocol.answer("{\"command\": \"gmail.search-emails\", \"params\": {\"query\": \"has:attachment\", "
+                    + "\"max_results\": 2, \"strategy\": \"" + strategy + "\"}}");
+        }
+        String id = list.replaceAll("(?s).*?\"id\":\"([0-9a-f]+)\".*", "$1");
+        protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
+        protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}");
+        protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 0}}");
+        protocol.answer("not json");
+        // The cache also keeps the methods' profiles (JEP 515): calls repeated until the hot paths (the Google
+        // client's request building and parsing, decoding, the protocol) have real profiles, so a process that
+        // starts with the cache compiles them early instead of running its first calls interpreted.
+        for (int i = 0; i < TRAINING_ROUNDS; i++) {
+            protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 10}}");
+            protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
+        }
+        trainResidentServer(rootUrl, id);
+        trainOneShotSpool(rootUrl, id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
+        recorder.close();
+        try (var files = java.nio.file.Files.list(db.getParent())) {
+            for (java.nio.file.Path f : files.toList()) {
+                java.nio.file.Files.deleteIfExists(f);
+            }
+        }
+        java.nio.file.Files.deleteIfExists(db.getParent());
     }
 
     /** A one-shot call's tracking: its record spooled as a JSON line, not written to SQLite. */
