@@ -5,7 +5,7 @@ and how long it took, so the fallback rate shows.
 
     python3 agent.py            # lists the 5 newest emails, reads the newest, then reads it 3 times one process a call
 
-Environment: AGENT_TOOLS_COMMAND (default: the image's java -jar ... serve --stdio), AGENT_TOOLS_GMAIL_ROOT_URL and
+Environment: AGENT_TOOLS_COMMAND (default: the image's launcher, serve --stdio), AGENT_TOOLS_GMAIL_ROOT_URL and
 AGENT_TOOLS_ACCESS_TOKEN (read by agent-tools, and by the fallback).
 """
 import json
@@ -20,9 +20,9 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agent_tools_client import AgentToolsClient  # noqa: E402  (copied beside this file by the Containerfile)
 
-DEFAULT_COMMAND = ("/opt/agent-tools/runtime/bin/java -XX:AOTCache=/opt/agent-tools/app/agent-tools.aot -Xlog:disable "
-                   "-jar /opt/agent-tools/app/agent-tools.jar serve --stdio")
 LAUNCHER = os.environ.get("AGENT_TOOLS_LAUNCHER", "/opt/agent-tools/agent-tools")
+# the installed launcher runs the runtime beside it with the image's JVM options, and the AOT cache when the image has one
+DEFAULT_COMMAND = shlex.quote(LAUNCHER) + " serve --stdio"
 ROOT = os.environ.get("AGENT_TOOLS_GMAIL_ROOT_URL", "https://gmail.googleapis.com/")
 TOKEN = os.environ.get("AGENT_TOOLS_ACCESS_TOKEN", "")
 
