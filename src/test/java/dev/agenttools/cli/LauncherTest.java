@@ -221,7 +221,11 @@ class LauncherTest {
         Path launcher = installed.resolve("agent-tools");
         Files.copy(Path.of("agent-tools"), launcher);
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
-        writeJarIn(Files.createDirectories(installed.resolve("app")));
+        Path app = Files.createDirectories(installed.resolve("app"));
+        writeJarIn(app);
+        // the image's JVM options, and one whose effect shows: each JVM started with them makes a log file
+        Files.writeString(app.resolve("jvm.options"), Files.readString(Path.of("src/main/container/jvm.options"))
+                + "-Xlog:gc:file=" + installed.resolve("options-seen-%p.log") + "\n");
         Path runtimeLink = Files.createSymbolicLink(installed.resolve("runtime"), Path.of(System.getProperty("java.home")));
         String request = "{\"command\": \"tools.list\"}";
         Run resident;
@@ -238,6 +242,10 @@ class LauncherTest {
         assertThat(resident.stderr()).as("nothing built, nothing said").isEmpty();
         assertThat(serverFolder()).as("its resident server answered").isNotNull();
         assertThat(installed.resolve("target")).as("no build folder").doesNotExist();
+        try (var seen = Files.list(installed)) {
+            assertThat(seen.filter(f -> f.getFileName().toString().startsWith("options-seen-")))
+                    .as("app/jvm.options given to the resident server's JVM and to the in-process one").hasSize(2);
+        }
     }
 
     @Test
