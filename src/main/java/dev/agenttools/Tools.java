@@ -11,6 +11,7 @@ import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
+import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolInterceptor;
@@ -65,13 +66,17 @@ public final class Tools {
 
     /** The connection these settings describe: their CA certificate and token, else the stored sign-in under {@code auth}. */
     private static GoogleConnection connect(GoogleSettings google, AuthSettings auth) {
+        return connect(google, auth, NOT_SIGNED_IN);
+    }
+
+    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth, String noToken) {
         return new GoogleConnection(google, auth == null ? null : transport -> {
             try {
                 return SignIn.credential(auth, transport);
             } catch (AuthException e) {
                 throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
             }
-        }, NOT_SIGNED_IN);
+        }, noToken);
     }
 
     /**
@@ -86,6 +91,8 @@ public final class Tools {
         private AuthSettings auth;
         private CallRecorder recorder;
         private Duration callTimeout = CallTimeouts.DEFAULT_TIMEOUT;
+        private final List<CallListener> listeners = new java.util.ArrayList<>();
+        private String noToken = NOT_SIGNED_IN;
 
         private Builder() {
         }
@@ -176,6 +183,21 @@ public final class Tools {
             return this;
         }
 
+        /**
+         * What a call that brings no token is told when there is no token or sign-in to fall back on (by default: how
+         * to sign in; the HTTP service says which header carries the user's token).
+         */
+        public Builder noTokenMessage(String message) {
+            this.noToken = Objects.requireNonNull(message, "message");
+            return this;
+        }
+
+        /** Also told of every finished call, after tracking (the HTTP service's metrics). */
+        public Builder listener(CallListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /** Where call records go (null: none). */
         public Builder recorder(CallRecorder callRecorder) {
             this.recorder = callRecorder;
@@ -197,8 +219,9 @@ public final class Tools {
             if (recorder != null) {
                 b.listener(new TrackingListener(recorder));
             }
+            listeners.forEach(b::listener);
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
-            GoogleConnection connection = connect(google, auth);
+            GoogleConnection connection = connect(google, auth, noToken);
             try {
                 b.resource(connection);
                 if (gmail != null) {

@@ -112,7 +112,7 @@ class ArchitectureTest {
             "auth.AuthException", "auth.SignIn",
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
-            "mcp.McpStdioServer", "bench.Benchmark");
+            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark");
 
     @Test
     void thePublishedApiIsTheFrontDoorItsSettingsAndTheToolProtocol() throws IOException {
@@ -254,6 +254,7 @@ class ArchitectureTest {
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
+        assertImportsOnly("server", "tool", "mcp"); // the HTTP service: cli gives it the registry
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools

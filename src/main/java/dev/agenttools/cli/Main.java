@@ -13,7 +13,7 @@ import java.time.Duration;
  */
 @Command(name = "agent-tools", mixinStandardHelpOptions = true, version = "agent-tools 0.1.0",
         description = "Fast, dependable Gmail tools for AI agents, with a Gmail API emulator.",
-        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class, TrainAotCommand.class, DaemonCommand.class,
+        subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, ServerCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class, TrainAotCommand.class, DaemonCommand.class,
                 BenchCommand.class, CacheCommand.class})
 public final class Main {
     /** A bad flag or setting: picocli's own status for a usage error. */

@@ -57,6 +57,15 @@ public final class ToolProtocol {
      * {@code timeout_ms} counts from then.
      */
     public Answer answer(String request, long receivedNanos) {
+        return answer(request, receivedNanos, null);
+    }
+
+    /**
+     * The answer to a request received at {@code receivedNanos}, made with {@code accessToken} as its
+     * {@code access_token} (over any the params carry; null: the params' own). For transports that carry the caller's
+     * Google token beside the request, not in it (the HTTP service's header).
+     */
+    public Answer answer(String request, long receivedNanos, String accessToken) {
         JsonNode id = null;
         try {
             if (request.isBlank()) {
@@ -94,6 +103,9 @@ public final class ToolProtocol {
                 throw ToolException.invalidArgument("params must be a JSON object, got " + params.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
             }
             ObjectNode p = params == null || params.isNull() ? Json.object() : (ObjectNode) params;
+            if (accessToken != null) {
+                p.put("access_token", accessToken);
+            }
             if (command.asText().equals(TOOLS_LIST)) {
                 return ok(id, toolsList(), "registry", 0);
             }

@@ -1,0 +1,138 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Settings;
+import dev.agenttools.Tools;
+import dev.agenttools.server.HttpService;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tracking.CallRecorder;
+import dev.agenttools.tracking.Tracking;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/** {@code agent-tools server}: the tools over HTTP for agent backends and MCP clients. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+        description = {"Serve the tools over HTTP: POST /v1/call (the JSON tool protocol of 'call'), MCP Streamable HTTP "
+                + "at /mcp (stateless), GET /healthz, /readyz and /metrics (Prometheus).",
+                "Callers authenticate with a service key (Authorization: Bearer KEY; the server keeps only SHA-256 "
+                        + "hashes, read again when their file changes) and pass the end user's Google access token in the "
+                        + "X-Google-Access-Token header of each call. The server never uses a stored sign-in or a "
+                        + "configured token: a call without a token is refused. SIGTERM stops accepting and lets the "
+                        + "calls in flight finish (--drain)."})
+final class ServerCommand implements Callable<Integer> {
+    static final String KEYS_FILE = "AGENT_TOOLS_SERVICE_KEYS";
+    static final String KEY_HASHES = "AGENT_TOOLS_SERVICE_KEY_HASHES";
+    static final String ALLOWED_ORIGINS = "AGENT_TOOLS_SERVER_ALLOWED_ORIGINS";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--host", description = "Address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface).")
+    String host = "127.0.0.1";
+
+    @Option(names = "--port", description = "Port (default: 8080; 0 for any free one, printed at start).")
+    int port = 8080;
+
+    @Option(names = "--service-keys", paramLabel = "FILE", description = "File of service key hashes, one SHA-256 hex "
+            + "per line (default: " + KEYS_FILE + "). Make one: printf %%s \"$KEY\" | sha256sum")
+    Path keysFile;
+
+    @Option(names = "--max-in-flight", paramLabel = "N", description = "Calls running at once, 1..100000 (default: "
+            + HttpService.Options.DEFAULT_MAX_IN_FLIGHT + ").")
+    int maxInFlight = HttpService.Options.DEFAULT_MAX_IN_FLIGHT;
+
+    @Option(names = "--max-queued", paramLabel = "N", description = "Calls waiting for a running slot, 0..100000; beyond "
+            + "them 503 with Retry-After (default: " + HttpService.Options.DEFAULT_MAX_QUEUED + ").")
+    int maxQueued = HttpService.Options.DEFAULT_MAX_QUEUED;
+
+    @Option(names = "--max-body", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+            description = "Largest request body, 1k..64m (default: 1m).")
+    long maxBody = HttpService.Options.DEFAULT_MAX_BODY_BYTES;
+
+    @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a stop waits for the calls in flight (default: 30s).")
+    Duration drain = Duration.ofSeconds(30);
+
+    @Override
+    public Integer call() throws Exception {
+        Settings settings;
+        HttpService.Options options;
+        try {
+            settings = Settings.load();
+            options = options(settings);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException("configuration: " + e.getMessage(), e);
+        }
+        CallRecorder recorder = null;
+        try {
+            recorder = Tracking.openRecorder(settings.tracking(), Tools.commands());
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("agent-tools server: call tracking is off: " + e.getMessage());
+        }
+        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        // Many users: no call may fall back on the operator's own token or stored sign-in
+        ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
+                .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
+                .recorder(recorder).listener(metrics).build();
+        CallRecorder tracking = recorder;
+        HttpService service;
+        try {
+            service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "0.1.0", options,
+                    () -> tracking == null ? null : tracking.lastError());
+        } catch (IllegalArgumentException e) {
+            registry.close();
+            throw new ConfigurationException("configuration: " + e.getMessage(), e);
+        }
+        spec.commandLine().getErr().println("agent-tools server: serving on http://" + host + ":" + service.port()
+                + "/ (POST /v1/call, /mcp; GET /healthz, /readyz, /metrics)");
+        spec.commandLine().getErr().flush();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                service.close(); // stop accepting, finish the calls in flight within --drain
+            } catch (Exception e) {
+                System.err.println("agent-tools server: stopping: " + e.getMessage());
+            } finally {
+                registry.close();
+                if (tracking != null) {
+                    tracking.close();
+                }
+            }
+        }, "server-drain"));
+        service.join();
+        return 0;
+    }
+
+    private HttpService.Options options(Settings settings) {
+        if (maxInFlight < 1 || maxInFlight > 100_000) {
+            throw new IllegalArgumentException("--max-in-flight must be 1..100000, got " + maxInFlight);
+        }
+        if (maxQueued < 0 || maxQueued > 100_000) {
+            throw new IllegalArgumentException("--max-queued must be 0..100000, got " + maxQueued);
+        }
+        if (maxBody < 1024 || maxBody > 64L * 1024 * 1024) {
+            throw new IllegalArgumentException("--max-body must be 1k..64m, got " + maxBody + " bytes");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port must be 0..65535, got " + port);
+        }
+        Path keys = keysFile != null ? keysFile
+                : settings.value(KEYS_FILE) == null ? null : Path.of(settings.value(KEYS_FILE));
+        String origins = settings.value(ALLOWED_ORIGINS);
+        Set<String> allowed = origins == null ? Set.of() : Arrays.stream(origins.split(","))
+                .map(String::strip).filter(o -> !o.isEmpty()).collect(Collectors.toSet());
+        List<URI> upstreams = List.of(URI.create(settings.gmail().rootUrl()), URI.create(settings.calendar().rootUrl()))
+                .stream().distinct().toList();
+        return new HttpService.Options(host, port, maxInFlight, maxQueued, (int) maxBody, drain, keys,
+                settings.value(KEY_HASHES), allowed, upstreams);
+    }
+}

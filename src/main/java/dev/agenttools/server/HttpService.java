@@ -1,0 +1,155 @@
+package dev.agenttools.server;
+
+import dev.agenttools.mcp.McpHttpEndpoint;
+import dev.agenttools.tool.CallListener;
+import dev.agenttools.tool.ToolProtocol;
+import dev.agenttools.tool.ToolRegistry;
+import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee11.servlet.ServletHolder;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * {@code agent-tools server}: the tools over HTTP on Jetty (HTTP/1.1 and cleartext HTTP/2). The JSON tool protocol at
+ * {@code POST /v1/call}, MCP Streamable HTTP at {@code /mcp} (stateless), {@code /healthz}, {@code /readyz},
+ * {@code /metrics}. Handlers run on virtual threads; a stop stops accepting and lets the calls in flight finish within
+ * the drain bound. Public only for the command line (internal).
+ */
+public final class HttpService implements AutoCloseable {
+    /**
+     * @param host           the address to listen on (127.0.0.1 by default: exposing it is a decision)
+     * @param port           0: any free port
+     * @param maxInFlight    calls running at once, across both endpoints
+     * @param maxQueued      calls waiting for a slot; beyond them 503
+     * @param maxBodyBytes   the largest request body
+     * @param drain          how long a stop waits for calls in flight
+     * @param keysFile       the file of service key hashes (null: none)
+     * @param keyHashes      hashes given directly, comma-separated (null: none)
+     * @param allowedOrigins browser origins allowed to reach /mcp (none by default)
+     * @param upstreams      the Google API roots /readyz checks
+     */
+    public record Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
+                          Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams) {
+        public static final int DEFAULT_MAX_IN_FLIGHT = 1_000;
+        public static final int DEFAULT_MAX_QUEUED = 1_000;
+        public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+        public static final int MAX_HEADER_BYTES = 16 * 1024;
+    }
+
+    private final Server server;
+    private final ServerConnector connector;
+    private final McpHttpEndpoint mcp;
+
+    private HttpService(Server server, ServerConnector connector, McpHttpEndpoint mcp) {
+        this.server = server;
+        this.connector = connector;
+        this.mcp = mcp;
+    }
+
+    /** The listener the registry must be built with, so that /metrics counts its calls. */
+    public static final class Metrics implements CallListener {
+        private final Admission admission;
+        private final ServiceMetrics metrics;
+
+        private Metrics(Admission admission) {
+            this.admission = admission;
+            this.metrics = new ServiceMetrics(admission);
+        }
+
+        public static Metrics create(Options options) {
+            return new Metrics(new Admission(options.maxInFlight(), options.maxQueued()));
+        }
+
+        @Override
+        public void completed(dev.agenttools.tool.CallOutcome outcome) {
+            metrics.completed(outcome);
+        }
+    }
+
+    /**
+     * Starts serving.
+     *
+     * @param names        MCP tool name by registry command
+     * @param storeProblem why the call store cannot take records now (null: it can), for /readyz
+     * @throws IllegalArgumentException for bad options (no service key, a bad hash)
+     */
+    public static HttpService start(ToolRegistry registry, Metrics metrics, Map<String, String> names, String version,
+                                    Options options, Supplier<String> storeProblem) throws Exception {
+        ServiceKeys keys = new ServiceKeys(options.keysFile(), options.keyHashes());
+        Gate gate = new Gate(keys, metrics.admission, metrics.metrics);
+
+        QueuedThreadPool pool = new QueuedThreadPool();
+        pool.setName("agent-tools-server");
+        pool.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        Server server = new Server(pool);
+        server.setStopTimeout(options.drain().toMillis());
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(Options.MAX_HEADER_BYTES);
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http), new HTTP2CServerConnectionFactory(http));
+        connector.setHost(options.host());
+        connector.setPort(options.port());
+        server.addConnector(connector);
+
+        McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),
+                request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER)));
+        ServletContextHandler servlets = new ServletContextHandler("/");
+        servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
+
+        Handler.Sequence routes = new Handler.Sequence(
+                new Probes(metrics.metrics, options.upstreams(), storeProblem),
+                new CallEndpoint(new ToolProtocol(registry), gate, options.maxBodyBytes()),
+                new McpGate(gate, options.allowedOrigins(), servlets),
+                new NotFound());
+        server.setHandler(new GracefulHandler(routes));
+        server.start();
+        return new HttpService(server, connector, mcp);
+    }
+
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    /** Stops accepting, waits up to the drain bound for the calls in flight, then stops. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("stopping the server: " + e.getMessage(), e);
+        } finally {
+            mcp.close();
+        }
+    }
+
+    public void join() throws InterruptedException {
+        server.join();
+    }
+
+    /** Any other path: the protocol's JSON, not Jetty's HTML page. */
+    private static final class NotFound extends Handler.Abstract {
+        @Override
+        public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+                              org.eclipse.jetty.util.Callback callback) {
+            Answers.error(response, callback, 404, dev.agenttools.tool.ToolException.Kind.NOT_FOUND,
+                    "no such endpoint; the service has POST /v1/call, /mcp, GET /healthz, /readyz and /metrics");
+            return true;
+        }
+    }
+}
