@@ -79,6 +79,11 @@ public final class HttpService implements AutoCloseable {
         public void completed(dev.agenttools.tool.CallOutcome outcome) {
             metrics.completed(outcome);
         }
+
+        /** Calls running now (the gauge /metrics shows). */
+        public int inFlight() {
+            return admission.inFlight();
+        }
     }
 
     /**

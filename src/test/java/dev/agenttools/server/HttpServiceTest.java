@@ -273,4 +273,41 @@ class HttpServiceTest {
             slow.close();
         }
     }
+
+    @Test
+    void aStopLetsTheCallsInFlightFinishThenRefusesNewOnes() throws Exception {
+        Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(1500)).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).token(TOKEN).build());
+        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 10, 10, 64 * 1024, Duration.ofSeconds(20), keys,
+                null, Set.of(), List.of(slow.rootUri()));
+        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        try (ToolRegistry tools = Tools.builder().rootUrl(slow.rootUri().toString()).listener(metrics).build();
+             ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            HttpService draining = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
+            URI at = URI.create("http://127.0.0.1:" + draining.port() + "/v1/call");
+            Future<HttpResponse<String>> inFlight = callers.submit(() -> http.send(HttpRequest.newBuilder(at)
+                    .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, TOKEN)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}"))
+                    .build(), HttpResponse.BodyHandlers.ofString()));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (metrics.inFlight() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(metrics.inFlight()).as("the call reached the server").isEqualTo(1);
+            Future<?> stopping = callers.submit(() -> {
+                draining.close();
+                return null;
+            });
+            HttpResponse<String> answered = inFlight.get();
+            assertThat(answered.statusCode()).as("the call in flight is answered, not cut").isEqualTo(404);
+            assertThat(answered.body()).contains("\"code\":\"not_found\"");
+            stopping.get();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> HttpClient.newHttpClient().send(
+                            HttpRequest.newBuilder(at).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                            HttpResponse.BodyHandlers.ofString()))
+                    .as("a stopped server takes no new calls").isInstanceOf(java.io.IOException.class);
+        } finally {
+            slow.close();
+        }
+    }
 }
