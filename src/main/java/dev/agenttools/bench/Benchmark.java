@@ -444,7 +444,8 @@ public final class Benchmark {
     private static void printProcessModel(java.io.PrintWriter out, Map<String, Object> m) {
         Map<String, Object> serve = (Map<String, Object>) m.get("serve_overhead");
         Map<String, Object> startup = (Map<String, Object>) m.get("startup");
-        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'call' (a JVM per call)%s%s;%n",
+        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'server-call' and 'server-mcp' "
+                        + "(agent-tools server's POST /v1/call and MCP /mcp, one keep-alive HTTP/1.1 connection), 'call' (a JVM per call)%s%s;%n",
                 startup.containsKey("aot_cache_p50_ms") ? ", 'call+aot' (with the JDK AOT cache)" : "",
                 startup.containsKey("launcher_p50_ms") ? ", 'launcher' (./agent-tools call through its resident server)" : "");
         out.printf(java.util.Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the process model costs: the same get_email in-process, through a persistent {@code serve --stdio}, and
- * through a fresh {@code call} JVM per request (the article's production set-up), with and without the JDK's AOT
+ * through {@code agent-tools server} over HTTP ({@code /v1/call} and MCP's {@code /mcp}), through a fresh
+ * {@code call} JVM per request (the article's production set-up), with and without the JDK's AOT
  * cache; plus the protocol overhead and throughput of {@code serve} on {@code tools.list}, which does no I/O.
  */
 final class ProcessModelBench {
@@ -53,6 +54,13 @@ final class ProcessModelBench {
             long pid = serve.process.pid();
             rows.add(measure("serve", warmup, runs, i -> serve.roundTrip(getEmail(ids, i)),
                     new Meter(null, () -> ProcStat.cpuNanos(pid), () -> ProcStat.peakRssKb(pid))));
+        }
+        // agent-tools server: the same call over HTTP, by a trusted backend (/v1/call) and by an MCP client (/mcp)
+        try (HttpServerProcess server = HttpServerProcess.start(command("server", "--port", "0"), env(), token)) {
+            long pid = server.process.pid();
+            Meter serverMeter = new Meter(() -> ProcStat.cpuNanos(self), () -> ProcStat.cpuNanos(pid), () -> ProcStat.peakRssKb(pid));
+            rows.add(measure("server-call", warmup, runs, i -> server.call(getEmail(ids, i)), serverMeter));
+            rows.add(measure("server-mcp", warmup, runs, i -> server.mcp(ids.get(i % ids.size()), i), serverMeter));
         }
         rows.add(measure("call", warmup, runs, i -> callOnce(command("call"), getEmail(ids, i), Map.of()), oneShotMeter(null)));
         if (aotCache != null) {
@@ -427,6 +435,90 @@ final class ProcessModelBench {
             }
             try {
                 if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * {@code agent-tools server} in a process of its own, with a service key made for the run, called over one
+     * keep-alive HTTP/1.1 connection as a backend would.
+     */
+    private static final class HttpServerProcess implements AutoCloseable {
+        private static final java.util.regex.Pattern SERVING = java.util.regex.Pattern.compile("serving on http://127\\.0\\.0\\.1:(\\d+)/");
+        private final Process process;
+        private final java.net.URI base;
+        private final String key;
+        private final String token;
+        private final java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+
+        private HttpServerProcess(Process process, int port, String key, String token) {
+            this.process = process;
+            this.base = java.net.URI.create("http://127.0.0.1:" + port);
+            this.key = key;
+            this.token = token;
+        }
+
+        static HttpServerProcess start(List<String> command, Map<String, String> env, String token) throws Exception {
+            byte[] secret = new byte[32];
+            new java.security.SecureRandom().nextBytes(secret);
+            String key = java.util.HexFormat.of().formatHex(secret);
+            String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(StandardCharsets.UTF_8)));
+            ProcessBuilder b = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            b.environment().putAll(env);
+            b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", hash);
+            Process p = b.start();
+            BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
+            int port = -1;
+            for (String line; port < 0 && (line = err.readLine()) != null; ) {
+                java.util.regex.Matcher m = SERVING.matcher(line);
+                if (m.find()) {
+                    port = Integer.parseInt(m.group(1));
+                }
+            }
+            if (port < 0) {
+                p.destroyForcibly();
+                throw new IOException("agent-tools server did not start (it ended with status " + p.waitFor() + ")");
+            }
+            Thread.ofVirtual().start(() -> err.lines().forEach(l -> { })); // its stderr drained
+            return new HttpServerProcess(p, port, key, token);
+        }
+
+        private String post(String path, String body, String... headers) throws IOException, InterruptedException {
+            java.net.http.HttpRequest.Builder r = java.net.http.HttpRequest.newBuilder(base.resolve(path))
+                    .header("Authorization", "Bearer " + key).header("X-Google-Access-Token", token)
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body));
+            if (headers.length > 0) {
+                r.headers(headers);
+            }
+            return http.send(r.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        }
+
+        String call(String request) throws IOException, InterruptedException {
+            return post("/v1/call", request);
+        }
+
+        /** An MCP tools/call of get_email; answers {@code "status":"ok"} when the tool answered without error. */
+        String mcp(String messageId, int id) throws IOException, InterruptedException {
+            String body = post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":"
+                            + "\"get_email\",\"arguments\":{\"message_id\":\"" + messageId + "\",\"agent_name\":\"bench\"}}}",
+                    "Accept", "application/json, text/event-stream", "Content-Type", "application/json",
+                    "MCP-Protocol-Version", "2025-06-18");
+            JsonNode answer = Json.MAPPER.readTree(body);
+            return answer.path("result").path("isError").asBoolean(true) ? body : "{\"status\":\"ok\"}";
+        }
+
+        @Override
+        public void close() {
+            process.destroy(); // SIGTERM: it drains, then exits
+            try {
+                if (!process.waitFor(35, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
                 }
             } catch (InterruptedException e) {

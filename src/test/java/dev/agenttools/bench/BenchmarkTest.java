@@ -40,8 +40,8 @@ class BenchmarkTest {
         assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
         JsonNode rows = results.get("rows");
         // list_emails x 3 strategies, get_email (no strategy), list_emails warm and warm+new, and get_email in-process,
-        // through serve, through call
-        assertThat(rows).hasSize(9);
+        // through serve, through agent-tools server's /v1/call and /mcp, through call
+        assertThat(rows).hasSize(11);
         JsonNode warm = rows.get(4);
         assertThat(warm.get("strategy").asText()).isEqualTo("warm");
         assertThat(warm.get("requests").asDouble()).as("messages.list and history.list").isEqualTo(2.0);
@@ -49,12 +49,16 @@ class BenchmarkTest {
         assertThat(rows.get(5).get("strategy").asText()).isEqualTo("warm+new");
         assertThat(rows.get(5).get("requests").asDouble()).as("and the 2 new messages' gets").isEqualTo(4.0);
         assertThat(table.toString()).contains("warm: list_emails asked again with the local mail index");
-        assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "call");
+        assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "server-call", "server-mcp", "call");
+        for (JsonNode row : rows) {
+            assertThat(row.get("errors").asInt()).as("%s errors", row.get("strategy")).isZero();
+        }
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
         JsonNode costs = results.get("environment").get("process_model").get("costs");
-        assertThat(costs.findValuesAsText("model")).containsExactly("in-process", "serve", "call");
+        assertThat(costs.findValuesAsText("model")).containsExactly("in-process", "serve", "server-call", "server-mcp", "call");
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
-        assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
+        assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("the HTTP server's peak RSS").isGreaterThan(10);
+        assertThat(costs.get(4).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
         JsonNode external = results.get("environment").get("external_rows");
         assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "warm", "warm+new", "bare", "bare");
         assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "list_emails",
