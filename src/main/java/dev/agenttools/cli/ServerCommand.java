@@ -33,6 +33,7 @@ final class ServerCommand implements Callable<Integer> {
     static final String KEYS_FILE = "AGENT_TOOLS_SERVICE_KEYS";
     static final String KEY_HASHES = "AGENT_TOOLS_SERVICE_KEY_HASHES";
     static final String ALLOWED_ORIGINS = "AGENT_TOOLS_SERVER_ALLOWED_ORIGINS";
+    static final String TLS_PASSWORD = "AGENT_TOOLS_SERVER_TLS_PASSWORD";
 
     @Spec
     CommandSpec spec;
@@ -58,6 +59,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--max-body", paramLabel = "SIZE", converter = ByteSizeConverter.class,
             description = "Largest request body, 1k..64m (default: 1m).")
     long maxBody = HttpService.Options.DEFAULT_MAX_BODY_BYTES;
+
+    @Option(names = "--tls-keystore", paramLabel = "FILE", description = "Serve HTTPS with this PKCS12 key store (its "
+            + "password in " + TLS_PASSWORD + "); default: plain HTTP, for a TLS-ending proxy in front.")
+    Path tlsKeyStore;
 
     @Option(names = "--drain", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long a stop waits for the calls in flight (default: 30s).")
@@ -93,7 +98,7 @@ final class ServerCommand implements Callable<Integer> {
             registry.close();
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
-        spec.commandLine().getErr().println("agent-tools server: serving on http://" + host + ":" + service.port()
+        spec.commandLine().getErr().println("agent-tools server: serving on " + (tlsKeyStore == null ? "http" : "https") + "://" + host + ":" + service.port()
                 + "/ (POST /v1/call, /mcp; GET /healthz, /readyz, /metrics)");
         spec.commandLine().getErr().flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -132,7 +137,15 @@ final class ServerCommand implements Callable<Integer> {
                 .map(String::strip).filter(o -> !o.isEmpty()).collect(Collectors.toSet());
         List<URI> upstreams = List.of(URI.create(settings.gmail().rootUrl()), URI.create(settings.calendar().rootUrl()))
                 .stream().distinct().toList();
+        HttpService.Tls tls = null;
+        if (tlsKeyStore != null) {
+            String password = settings.value(TLS_PASSWORD);
+            if (password == null) {
+                throw new IllegalArgumentException("--tls-keystore needs the key store's password in " + TLS_PASSWORD);
+            }
+            tls = new HttpService.Tls(tlsKeyStore, password);
+        }
         return new HttpService.Options(host, port, maxInFlight, maxQueued, (int) maxBody, drain, keys,
-                settings.value(KEY_HASHES), allowed, upstreams);
+                settings.value(KEY_HASHES), allowed, upstreams, tls);
     }
 }

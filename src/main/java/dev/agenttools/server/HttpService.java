@@ -6,13 +6,18 @@ import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import java.net.URI;
@@ -25,7 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * {@code agent-tools server}: the tools over HTTP on Jetty (HTTP/1.1 and cleartext HTTP/2). The JSON tool protocol at
+ * {@code agent-tools server}: the tools over HTTP on Jetty (HTTP/1.1 and HTTP/2: cleartext, or TLS with ALPN). The JSON tool protocol at
  * {@code POST /v1/call}, MCP Streamable HTTP at {@code /mcp} (stateless), {@code /healthz}, {@code /readyz},
  * {@code /metrics}. Handlers run on virtual threads; a stop stops accepting and lets the calls in flight finish within
  * the drain bound. Public only for the command line (internal).
@@ -44,11 +49,34 @@ public final class HttpService implements AutoCloseable {
      * @param upstreams      the Google API roots /readyz checks
      */
     public record Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
-                          Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams) {
+                          Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls) {
+        /** Plain HTTP (behind a proxy that ends TLS). */
+        public Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
+                       Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams) {
+            this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, null);
+        }
         public static final int DEFAULT_MAX_IN_FLIGHT = 1_000;
         public static final int DEFAULT_MAX_QUEUED = 1_000;
         public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
         public static final int MAX_HEADER_BYTES = 16 * 1024;
+    }
+
+    /**
+     * TLS on the server itself: a PKCS12 key store holding its key and certificate chain; HTTP/2 and HTTP/1.1 by ALPN.
+     *
+     * @param password the key store's password (from the environment, never a flag: flags show in ps)
+     */
+    public record Tls(Path keyStore, String password) {
+        public Tls {
+            if (!java.nio.file.Files.isReadable(keyStore)) {
+                throw new IllegalArgumentException("cannot read the TLS key store " + keyStore);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Tls[keyStore=" + keyStore + ", password=(not shown)]";
+        }
     }
 
     private final Server server;
@@ -107,7 +135,21 @@ public final class HttpService implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setRequestHeaderSize(Options.MAX_HEADER_BYTES);
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http), new HTTP2CServerConnectionFactory(http));
+        HttpConnectionFactory http11 = new HttpConnectionFactory(http);
+        ServerConnector connector;
+        if (options.tls() == null) {
+            connector = new ServerConnector(server, http11, new HTTP2CServerConnectionFactory(http));
+        } else {
+            http.addCustomizer(new SecureRequestCustomizer());
+            ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory();
+            alpn.setDefaultProtocol(http11.getProtocol());
+            SslContextFactory.Server ssl = new SslContextFactory.Server();
+            ssl.setKeyStorePath(options.tls().keyStore().toString());
+            ssl.setKeyStoreType("PKCS12");
+            ssl.setKeyStorePassword(options.tls().password());
+            connector = new ServerConnector(server, new SslConnectionFactory(ssl, alpn.getProtocol()), alpn,
+                    new HTTP2ServerConnectionFactory(http), http11);
+        }
         connector.setHost(options.host());
         connector.setPort(options.port());
         server.addConnector(connector);

@@ -310,4 +310,41 @@ class HttpServiceTest {
             slow.close();
         }
     }
+
+    @Test
+    void servesHttpsWithHttp2ByAlpnFromAKeyStore() throws Exception {
+        Path store = dir.resolve("server.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
+                "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "store-password")
+                .redirectErrorStream(true).start();
+        String said = new String(keytool.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(keytool.waitFor()).as(said).isZero();
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(store)) {
+            trust.load(in, "store-password".toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+
+        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 10, 10, 64 * 1024, Duration.ofSeconds(5), keys,
+                null, Set.of(), List.of(emulator.rootUri()), new HttpService.Tls(store, "store-password"));
+        assertThat(options.tls().toString()).doesNotContain("store-password");
+        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        HttpService secure = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
+        try {
+            HttpClient client = HttpClient.newBuilder().sslContext(context).version(HttpClient.Version.HTTP_2).build();
+            HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + secure.port() + "/v1/call"))
+                    .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, TOKEN)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 1}}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            assertThat(answer.version()).as("HTTP/2 by ALPN").isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(answer.body()).contains("\"emails\"");
+        } finally {
+            secure.close();
+        }
+    }
 }
