@@ -11,6 +11,7 @@ import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
+import dev.agenttools.google.PacingShare;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolException;
@@ -66,17 +67,17 @@ public final class Tools {
 
     /** The connection these settings describe: their CA certificate and token, else the stored sign-in under {@code auth}. */
     private static GoogleConnection connect(GoogleSettings google, AuthSettings auth) {
-        return connect(google, auth, NOT_SIGNED_IN);
+        return connect(google, auth, NOT_SIGNED_IN, PacingShare.ALONE);
     }
 
-    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth, String noToken) {
+    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth, String noToken, PacingShare share) {
         return new GoogleConnection(google, auth == null ? null : transport -> {
             try {
                 return SignIn.credential(auth, transport);
             } catch (AuthException e) {
                 throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
             }
-        }, noToken);
+        }, noToken, share);
     }
 
     /**
@@ -93,6 +94,7 @@ public final class Tools {
         private Duration callTimeout = CallTimeouts.DEFAULT_TIMEOUT;
         private final List<CallListener> listeners = new java.util.ArrayList<>();
         private String noToken = NOT_SIGNED_IN;
+        private PacingShare pacingShare = PacingShare.ALONE;
 
         private Builder() {
         }
@@ -192,6 +194,15 @@ public final class Tools {
             return this;
         }
 
+        /**
+         * How many instances serve each account, when several share the accounts' Google limits (the HTTP service
+         * behind a load balancer); by default this process alone.
+         */
+        public Builder pacingShare(PacingShare share) {
+            this.pacingShare = Objects.requireNonNull(share, "share");
+            return this;
+        }
+
         /** Also told of every finished call, after tracking (the HTTP service's metrics). */
         public Builder listener(CallListener listener) {
             this.listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -221,7 +232,7 @@ public final class Tools {
             }
             listeners.forEach(b::listener);
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
-            GoogleConnection connection = connect(google, auth, noToken);
+            GoogleConnection connection = connect(google, auth, noToken, pacingShare);
             try {
                 b.resource(connection);
                 if (gmail != null) {

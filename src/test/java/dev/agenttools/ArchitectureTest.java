@@ -112,7 +112,8 @@ class ArchitectureTest {
             "auth.AuthException", "auth.SignIn",
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
-            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark");
+            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark",
+            "google.PacingShare", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test
     void thePublishedApiIsTheFrontDoorItsSettingsAndTheToolProtocol() throws IOException {
@@ -255,6 +256,7 @@ class ArchitectureTest {
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
         assertImportsOnly("server", "tool", "mcp"); // the HTTP service: cli gives it the registry
+        assertImportsOnly("shared", "google", "store"); // what instances share: the pacing's count of them
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools

@@ -74,7 +74,8 @@ final class CalendarService {
     CalendarService(CalendarSettings settings, GoogleConnection connection, Retry retry) {
         this.settings = settings;
         this.connection = connection;
-        this.calls = new GoogleCalls("Calendar", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+        this.calls = new GoogleCalls("Calendar", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry,
+                connection.pacingShare());
     }
 
     /** One call's way to Calendar: the account it acts as, the client that acts as it and its lean GETs' session. */

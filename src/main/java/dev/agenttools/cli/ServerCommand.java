@@ -2,7 +2,10 @@ package dev.agenttools.cli;
 
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
+import dev.agenttools.google.PacingShare;
 import dev.agenttools.server.HttpService;
+import dev.agenttools.shared.DynamoPacingShare;
+import dev.agenttools.store.DynamoClients;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.Tracking;
@@ -34,6 +37,9 @@ final class ServerCommand implements Callable<Integer> {
     static final String KEY_HASHES = "AGENT_TOOLS_SERVICE_KEY_HASHES";
     static final String ALLOWED_ORIGINS = "AGENT_TOOLS_SERVER_ALLOWED_ORIGINS";
     static final String TLS_PASSWORD = "AGENT_TOOLS_SERVER_TLS_PASSWORD";
+    /** none (one instance, the default) or dynamodb (several behind a load balancer share the users' limits). */
+    static final String SHARED_STATE = "AGENT_TOOLS_SHARED_STATE";
+    static final String SHARED_TABLE = "AGENT_TOOLS_SHARED_TABLE";
 
     @Spec
     CommandSpec spec;
@@ -84,16 +90,27 @@ final class ServerCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("agent-tools server: call tracking is off: " + e.getMessage());
         }
+        DynamoPacingShare share;
+        try {
+            share = share(settings);
+        } catch (RuntimeException e) {
+            if (recorder != null) {
+                recorder.close();
+            }
+            throw new ConfigurationException("configuration: " + SHARED_STATE + "=dynamodb: " + e.getMessage(), e);
+        }
         HttpService.Metrics metrics = HttpService.Metrics.create(options);
         // Many users: no call may fall back on the operator's own token or stored sign-in
         ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
+                .pacingShare(share == null ? PacingShare.ALONE : share)
                 .recorder(recorder).listener(metrics).build();
         CallRecorder tracking = recorder;
         HttpService service;
         try {
             service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "0.1.0", options,
-                    () -> tracking == null ? null : tracking.lastError());
+                    () -> tracking != null && tracking.lastError() != null ? tracking.lastError()
+                            : share != null && share.lastError() != null ? "shared state: " + share.lastError() : null);
         } catch (IllegalArgumentException e) {
             registry.close();
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
@@ -108,6 +125,9 @@ final class ServerCommand implements Callable<Integer> {
                 System.err.println("agent-tools server: stopping: " + e.getMessage());
             } finally {
                 registry.close();
+                if (share != null) {
+                    share.close(); // its leases let go: the other instances take the whole share at their next renewal
+                }
                 if (tracking != null) {
                     tracking.close();
                 }
@@ -115,6 +135,21 @@ final class ServerCommand implements Callable<Integer> {
         }, "server-drain"));
         service.join();
         return 0;
+    }
+
+    /** The store the instances share, as the settings say (null: this instance alone). */
+    private static DynamoPacingShare share(Settings settings) {
+        String mode = settings.value(SHARED_STATE);
+        if (mode == null || mode.equals("none")) {
+            return null;
+        }
+        if (!mode.equals("dynamodb")) {
+            throw new IllegalArgumentException(SHARED_STATE + " must be none or dynamodb, got " + mode);
+        }
+        var tracking = settings.tracking(); // the DynamoDB endpoint and region, as tracking reads them
+        String table = settings.value(SHARED_TABLE) == null ? "agent-tools-shared" : settings.value(SHARED_TABLE);
+        return new DynamoPacingShare(DynamoClients.client(tracking.dynamoEndpoint(), tracking.region()), table,
+                tracking.dynamoEndpoint() != null);
     }
 
     private HttpService.Options options(Settings settings) {

@@ -133,7 +133,8 @@ final class GmailService implements AutoCloseable {
         this.settings = settings;
         this.connection = connection;
         this.index = new OpenIndex(cache);
-        this.calls = new GoogleCalls("Gmail", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry);
+        this.calls = new GoogleCalls("Gmail", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry,
+                connection.pacingShare());
     }
 
     /** The local mail index the lists keep (none when the cache is off). */

@@ -49,6 +49,14 @@ public final class Account {
         return id;
     }
 
+    /**
+     * A name for the account that instances may share in a store: 16 hex digits of its id's SHA-256 (an address or a
+     * token's digest never leaves the process as such).
+     */
+    public String shareKey() {
+        return "acct-" + digest(id);
+    }
+
     /** What the credential this account was reached with was known as before its address was known; null if nothing. */
     Account formerly() {
         return formerly;

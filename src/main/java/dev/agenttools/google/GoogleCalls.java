@@ -23,6 +23,7 @@ public final class GoogleCalls {
 
     private final Retry retry;
     private final PerAccount<QuotaPacer> pacers;
+    private final PacingShare share;
 
     /**
      * @param api            the API called ("Gmail", "Calendar"), as errors about its quota name it
@@ -31,8 +32,14 @@ public final class GoogleCalls {
      * @param maxInFlight    calls in flight per user to start from
      */
     public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry) {
+        this(api, unitsPerMinute, burst, maxInFlight, retry, PacingShare.ALONE);
+    }
+
+    /** @param share how many instances serve each account, so that each paces at its share of the account's limits */
+    public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry, PacingShare share) {
         QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
+        this.share = java.util.Objects.requireNonNull(share, "share");
         this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight));
     }
 
@@ -73,6 +80,7 @@ public final class GoogleCalls {
                                           int unitsEach, List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
             throws InterruptedException {
         QuotaPacer pacer = pacer(account);
+        pacer.share(share.instancesServing(account.shareKey()));
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
             try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
                 try {

@@ -57,6 +57,7 @@ public final class GoogleConnection implements AutoCloseable {
     private final String configuredToken;
     private final SignInSource signInSource;
     private final String notSignedIn;
+    private final PacingShare pacingShare;
     /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
     private volatile JdkHttpTransport transport;
     /** The stored sign-in, loaded on first need (null: not looked up yet). */
@@ -71,11 +72,27 @@ public final class GoogleConnection implements AutoCloseable {
         this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn);
     }
 
+    /** @param share how many instances serve each account (the tools on this connection pace at their share) */
+    public GoogleConnection(GoogleSettings settings, SignInSource signInSource, String notSignedIn, PacingShare share) {
+        this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn, share);
+    }
+
+    /** How many instances serve each account: what the Google APIs' pacing on this connection divides by. */
+    public PacingShare pacingShare() {
+        return pacingShare;
+    }
+
     /**
      * @param trustedCertificate an extra CA certificate (PEM) to trust, or null
      * @param configuredToken    the token to use when a call brings none, or null
      */
     GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
+        this(trustedCertificate, configuredToken, signInSource, notSignedIn, PacingShare.ALONE);
+    }
+
+    private GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn,
+                             PacingShare share) {
+        this.pacingShare = java.util.Objects.requireNonNull(share, "share");
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);
         }

@@ -70,6 +70,8 @@ final class QuotaPacer {
     private double refusedRateShare = Double.POSITIVE_INFINITY;
     private double refusedCap = Double.POSITIVE_INFINITY;
     private long pausedUntil;
+    /** Instances pacing this user's calls at once (see {@link #share}); this one paces at its share of the limits. */
+    private int instances = 1;
 
     /** @param api the API paced, as its errors name it ("Gmail", "Calendar") */
     public QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight) {
@@ -215,13 +217,18 @@ final class QuotaPacer {
 
     private void setRate(double share) {
         rateShare = Math.max(MIN_RATE_SHARE, Math.min(1.0, share));
-        unitsPerNano = configuredUnitsPerMinute * rateShare / 60.0 / 1e9;
-        capacity = Math.max(1, configuredBurst * rateShare * HEADROOM);
+        unitsPerNano = configuredUnitsPerMinute * rateShare / instances / 60.0 / 1e9;
+        capacity = Math.max(1, configuredBurst * rateShare * HEADROOM / instances);
         units = Math.min(units, capacity);
     }
 
+    /** This instance's share of the configured concurrency: at least one call. */
+    private double maxLevel() {
+        return Math.max(1, (double) configuredMaxInFlight / instances);
+    }
+
     private void setCap(double level) {
-        capLevel = Math.max(1, Math.min(configuredMaxInFlight, level));
+        capLevel = Math.max(1, Math.min(maxLevel(), level));
         int next = (int) capLevel;
         if (next > cap) {
             changed.signalAll();
@@ -284,6 +291,31 @@ final class QuotaPacer {
         }
     }
 
+    /**
+     * Paces at a share of the user's limits: {@code count} instances (this one included) serve this user at once, each
+     * at 1/count of the quota, the burst and the calls in flight (at least one), what was learned from refusals kept
+     * as a proportion, so that together they stay within the user's limits. Cheap when the count is unchanged.
+     */
+    public void share(int count) {
+        int n = Math.max(1, count);
+        lock.lock();
+        try {
+            if (n == instances) {
+                return;
+            }
+            double before = instances;
+            instances = n;
+            refill(ticker.nanoTime());
+            setRate(rateShare);
+            // the same share of the new per-instance concurrency as learned; more room now may wake callers
+            setCap(capLevel * before / n);
+            refusedCap = refusedCap * before / n;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Calls let in flight at once now (the configured cap, or less after concurrency refusals). */
     public int maxInFlight() {
         lock.lock();
@@ -298,7 +330,7 @@ final class QuotaPacer {
     public double unitsPerMinute() {
         lock.lock();
         try {
-            return configuredUnitsPerMinute * rateShare;
+            return configuredUnitsPerMinute * rateShare / instances;
         } finally {
             lock.unlock();
         }

@@ -197,18 +197,6 @@ final class DynamoDbSink implements CallSink {
      * loads no AWS class (the verifier would, to check this method's types).
      */
     static DynamoDbClient client(TrackingSettings settings) {
-        software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder b = DynamoDbClient.builder()
-                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
-                .region(software.amazon.awssdk.regions.Region.of(settings.region()));
-        if (settings.dynamoEndpoint() != null) {
-            b.endpointOverride(settings.dynamoEndpoint());
-            // the process environment, not our settings: it is what the AWS SDK itself reads keys from
-            if (System.getenv("AWS_ACCESS_KEY_ID") == null) {
-                // a local DynamoDB (dynalite, DynamoDB Local) takes any signed request: sign with a dummy key
-                b.credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local")));
-            }
-        }
-        return b.build();
+        return dev.agenttools.store.DynamoClients.client(settings.dynamoEndpoint(), settings.region());
     }
 }

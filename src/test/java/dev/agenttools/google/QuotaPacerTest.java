@@ -49,6 +49,27 @@ class QuotaPacerTest {
     }
 
     @Test
+    void pacesAtItsShareWhenInstancesServeTheUserTogether() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 6, time); // alone: a bucket of 27 units, 6 in flight
+        pacer.share(3); // three instances: each 200 units a minute (one every 300 ms), a bucket of 9, 2 in flight
+
+        assertThat(pacer.maxInFlight()).isEqualTo(2);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(200.0);
+        for (int i = 0; i < 9; i++) {
+            pacer.acquire(1, 1, time.deadline(HOUR), "call " + i).close();
+        }
+        assertThat(time.sleeps).isEmpty();
+        pacer.acquire(1, 1, time.deadline(HOUR), "paced call").close();
+        assertThat(time.slept()).isCloseTo(3 * ONE_UNIT_NANOS, within(ROUNDING));
+
+        pacer.share(1); // the others gone: the whole of the limits again
+        assertThat(pacer.maxInFlight()).isEqualTo(6);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(600.0);
+        pacer.share(0); // nonsense from a store counts as alone
+        assertThat(pacer.maxInFlight()).isEqualTo(6);
+    }
+
+    @Test
     void chargesEachCallItsCost() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 50, 5, time); // a bucket of 45 units
 

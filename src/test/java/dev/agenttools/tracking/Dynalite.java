@@ -14,16 +14,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /** A local DynamoDB-compatible server (dynalite from npm, installed by the build) for the duration of a test. */
-final class Dynalite implements AutoCloseable {
+public final class Dynalite implements AutoCloseable {
     private final Process process;
-    final URI endpoint;
+    public final URI endpoint;
 
     private Dynalite(Process process, URI endpoint) {
         this.process = process;
         this.endpoint = endpoint;
     }
 
-    static Dynalite start() throws IOException, InterruptedException {
+    public static Dynalite start() throws IOException, InterruptedException {
         Path dir = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         Path cli = dir.resolve("node_modules/dynalite/cli.js");
         if (!cli.toFile().exists()) {
@@ -48,14 +48,14 @@ final class Dynalite implements AutoCloseable {
         throw new IllegalStateException("dynalite did not start on port " + port);
     }
 
-    DynamoDbClient client() {
+    public DynamoDbClient client() {
         return DynamoDbClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .httpClient(UrlConnectionHttpClient.create()).build();
     }
 
     /** Stops the server now (a test's "the server goes away"); idempotent. */
-    void stop() {
+    public void stop() {
         // SIGKILL: a graceful stop waits for clients' keep-alive connections, and its store is in memory anyway
         process.destroyForcibly();
         try {

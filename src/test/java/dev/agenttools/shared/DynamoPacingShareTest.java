@@ -1,0 +1,80 @@
+package dev.agenttools.shared;
+
+import dev.agenttools.tracking.Dynalite;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three instances sharing one DynamoDB (dynalite) count one another on the accounts they serve: each paces at its
+ * share; one that stops (closed, or silent past its lease) is counted out; an account one instance serves alone stays
+ * whole. Renewals are driven by the test on a clock of its own.
+ */
+class DynamoPacingShareTest {
+    private static Dynalite dynamo;
+    private static DynamoDbClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dynamo = Dynalite.start();
+        client = dynamo.client();
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+        dynamo.close();
+    }
+
+    private static void rounds(AtomicLong clock, List<DynamoPacingShare> instances, String account) {
+        for (int round = 0; round < 2; round++) {
+            for (DynamoPacingShare s : instances) {
+                s.instancesServing(account);
+                s.renewAll();
+            }
+        }
+    }
+
+    @Test
+    void instancesServingOneAccountCountEachOtherAndCountOutThoseThatStop() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        String table = "pacing-" + System.nanoTime();
+        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false);
+        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false);
+        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false);
+        String shared = "acct-0123456789abcdef";
+        String alone = "acct-fedcba9876543210";
+
+        rounds(clock, List.of(a, b, c), shared);
+        assertThat(List.of(a.instancesServing(shared), b.instancesServing(shared), c.instancesServing(shared))).containsOnly(3);
+        a.instancesServing(alone);
+        a.renewAll();
+        assertThat(a.instancesServing(alone)).as("an account a serves alone").isEqualTo(1);
+
+        c.close(); // a stop: its leases let go at once
+        clock.addAndGet(DynamoPacingShare.RENEW.toMillis());
+        rounds(clock, List.of(a, b), shared);
+        assertThat(List.of(a.instancesServing(shared), b.instancesServing(shared))).containsOnly(2);
+
+        // b goes silent (killed): past its lease, a counts it out, then removes it from the item
+        clock.addAndGet(DynamoPacingShare.LEASE.toMillis() + 1);
+        rounds(clock, List.of(a), shared);
+        assertThat(a.instancesServing(shared)).isEqualTo(1);
+        Map<String, AttributeValue> item = client.getItem(GetItemRequest.builder().tableName(table)
+                .key(Map.of("account", AttributeValue.fromS(shared))).consistentRead(true).build()).item();
+        assertThat(item.keySet().stream().filter(k -> k.startsWith("i_"))).as("only a's lease is left").hasSize(1);
+        assertThat(item.toString()).doesNotContain("@").as("no address in the store");
+        assertThat(a.lastError()).isNull();
+        a.close();
+        b.close();
+    }
+}
