@@ -128,6 +128,11 @@ final class EmulatorCommand implements Callable<Integer> {
         err.println("emulator: " + emulator.mailboxSummary() + "; latency " + latency.toMillis() + "ms ±"
                 + jitter.toMillis() + "ms, quota " + quota + " units/min, max " + maxConcurrent + " concurrent"
                 + (config.tls() ? "; certificate " + emulator.certificate() : ""));
+        if (users > 1) {
+            // the tokens are the emulator's own stand-ins, documented in the README: no secret is printed
+            err.println("emulator: user n's token is emulator-user-n" + (token != null ? " (user 1's is --token)" : "")
+                    + "; an OAuth sign-in signs in the user its login_hint names");
+        }
         err.println("emulator: counters at " + emulator.rootUri() + "emulator/v1/counters; Ctrl-C stops");
         err.flush();
         var out = spec.commandLine().getOut();

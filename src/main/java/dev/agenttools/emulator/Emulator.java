@@ -232,7 +232,8 @@ public final class Emulator implements AutoCloseable {
     public String mailboxSummary() {
         return mailbox.size() + " messages in " + mailbox.threadCount() + " threads and " + calendars.size()
                 + " calendars for " + mailbox.email + (config.users() == 1 ? ""
-                : "; " + (config.users() - 1) + " more users (" + users.describe() + "), each with "
+                : "; " + (config.users() - 1) + " more user" + (config.users() == 2 ? " " : "s ") + users.address(2)
+                + (config.users() > 2 ? ".." + users.address(config.users()) : "") + ", each with "
                 + config.seedMessages() + " seeded messages at its first call");
     }
 

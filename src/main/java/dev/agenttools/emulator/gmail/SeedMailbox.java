@@ -71,7 +71,7 @@ final class SeedMailbox {
 
     /**
      * As {@link #generate(long, int, Instant, String)}; without {@code specials} the three large messages are left out
-     * (they take 3.6 MB, too much to give each of a thousand users).
+     * (over 3 MB of mail, too much to give each of a thousand users).
      */
     static List<MailInput> generate(long seed, int count, Instant anchor, String me, boolean specials) {
         SeedMailbox box = new SeedMailbox(seed, anchor, me);
@@ -83,6 +83,10 @@ final class SeedMailbox {
             while (box.out.size() < count) {
                 Kind kind = thread < LONG_THREADS ? Kind.WORK : WEIGHTED[box.random.nextInt(WEIGHTED.length)];
                 int length = thread < LONG_THREADS ? 25 + box.random.nextInt(16) : box.threadLength(kind);
+                if (!specials && thread < LONG_THREADS) {
+                    // a small mailbox of a further user would be one long thread: keep the long ones a tenth of it
+                    length = Math.min(length, Math.max(2, count / 10));
+                }
                 box.thread(kind, Math.min(length, count - box.out.size()), "t" + thread);
                 thread++;
             }
