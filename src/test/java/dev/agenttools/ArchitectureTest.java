@@ -69,7 +69,7 @@ class ArchitectureTest {
                 "", EMULATOR_EDGE,
                 "api", Set.of("ApiError", "ApiRequest", "ApiResponse", "Counters", "ErrorBody", "Faults", "FieldMask",
                         "Json", "Params", "QuotaBucket", "Route", "RouteTable"),
-                "http", Set.of("CallGate", "ConcurrencyLimit", "HttpFront", "JsonErrorHandler", "LatencyModel", "RequestBody"),
+                "http", Set.of("CallGate", "HttpFront", "JsonErrorHandler", "LatencyModel", "RequestBody", "Users"),
                 "gmail", Set.of("GmailApi", "Mailbox", "MailboxSource"),
                 "calendar", Set.of("CalendarApi", "CalendarSet"),
                 "oauth", Set.of("OAuthServer"));

@@ -74,6 +74,11 @@ final class EmulatorCommand implements Callable<Integer> {
     String token;
     @Option(names = "--user", description = "The mailbox owner's address (default: ${DEFAULT-VALUE}).", defaultValue = "me@example.com")
     String user;
+    @Option(names = "--users", defaultValue = "1", description = "How many users: user 1 is --user, users 2..N are "
+            + "user2@example.com..userN@example.com, each with its own mailbox and calendars (seeded at its first call), "
+            + "quota, concurrency limit and counters; user n's fixed token is emulator-user-n (user 1's is --token when "
+            + "given), and the OAuth sign-in picks the user its login_hint names (default: ${DEFAULT-VALUE}).")
+    int users;
     @Option(names = "--token-lifetime", description = "Lifetime of access tokens from the emulated OAuth endpoints (default: ${DEFAULT-VALUE}).",
             defaultValue = "1h")
     Duration tokenLifetime;
@@ -96,7 +101,7 @@ final class EmulatorCommand implements Callable<Integer> {
         EmulatorConfig.Builder b = EmulatorConfig.builder().host(host).port(port).latency(latency).jitter(jitter)
                 .quotaPerMinute(quota).calendarQuotaPerMinute(calendarQuota).calendars(calendars).maxConcurrent(maxConcurrent).failRate(failRate).slowRate(slowRate)
                 .slowBy(slowBy).vanishRate(vanishRate).batchPartCost(batchPartCost).mailbox(mailbox)
-                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime)
+                .seedMessages(messages).seed(seed).token(token).userEmail(user).tls(tls).certFile(certFile).tokenLifetime(tokenLifetime).users(users)
                 .maxBody(maxBody).maxInflatedBody(maxInflatedBody).maxHeaderSize((int) Math.min(maxHeaderSize, Integer.MAX_VALUE));
         if (handshake != null) {
             b.handshake(handshake);
@@ -123,6 +128,11 @@ final class EmulatorCommand implements Callable<Integer> {
         err.println("emulator: " + emulator.mailboxSummary() + "; latency " + latency.toMillis() + "ms ±"
                 + jitter.toMillis() + "ms, quota " + quota + " units/min, max " + maxConcurrent + " concurrent"
                 + (config.tls() ? "; certificate " + emulator.certificate() : ""));
+        if (users > 1) {
+            // the tokens are the emulator's own stand-ins, documented in the README: no secret is printed
+            err.println("emulator: user n's token is emulator-user-n" + (token != null ? " (user 1's is --token)" : "")
+                    + "; an OAuth sign-in signs in the user its login_hint names");
+        }
         err.println("emulator: counters at " + emulator.rootUri() + "emulator/v1/counters; Ctrl-C stops");
         err.flush();
         var out = spec.commandLine().getOut();

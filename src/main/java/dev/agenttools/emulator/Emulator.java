@@ -2,18 +2,15 @@ package dev.agenttools.emulator;
 
 import dev.agenttools.emulator.api.Counters;
 import dev.agenttools.emulator.api.Faults;
-import dev.agenttools.emulator.api.QuotaBucket;
-import dev.agenttools.emulator.calendar.CalendarApi;
 import dev.agenttools.emulator.calendar.CalendarSet;
-import dev.agenttools.emulator.gmail.GmailApi;
 import dev.agenttools.emulator.gmail.Mailbox;
 import dev.agenttools.emulator.gmail.MailboxSource;
 import dev.agenttools.emulator.http.CallGate;
-import dev.agenttools.emulator.http.ConcurrencyLimit;
 import dev.agenttools.emulator.http.HttpFront;
 import dev.agenttools.emulator.http.JsonErrorHandler;
 import dev.agenttools.emulator.http.LatencyModel;
 import dev.agenttools.emulator.http.RequestBody;
+import dev.agenttools.emulator.http.Users;
 import dev.agenttools.emulator.oauth.OAuthServer;
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.compression.gzip.GzipCompression;
@@ -37,6 +34,8 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.Executors;
@@ -44,6 +43,10 @@ import java.util.concurrent.Executors;
 /**
  * A local Gmail API v1 server: the real REST surface over a seeded or loaded mailbox, with latency, handshake,
  * quota, concurrency and fault models. Official clients work against it by changing their root URL.
+ *
+ * <p>Many users: with {@code users(N)} it serves N users, each with its own mailbox and calendars (seeded at the
+ * user's first call), quota, concurrency limit and counters; {@link #tokenFor} gives a token of each, and the emulated
+ * OAuth endpoint signs in the user its {@code login_hint} names.
  *
  * <p>Lifecycle: {@link #start} binds and serves; {@link #rootUri} is the root URL to give a client;
  * {@link #close} stops it. Thread-safe.
@@ -57,7 +60,7 @@ public final class Emulator implements AutoCloseable {
     private final ServerConnector connector;
     private final Mailbox mailbox;
     private final Counters counters;
-    private final ConcurrencyLimit concurrency;
+    private final Users users;
     private final Path certificate;
     private final OAuthServer oauth;
     private final Faults faults;
@@ -67,20 +70,32 @@ public final class Emulator implements AutoCloseable {
         this.config = config;
         this.mailbox = mailbox;
         this.counters = new Counters();
-        this.concurrency = new ConcurrencyLimit(config.maxConcurrent());
         this.faults = new Faults(config.seed(), config.failRate(), config.failStatuses(), config.slowRate(), config.slowBy(),
                 config.vanishRate());
-        GmailApi gmail = new GmailApi(mailbox, new QuotaBucket(config.quotaPerMinute(), config.burst()), faults, counters,
-                Clock.systemUTC());
-        this.calendars = CalendarSet.load(config.calendars(), mailbox.email, Clock.systemUTC());
-        // Calendar counts requests in a sliding minute: a burst may spend the whole minute's worth at once
-        CalendarApi calendar = new CalendarApi(calendars,
-                new QuotaBucket(config.calendarQuotaPerMinute(), config.calendarQuotaPerMinute()), Clock.systemUTC());
-        this.oauth = new OAuthServer(config.tokenLifetime());
-        CallGate gate = new CallGate(gmail, calendar, config.token(), concurrency, faults, counters, oauth);
+        Clock clock = Clock.systemUTC();
+        this.calendars = CalendarSet.load(config.calendars(), mailbox.email, clock);
+        this.users = new Users(mailbox.email, config.users(), config.token(), config.quotaPerMinute(), config.burst(),
+                config.calendarQuotaPerMinute(), config.maxConcurrent(), new Users.Seeder() {
+                    @Override
+                    public Mailbox mailbox(int number, String address) {
+                        return number == 1 ? mailbox
+                                : MailboxSource.seeded(address, userSeed(config.seed(), number), config.seedMessages(),
+                                config.anchor());
+                    }
+
+                    @Override
+                    public CalendarSet calendars(int number, String address) {
+                        return number == 1 ? calendars : CalendarSet.seeded(address, number, clock);
+                    }
+                }, faults, counters, clock);
+        users.mailbox(mailbox.email); // user 1 is served from the start, as before there were users
+        // With one user the hint is not checked (as before users); with more it must name one of them.
+        this.oauth = new OAuthServer(config.tokenLifetime(), mailbox.email, config.users() == 1 ? hint -> mailbox.email
+                : hint -> users.number(hint) == 0 ? null : users.address(users.number(hint)));
+        CallGate gate = new CallGate(users, faults, counters, oauth);
         LatencyModel latency = new LatencyModel(config.seed(), config.latency(), config.jitter(), config.handshake(),
                 config.batchPartCost());
-        HttpFront front = new HttpFront(gate, latency, faults, counters, concurrency, oauth,
+        HttpFront front = new HttpFront(gate, latency, faults, counters, users, oauth,
                 new RequestBody(config.maxBody(), config.maxInflatedBody()), this::counters);
 
         QueuedThreadPool pool = new QueuedThreadPool();
@@ -164,10 +179,43 @@ public final class Emulator implements AutoCloseable {
     }
 
     public EmulatorCounters counters() {
+        Map<String, EmulatorCounters.User> perUser = new LinkedHashMap<>();
+        for (Users.Snapshot u : users.snapshot()) {
+            perUser.put(u.address(), new EmulatorCounters.User(u.apiCalls(), u.quotaRejections(), u.concurrencyRejections(),
+                    u.tooManyRequests(), u.peakInFlight()));
+        }
         return new EmulatorCounters(counters.httpRequests.sum(), counters.apiCalls.sum(), counters.batchRequests.sum(),
                 counters.connectionsOpened.sum(), counters.handshakes.sum(), counters.quotaRejections.sum(),
                 counters.concurrencyRejections.sum(), counters.faultsInjected.sum(), counters.authFailures.sum(),
-                counters.messagesVanished.sum(), concurrency.peak());
+                counters.messagesVanished.sum(), users.peak(), perUser);
+    }
+
+    /**
+     * A bearer token of user {@code address} that needs no sign-in and never expires: {@code emulator-user-<n>} for
+     * user n ({@code emulator-user-1} for user 1, or the configured {@code token} when there is one).
+     *
+     * @throws IllegalArgumentException when {@code address} is not one of this emulator's users
+     */
+    public String tokenFor(String address) {
+        return users.tokenFor(address);
+    }
+
+    /** User {@code number}'s address, 1..{@code users}: user 1 is the configured user, user n is {@code usern@example.com}. */
+    public String userAddress(int number) {
+        return users.address(number);
+    }
+
+    /** How many users have had their mailbox seeded (user 1 always; others at their first call). */
+    public int usersSeeded() {
+        return users.seeded();
+    }
+
+    /**
+     * Each further user's seed: a fixed odd-constant step from the configured one (the golden ratio's, as
+     * SplittableRandom mixes), so users' mailboxes differ and stay the same from run to run.
+     */
+    private static long userSeed(long seed, int number) {
+        return seed + 0x9E3779B97F4A7C15L * (number - 1);
     }
 
     /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */
@@ -183,11 +231,19 @@ public final class Emulator implements AutoCloseable {
     /** How many messages and threads the mailbox holds (for the start-up line). */
     public String mailboxSummary() {
         return mailbox.size() + " messages in " + mailbox.threadCount() + " threads and " + calendars.size()
-                + " calendars for " + mailbox.email;
+                + " calendars for " + mailbox.email + (config.users() == 1 ? ""
+                : "; " + (config.users() - 1) + " more user" + (config.users() == 2 ? " " : "s ") + users.address(2)
+                + (config.users() > 2 ? ".." + users.address(config.users()) : "") + ", each with "
+                + config.seedMessages() + " seeded messages at its first call");
     }
 
     Mailbox mailbox() {
         return mailbox;
+    }
+
+    /** User {@code address}'s mailbox, seeded now if it was not yet. */
+    Mailbox mailbox(String address) {
+        return users.mailbox(address);
     }
 
     /** Test seam: every messages.get of message {@code hexId} fails with {@code status} (400, 401, 403, 429 or 5xx). */

@@ -6,8 +6,11 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Everything the emulator can be told, validated once. Build with {@link #builder()}; every field has the
@@ -38,6 +41,8 @@ import java.util.Objects;
  * @param calendarQuotaPerMinute Calendar requests per user per minute; a burst may spend a whole minute's worth
  *                       (Google counts them in a sliding one-minute window)
  * @param calendars      {@code seed}, or an iCalendar file or a folder of them (Google Calendar's export)
+ * @param users          how many users: user 1 is {@code userEmail}, users 2..N are {@code user2@example.com}..; each
+ *                       has its own mailbox and calendars (seeded at its first call), tokens, quota and concurrency limit
  */
 public record EmulatorConfig(
         String host, int port, Duration latency, Duration jitter, Duration handshake,
@@ -45,7 +50,7 @@ public record EmulatorConfig(
         double failRate, Map<Integer, Integer> failStatuses, double slowRate, Duration slowBy, double vanishRate,
         Duration batchPartCost, String mailbox, int seedMessages, long seed, String token, String userEmail,
         boolean tls, Path certFile, Instant anchor, Duration tokenLifetime,
-        long maxBody, long maxInflatedBody, int maxHeaderSize, int calendarQuotaPerMinute, String calendars) {
+        long maxBody, long maxInflatedBody, int maxHeaderSize, int calendarQuotaPerMinute, String calendars, int users) {
 
     public static final Duration DEFAULT_LATENCY = Duration.ofMillis(150);
     public static final Duration DEFAULT_JITTER = Duration.ofMillis(10);
@@ -57,6 +62,8 @@ public record EmulatorConfig(
     public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
     public static final int DEFAULT_SEED_MESSAGES = 1_200;
     public static final String DEFAULT_USER = "me@example.com";
+    /** The most users one emulator serves (each used one holds its own mailbox: see the README for memory). */
+    public static final int MAX_USERS = 100_000;
     /**
      * 35 MiB (36,700,160 bytes): the largest upload the Gmail discovery document allows for messages.send, insert and
      * import ({@code mediaUpload.maxSize}), so no request a Gmail client may send is refused.
@@ -103,7 +110,17 @@ public record EmulatorConfig(
         require(maxInflatedBody >= 1024, "max-inflated-body must be at least 1024 bytes, got " + maxInflatedBody);
         require(maxHeaderSize >= 1024 && maxHeaderSize <= 1024 * 1024,
                 "max-header-size must be 1024..1048576 bytes, got " + maxHeaderSize);
+        require(users >= 1 && users <= MAX_USERS, "users must be 1.." + MAX_USERS + ", got " + users);
+        Matcher numbered = NUMBERED_USER.matcher(userEmail.toLowerCase(Locale.ROOT));
+        if (numbered.matches()) {
+            int n = Integer.parseInt(numbered.group(1));
+            require(n < 2 || n > users, "user " + userEmail + " is also the address of user " + n + " of " + users
+                    + " users; give user (--user) another address");
+        }
     }
+
+    /** Users 2..N's addresses; user 1's must not be one of them. */
+    private static final Pattern NUMBERED_USER = Pattern.compile("user([1-9][0-9]{0,8})@example\\.com");
 
     private static void require(boolean ok, String message) {
         if (!ok) {
@@ -154,6 +171,7 @@ public record EmulatorConfig(
         private long maxBody = DEFAULT_MAX_BODY_BYTES;
         private long maxInflatedBody = DEFAULT_MAX_INFLATED_BODY_BYTES;
         private int maxHeaderSize = DEFAULT_MAX_HEADER_BYTES;
+        private int users = 1;
 
         private Builder() {
         }
@@ -214,6 +232,11 @@ public record EmulatorConfig(
         public Builder calendars(String v) { calendars = v; return this; }
         /** Calendar requests per user per minute; default 600, as Google's. */
         public Builder calendarQuotaPerMinute(int v) { calendarQuotaPerMinute = v; return this; }
+        /**
+         * How many users; default 1. User 1 is {@link #userEmail}, users 2..N are {@code user2@example.com} ..
+         * {@code userN@example.com}, each with its own seeded mailbox and calendars, tokens, quota and concurrency limit.
+         */
+        public Builder users(int v) { users = v; return this; }
 
         public EmulatorConfig build() {
             Duration hs = handshake == null ? latency : handshake;
@@ -221,7 +244,7 @@ public record EmulatorConfig(
             return new EmulatorConfig(host, port, latency, jitter, hs, quotaPerMinute, b, maxConcurrent, failRate,
                     failStatuses, slowRate, slowBy, vanishRate, batchPartCost, mailbox, seedMessages, seed, token,
                     userEmail, tls, certFile, anchor, tokenLifetime, maxBody, maxInflatedBody, maxHeaderSize,
-                    calendarQuotaPerMinute, calendars);
+                    calendarQuotaPerMinute, calendars, users);
         }
     }
 }

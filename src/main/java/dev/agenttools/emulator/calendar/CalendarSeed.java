@@ -53,6 +53,14 @@ final class CalendarSeed {
 
     /** The seeded calendars of {@code owner}, with a few one-off events on the clock's today and tomorrow. */
     static CalendarSet build(String owner, Clock clock) {
+        return build(owner, 1, clock);
+    }
+
+    /**
+     * The seeded calendars of user {@code number}: user 1's as {@link #build(String, Clock)}; each further user's also
+     * has a weekly event of its own on its primary calendar, so that two users' calendars differ.
+     */
+    static CalendarSet build(String owner, int number, Clock clock) {
         CalendarSeed seed = new CalendarSeed(owner, LocalDate.ofInstant(clock.instant(), BERLIN));
         List<CalendarInfo> calendars = List.of(
                 new CalendarInfo(owner, owner, null, BERLIN, "owner", true, "14", true, false, false),
@@ -78,6 +86,12 @@ final class CalendarSeed {
         seed.tokyoOffice();
         seed.family();
         seed.add(ARCHIVE, seed.single("Old planning", at(LocalDate.of(2024, 5, 6), 10, BERLIN), 60));
+        if (number > 1) {
+            String[] days = {"MO", "TU", "WE", "TH", "FR"};
+            seed.add(owner, seed.series("Weekly review of user " + number,
+                    at(LocalDate.of(2026, 1, 5).plusDays(number % 5), 8 + number % 9, BERLIN), 30,
+                    "FREQ=WEEKLY;BYDAY=" + days[number % 5]));
+        }
         return new CalendarSet(owner, calendars, seed.events, CREATED);
     }
 

@@ -50,6 +50,14 @@ public final class CalendarSet {
         }
     }
 
+    /**
+     * The seeded calendars of user {@code number} (from 1) of a many-user emulator: the seeded set, with {@code owner}'s
+     * address as the primary calendar's id and, for users after the first, a weekly event of the user's own.
+     */
+    public static CalendarSet seeded(String owner, int number, Clock clock) {
+        return CalendarSeed.build(owner, number, clock);
+    }
+
     CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated) {
         this(owner, calendars, events, updated, Map.of());
     }

@@ -66,13 +66,27 @@ final class SeedMailbox {
     }
 
     static List<MailInput> generate(long seed, int count, Instant anchor, String me) {
+        return generate(seed, count, anchor, me, true);
+    }
+
+    /**
+     * As {@link #generate(long, int, Instant, String)}; without {@code specials} the three large messages are left out
+     * (over 3 MB of mail, too much to give each of a thousand users).
+     */
+    static List<MailInput> generate(long seed, int count, Instant anchor, String me, boolean specials) {
         SeedMailbox box = new SeedMailbox(seed, anchor, me);
         try {
-            box.specials(count);
+            if (specials) {
+                box.specials(count);
+            }
             int thread = 0;
             while (box.out.size() < count) {
                 Kind kind = thread < LONG_THREADS ? Kind.WORK : WEIGHTED[box.random.nextInt(WEIGHTED.length)];
                 int length = thread < LONG_THREADS ? 25 + box.random.nextInt(16) : box.threadLength(kind);
+                if (!specials && thread < LONG_THREADS) {
+                    // a small mailbox of a further user would be one long thread: keep the long ones a tenth of it
+                    length = Math.min(length, Math.max(2, count / 10));
+                }
                 box.thread(kind, Math.min(length, count - box.out.size()), "t" + thread);
                 thread++;
             }

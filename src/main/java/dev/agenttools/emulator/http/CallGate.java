@@ -9,32 +9,24 @@ import dev.agenttools.emulator.api.Faults;
 import dev.agenttools.emulator.api.FieldMask;
 import dev.agenttools.emulator.api.Route;
 import dev.agenttools.emulator.calendar.CalendarApi;
-import dev.agenttools.emulator.gmail.GmailApi;
 import dev.agenttools.emulator.oauth.OAuthServer;
 
 import java.util.List;
 
 /**
- * Runs one API call (Gmail or Calendar) through what Google checks before answering: the bearer token, the route, the per-user
- * concurrency limit, the quota bucket and the fault model, in that order. Thread-safe.
+ * Runs one API call (Gmail or Calendar) through what Google checks before answering: the bearer token (which names the
+ * user), the route in that user's mailbox or calendars, the user's concurrency limit, the user's quota bucket and the
+ * fault model, in that order. Thread-safe.
  */
 public final class CallGate {
-    private final GmailApi gmail;
-    private final CalendarApi calendar;
-    private final String acceptedToken;
-    private final ConcurrencyLimit concurrency;
+    private final Users users;
     private final Faults faults;
     private final Counters counters;
     private final OAuthServer oauth;
 
-    /** @param acceptedToken the one bearer token accepted besides those our OAuth endpoint issued, or null to accept any non-empty one */
-    public CallGate(GmailApi gmail, CalendarApi calendar, String acceptedToken, ConcurrencyLimit concurrency, Faults faults,
-                    Counters counters, OAuthServer oauth) {
+    public CallGate(Users users, Faults faults, Counters counters, OAuthServer oauth) {
         this.oauth = oauth;
-        this.gmail = gmail;
-        this.calendar = calendar;
-        this.acceptedToken = acceptedToken;
-        this.concurrency = concurrency;
+        this.users = users;
         this.faults = faults;
         this.counters = counters;
     }
@@ -45,24 +37,34 @@ public final class CallGate {
      */
     ApiResponse call(ApiRequest request, List<Runnable> releases) {
         counters.apiCalls.increment();
+        Users.User user = null;
         try {
-            checkToken(request);
-            Route route = CalendarApi.handles(request.path()) ? calendar.route(request) : gmail.route(request);
+            user = users.user(checkToken(request));
+            user.apiCalls.increment();
+            Users.Content content = users.content(user);
+            boolean calendar = CalendarApi.handles(request.path());
+            // a user's paths reach only that user's mailbox: another address in users/{userId} is refused there (403)
+            Route route = calendar ? content.calendar().route(request) : content.gmail().route(request);
             String fields = request.param("fields");
             if (fields != null && !fields.isBlank()) {
                 FieldMask.parse(fields); // a bad selector is the caller's error, found before any work
             }
+            ConcurrencyLimit concurrency = user.concurrency;
             if (!concurrency.tryAcquire()) {
                 counters.concurrencyRejections.increment();
+                user.concurrencyRejections.increment();
                 throw ApiError.tooManyConcurrent();
             }
+            users.all.tryAcquire(); // never refuses: it only tracks the peak over all users
             releases.add(concurrency::release);
+            releases.add(users.all::release);
             if (!route.quota().tryTake(route.quotaUnits())) {
                 counters.quotaRejections.increment();
-                // Gmail answers a spent per-user quota in two shapes; every second refusal here is the 403 one, so
-                // that a client's retry path meets both
-                throw counters.quotaRejections.sum() % 2 == 0
-                        ? ApiError.quotaExceededPerUser(CalendarApi.handles(request.path()) ? "calendar-json.googleapis.com" : "gmail.googleapis.com")
+                user.quotaRejections.increment();
+                // Gmail answers a spent per-user quota in two shapes; every second refusal of a user here is the 403
+                // one, so that a client's retry path meets both
+                throw user.quotaRejections.sum() % 2 == 0
+                        ? ApiError.quotaExceededPerUser(calendar ? "calendar-json.googleapis.com" : "gmail.googleapis.com")
                         : ApiError.quotaExhausted();
             }
             int injected = faults.injectedStatus();
@@ -72,7 +74,11 @@ public final class CallGate {
             }
             return route.answer(request);
         } catch (ApiError e) {
-            return ErrorBody.of(e);
+            ApiResponse answer = ErrorBody.of(e);
+            if (user != null && answer.status() == 429) {
+                user.tooManyRequests.increment();
+            }
+            return answer;
         } catch (RuntimeException e) {
             // A bug of ours must still look like Google's 500, never a stack trace; the trace goes to stderr.
             System.err.println("emulator: internal error on " + request.method() + " " + request.path() + ": " + e);
@@ -81,7 +87,8 @@ public final class CallGate {
         }
     }
 
-    private void checkToken(ApiRequest request) {
+    /** The address of the user the call's token belongs to; 401 (or 403 for a missing scope) when it is nobody's. */
+    private String checkToken(ApiRequest request) {
         String token = null;
         String authorization = request.header("Authorization");
         if (authorization != null && !authorization.isBlank()) {
@@ -99,9 +106,10 @@ public final class CallGate {
             counters.authFailures.increment();
             throw ApiError.missingCredentials();
         }
-        switch (oauth.state(token, CalendarApi.handles(request.path()))) {
+        OAuthServer.Grant grant = oauth.check(token, CalendarApi.handles(request.path()));
+        switch (grant.state()) {
             case VALID -> {
-                return; // issued by our token endpoint and still good
+                return grant.user(); // issued by our token endpoint and still good
             }
             case EXPIRED_OR_REVOKED -> {
                 counters.authFailures.increment();
@@ -112,12 +120,14 @@ public final class CallGate {
                 throw ApiError.insufficientScopes();
             }
             case NOT_OURS -> {
-                // a token from elsewhere: the --token rule applies
+                // a token from elsewhere: a user's fixed token, --token, or (one user, no --token) any token
             }
         }
-        if (acceptedToken != null && !acceptedToken.equals(token)) {
+        String owner = users.ownerOf(token);
+        if (owner == null) {
             counters.authFailures.increment();
             throw ApiError.invalidCredentials();
         }
+        return owner;
     }
 }

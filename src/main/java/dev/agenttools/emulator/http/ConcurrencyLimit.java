@@ -3,12 +3,12 @@ package dev.agenttools.emulator.http;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Gmail's per-user limit on calls in flight; a call over it is answered 429 at once. Thread-safe. */
-public final class ConcurrencyLimit {
+final class ConcurrencyLimit {
     private final int max;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger peak = new AtomicInteger();
 
-    public ConcurrencyLimit(int max) {
+    ConcurrencyLimit(int max) {
         this.max = max;
     }
 
@@ -29,7 +29,7 @@ public final class ConcurrencyLimit {
         inFlight.decrementAndGet();
     }
 
-    public int peak() {
+    int peak() {
         return peak.get();
     }
 

@@ -39,15 +39,15 @@ public final class HttpFront extends Handler.Abstract {
     private final LatencyModel latency;
     private final Faults faults;
     private final Counters counters;
-    private final ConcurrencyLimit concurrency;
+    private final Users users;
     private final OAuthServer oauth;
     private final RequestBody bodies;
-    /** What the counters endpoint answers: the emulator's snapshot of {@code counters} and the peak in flight. */
+    /** What the counters endpoint answers: the emulator's snapshot of {@code counters}, the peak and each user's. */
     private final Supplier<?> snapshot;
     /** Remote addresses of open connections that have had their first request (and paid the handshake). */
     private final Set<SocketAddress> warmConnections = ConcurrentHashMap.newKeySet();
 
-    public HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, ConcurrencyLimit concurrency,
+    public HttpFront(CallGate gate, LatencyModel latency, Faults faults, Counters counters, Users users,
                      OAuthServer oauth, RequestBody bodies, Supplier<?> snapshot) {
         this.snapshot = snapshot;
         this.oauth = oauth;
@@ -56,7 +56,7 @@ public final class HttpFront extends Handler.Abstract {
         this.latency = latency;
         this.faults = faults;
         this.counters = counters;
-        this.concurrency = concurrency;
+        this.users = users;
     }
 
     public void connectionClosed(SocketAddress remote) {
@@ -226,7 +226,7 @@ public final class HttpFront extends Handler.Abstract {
     private boolean answerCounters(Request request, Response response, Callback callback) {
         if (request.getMethod().equals("POST") && request.getHttpURI().getDecodedPath().endsWith(":reset")) {
             counters.reset();
-            concurrency.resetPeak();
+            users.reset();
         }
         ObjectNode node = Json.MAPPER.valueToTree(snapshot.get());
         response.setStatus(200);

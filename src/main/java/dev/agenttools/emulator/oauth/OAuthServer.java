@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 
 /**
  * Google's OAuth 2.0 endpoints for installed apps, enough to run the whole sign-in headless: the authorization
@@ -24,6 +25,8 @@ import java.util.concurrent.atomic.LongAdder;
  * codes and refresh tokens for access tokens (which expire); the revoke endpoint revokes. Access tokens it
  * issued are then checked by the API called: expired or revoked is 401, missing a scope of that API (Gmail's or
  * Calendar's) is 403.
+ * Every code, refresh token and access token belongs to one user: the one {@code login_hint} names (user 1 without
+ * a hint), so a refreshed token is a new string for the same user, and no token ever reaches another user's data.
  * Thread-safe.
  */
 public final class OAuthServer {
@@ -40,22 +43,29 @@ public final class OAuthServer {
             "https://www.googleapis.com/auth/calendar.freebusy");
 
     /** An issued authorization code; {@code challenge} and {@code method} are PKCE's (RFC 7636), or null without. */
-    private record Code(String clientId, String redirectUri, Set<String> scopes, String challenge, String method) {
+    private record Code(String clientId, String redirectUri, Set<String> scopes, String challenge, String method, String user) {
     }
 
     /** RFC 7636 section 4.1: 43 to 128 characters of the unreserved set, for verifiers and S256/plain challenges alike. */
     private static final java.util.regex.Pattern PKCE_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9._~-]{43,128}");
 
-    private record Refresh(String clientId, Set<String> scopes) {
+    private record Refresh(String clientId, Set<String> scopes, String user) {
     }
 
-    private record Access(long expiresAtNanos, Set<String> scopes, String refreshToken) {
+    private record Access(long expiresAtNanos, Set<String> scopes, String refreshToken, String user) {
     }
 
     /** What the Gmail API makes of a bearer token. */
     public enum TokenState { NOT_OURS, VALID, EXPIRED_OR_REVOKED, NO_SCOPE }
 
+    /** A token's state and, when {@link TokenState#VALID}, the address of the user it was issued to (else null). */
+    public record Grant(TokenState state, String user) {
+    }
+
     private final Duration lifetime;
+    private final String defaultUser;
+    /** A {@code login_hint}'s user (the address as the emulator spells it), or null when it names none of them. */
+    private final UnaryOperator<String> userOfHint;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, Code> codes = new ConcurrentHashMap<>();
     private final Map<String, Refresh> refreshTokens = new ConcurrentHashMap<>();
@@ -63,8 +73,15 @@ public final class OAuthServer {
     public final LongAdder refreshGrants = new LongAdder();
     public final LongAdder codeGrants = new LongAdder();
 
-    public OAuthServer(Duration lifetime) {
+    /**
+     * @param defaultUser the user signed in when the authorization request has no {@code login_hint}
+     * @param userOfHint  the user a {@code login_hint} names, or null when it names none (then 400); with one user the
+     *                    hint is not checked, as before the emulator had users
+     */
+    public OAuthServer(Duration lifetime, String defaultUser, UnaryOperator<String> userOfHint) {
         this.lifetime = lifetime;
+        this.defaultUser = defaultUser;
+        this.userOfHint = userOfHint;
     }
 
     public static boolean handles(String path) {
@@ -79,18 +96,19 @@ public final class OAuthServer {
         };
     }
 
-    /** What a token is worth for a call to Gmail, or to Calendar when {@code calendar}. */
-    public TokenState state(String token, boolean calendar) {
+    /** What a token is worth for a call to Gmail, or to Calendar when {@code calendar}, and whose it is. */
+    public Grant check(String token, boolean calendar) {
         if (!token.startsWith(TOKEN_PREFIX)) {
-            return TokenState.NOT_OURS;
+            return new Grant(TokenState.NOT_OURS, null);
         }
         Access access = accessTokens.get(token);
         if (access == null || System.nanoTime() - access.expiresAtNanos() > 0
                 || (access.refreshToken() != null && !refreshTokens.containsKey(access.refreshToken()))) {
-            return TokenState.EXPIRED_OR_REVOKED;
+            return new Grant(TokenState.EXPIRED_OR_REVOKED, null);
         }
         Set<String> allowed = calendar ? CALENDAR_READ_SCOPES : GMAIL_READ_SCOPES;
-        return access.scopes().stream().anyMatch(allowed::contains) ? TokenState.VALID : TokenState.NO_SCOPE;
+        return access.scopes().stream().anyMatch(allowed::contains)
+                ? new Grant(TokenState.VALID, access.user()) : new Grant(TokenState.NO_SCOPE, null);
     }
 
     /** Approves at once (no consent screen to click) and sends the browser back to the app with a code. */
@@ -125,8 +143,17 @@ public final class OAuthServer {
                 return oauthError(400, "invalid_request", "Invalid code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~");
             }
         }
+        // Google's login_hint picks the account to sign in: here it picks the emulator's user (no account chooser)
+        String user = defaultUser;
+        String hint = r.param("login_hint");
+        if (hint != null && !hint.isBlank()) {
+            user = userOfHint.apply(hint.strip());
+            if (user == null) {
+                return oauthError(400, "invalid_request", "login_hint names no user of this emulator: " + hint.strip());
+            }
+        }
         String code = "4/emulator-" + secret();
-        codes.put(code, new Code(clientId, redirect, scopes, challenge, method));
+        codes.put(code, new Code(clientId, redirect, scopes, challenge, method, user));
         String state = r.param("state");
         String location = redirect + (redirect.contains("?") ? "&" : "?") + "code=" + enc(code)
                 + (state == null ? "" : "&state=" + enc(state)) + "&scope=" + enc(String.join(" ", scopes));
@@ -158,8 +185,8 @@ public final class OAuthServer {
             }
             codeGrants.increment();
             String refresh = "1//emulator-" + secret();
-            refreshTokens.put(refresh, new Refresh(clientId, code.scopes()));
-            return tokens(issue(code.scopes(), refresh), code.scopes(), refresh);
+            refreshTokens.put(refresh, new Refresh(clientId, code.scopes(), code.user()));
+            return tokens(issue(code.scopes(), refresh, code.user()), code.scopes(), refresh);
         }
         if ("refresh_token".equals(grant)) {
             Refresh refresh = refreshTokens.get(first(form, "refresh_token") == null ? "" : first(form, "refresh_token"));
@@ -167,7 +194,7 @@ public final class OAuthServer {
                 return oauthError(400, "invalid_grant", "Token has been expired or revoked.");
             }
             refreshGrants.increment();
-            return tokens(issue(refresh.scopes(), first(form, "refresh_token")), refresh.scopes(), null);
+            return tokens(issue(refresh.scopes(), first(form, "refresh_token"), refresh.user()), refresh.scopes(), null);
         }
         return oauthError(400, "unsupported_grant_type", "Invalid grant_type: " + grant);
     }
@@ -184,9 +211,9 @@ public final class OAuthServer {
         return known ? ApiResponse.ok(Json.MAPPER.createObjectNode()) : oauthError(400, "invalid_token", "Token expired or revoked");
     }
 
-    private String issue(Set<String> scopes, String refreshToken) {
+    private String issue(Set<String> scopes, String refreshToken, String user) {
         String token = TOKEN_PREFIX + secret();
-        accessTokens.put(token, new Access(System.nanoTime() + lifetime.toNanos(), scopes, refreshToken));
+        accessTokens.put(token, new Access(System.nanoTime() + lifetime.toNanos(), scopes, refreshToken, user));
         return token;
     }
 
