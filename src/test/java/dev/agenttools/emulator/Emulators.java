@@ -93,4 +93,52 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
         context.init(null, tmf.getTrustManagers(), null);
         return context;
     }
+
+    /** A user's sign-in at the emulated Google OAuth server: its access token and its refresh token. */
+    public record SignedIn(String accessToken, String refreshToken) {
+    }
+
+    /**
+     * Signs {@code address} in as a browser and an installed app would (consent with {@code login_hint}, the code
+     * traded for tokens), with the Gmail and Calendar read scopes.
+     */
+    public static SignedIn signIn(Emulator emulator, String address) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String redirect = "http://127.0.0.1:9/Callback";
+        String scopes = "https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/calendar.readonly";
+        String query = "client_id=c&response_type=code&scope=" + enc(scopes) + "&redirect_uri=" + enc(redirect)
+                + "&login_hint=" + enc(address);
+        var consent = http.send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("o/oauth2/auth?" + query)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String location = consent.headers().firstValue("Location")
+                .orElseThrow(() -> new IllegalStateException("no redirect from the consent page: " + consent.body()));
+        String code = null;
+        for (String pair : java.net.URI.create(location).getRawQuery().split("&")) {
+            if (pair.startsWith("code=")) {
+                code = java.net.URLDecoder.decode(pair.substring(5), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        var tokens = tokenRequest(emulator, "grant_type=authorization_code&redirect_uri=" + enc(redirect) + "&code=" + enc(code));
+        return new SignedIn(tokens.get("access_token").asText(), tokens.get("refresh_token").asText());
+    }
+
+    /** A new access token for the same user, from its refresh token. */
+    public static String refresh(Emulator emulator, String refreshToken) throws Exception {
+        return tokenRequest(emulator, "grant_type=refresh_token&refresh_token=" + enc(refreshToken)).get("access_token").asText();
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode tokenRequest(Emulator emulator, String form) throws Exception {
+        var answer = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("token"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(form + "&client_id=c&client_secret=s")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IllegalStateException("the token endpoint answered " + answer.statusCode() + ": " + answer.body());
+        }
+        return dev.agenttools.tool.Json.MAPPER.readTree(answer.body());
+    }
+
+    private static String enc(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+    }
 }
