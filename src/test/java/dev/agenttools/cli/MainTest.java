@@ -49,7 +49,7 @@ class MainTest {
         List<CommandLine> top = Main.commandLine().getSubcommands().values().stream()
                 .filter(c -> !c.getCommandSpec().usageMessage().hidden()).toList();
         assertThat(top).extracting(CommandLine::getCommandName)
-                .containsExactly("call", "serve", "mcp", "auth", "stats", "emulator", "bench", "cache");
+                .containsExactly("call", "serve", "mcp", "server", "auth", "stats", "emulator", "bench", "cache");
         for (CommandLine c : top) {
             String first = c.getCommandSpec().usageMessage().description()[0];
             assertThat(flat).as(c.getCommandName()).contains(" " + c.getCommandName() + " " + first + " ");
@@ -96,14 +96,14 @@ class MainTest {
 
     @Test
     void anUnknownCommandOrArgumentIsExitTwoEvenWithHelp() {
-        for (String[] args : List.of(new String[] {"server", "--help"}, new String[] {"server"}, new String[] {"--help", "server"},
+        for (String[] args : List.of(new String[] {"sever", "--help"}, new String[] {"sever"}, new String[] {"--help", "sever"},
                 new String[] {"cache", "status", "extra", "--help"})) {
             Run r = run(args);
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", args)).contains("Unmatched argument").contains(args[0].equals("cache") ? "'extra'" : "'server'");
+            assertThat(r.err()).as(String.join(" ", args)).contains("Unmatched argument").contains(args[0].equals("cache") ? "'extra'" : "'sever'");
             assertThat(r.out()).as(String.join(" ", args)).isEmpty();
         }
-        assertThat(run("server").err()).contains("Did you mean: agent-tools serve");
+        assertThat(run("sever").err()).contains("Did you mean: agent-tools serve");
         Run help = run("serve", "--help");
         assertThat(help.exit()).isZero();
         assertThat(help.out()).contains("Usage: agent-tools serve");

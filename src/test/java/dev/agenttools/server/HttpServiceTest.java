@@ -235,79 +235,78 @@ class HttpServiceTest {
         assertThat(unknown.body()).contains("\"code\":\"not_found\"");
     }
 
+    /** A server of its own in front of an emulator of its own whose every call takes {@code latency}. */
+    private record Slow(Emulator emulator, ToolRegistry tools, HttpService.Metrics metrics, HttpService service) implements AutoCloseable {
+        static Slow start(Duration latency, int maxInFlight, int maxQueued, Duration drain) throws Exception {
+            Emulator emulator = emulators.start(EmulatorConfig.builder().latency(latency).jitter(Duration.ZERO)
+                    .handshake(Duration.ZERO).token(TOKEN).build());
+            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, maxInFlight, maxQueued, 64 * 1024, drain, keys,
+                    null, Set.of(), List.of(emulator.rootUri()));
+            HttpService.Metrics metrics = HttpService.Metrics.create(options);
+            ToolRegistry tools = Tools.builder().rootUrl(emulator.rootUri().toString()).listener(metrics).build();
+            return new Slow(emulator, tools, metrics, HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null));
+        }
+
+        /** A get_email of a message that does not exist: 404 after one call to the emulator. */
+        Callable<HttpResponse<String>> missingEmail() {
+            URI at = URI.create("http://127.0.0.1:" + service.port() + "/v1/call");
+            return () -> http.send(HttpRequest.newBuilder(at)
+                    .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, TOKEN)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        @Override
+        public void close() {
+            service.close();
+            tools.close();
+            emulator.close();
+        }
+    }
+
     @Test
     void answers503WithRetryAfterBeyondItsAdmissionLimits() throws Exception {
-        Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(800)).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).token(TOKEN).build());
-        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 1, 0, 64 * 1024, Duration.ofSeconds(5), keys,
-                null, Set.of(), List.of(slow.rootUri()));
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
-        try (ToolRegistry tools = Tools.builder().rootUrl(slow.rootUri().toString()).listener(metrics).build();
+        try (Slow small = Slow.start(Duration.ofMillis(800), 1, 0, Duration.ofSeconds(5));
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            HttpService small = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-            try {
-                URI at = URI.create("http://127.0.0.1:" + small.port() + "/v1/call");
-                Callable<HttpResponse<String>> one = () -> http.send(HttpRequest.newBuilder(at)
-                        .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, TOKEN)
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}"))
-                        .build(), HttpResponse.BodyHandlers.ofString());
-                List<Future<HttpResponse<String>>> answers = new ArrayList<>();
-                for (int i = 0; i < 4; i++) {
-                    answers.add(callers.submit(one));
-                }
-                List<Integer> statuses = new ArrayList<>();
-                for (Future<HttpResponse<String>> f : answers) {
-                    HttpResponse<String> r = f.get();
-                    statuses.add(r.statusCode());
-                    if (r.statusCode() == 503) {
-                        assertThat(r.headers().firstValue("retry-after")).hasValue("1");
-                        assertThat(r.body()).contains("\"code\":\"overloaded\"");
-                    }
-                }
-                // one slot, no waiting room: the first call runs (and finds no such message), the others at once get 503
-                assertThat(statuses).contains(404, 503);
-            } finally {
-                small.close();
+            List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                answers.add(callers.submit(small.missingEmail()));
             }
-        } finally {
-            slow.close();
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : answers) {
+                HttpResponse<String> r = f.get();
+                statuses.add(r.statusCode());
+                if (r.statusCode() == 503) {
+                    assertThat(r.headers().firstValue("retry-after")).hasValue("1");
+                    assertThat(r.body()).contains("\"code\":\"overloaded\"");
+                }
+            }
+            // one slot, no waiting room: the first call runs (and finds no such message), the others at once get 503
+            assertThat(statuses).contains(404, 503);
         }
     }
 
     @Test
     void aStopLetsTheCallsInFlightFinishThenRefusesNewOnes() throws Exception {
-        Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(1500)).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).token(TOKEN).build());
-        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 10, 10, 64 * 1024, Duration.ofSeconds(20), keys,
-                null, Set.of(), List.of(slow.rootUri()));
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
-        try (ToolRegistry tools = Tools.builder().rootUrl(slow.rootUri().toString()).listener(metrics).build();
+        try (Slow draining = Slow.start(Duration.ofMillis(1500), 10, 10, Duration.ofSeconds(20));
              ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
-            HttpService draining = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-            URI at = URI.create("http://127.0.0.1:" + draining.port() + "/v1/call");
-            Future<HttpResponse<String>> inFlight = callers.submit(() -> http.send(HttpRequest.newBuilder(at)
-                    .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, TOKEN)
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}"))
-                    .build(), HttpResponse.BodyHandlers.ofString()));
+            Future<HttpResponse<String>> inFlight = callers.submit(draining.missingEmail());
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (metrics.inFlight() == 0 && System.nanoTime() < deadline) {
+            while (draining.metrics().inFlight() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(metrics.inFlight()).as("the call reached the server").isEqualTo(1);
+            assertThat(draining.metrics().inFlight()).as("the call reached the server").isEqualTo(1);
+            Callable<HttpResponse<String>> afterStop = draining.missingEmail(); // its address, while it has one
             Future<?> stopping = callers.submit(() -> {
-                draining.close();
+                draining.service().close();
                 return null;
             });
             HttpResponse<String> answered = inFlight.get();
             assertThat(answered.statusCode()).as("the call in flight is answered, not cut").isEqualTo(404);
             assertThat(answered.body()).contains("\"code\":\"not_found\"");
             stopping.get();
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> HttpClient.newHttpClient().send(
-                            HttpRequest.newBuilder(at).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
-                            HttpResponse.BodyHandlers.ofString()))
+            org.assertj.core.api.Assertions.assertThatThrownBy(afterStop::call)
                     .as("a stopped server takes no new calls").isInstanceOf(java.io.IOException.class);
-        } finally {
-            slow.close();
         }
     }
 
