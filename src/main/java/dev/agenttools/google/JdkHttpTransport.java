@@ -40,10 +40,102 @@ import java.util.Set;
 final class JdkHttpTransport extends HttpTransport {
     /** Headers the JDK client sets itself and refuses from callers. */
     private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
-    private final HttpClient client;
+    /**
+     * Exchanges at once on one client, whose HTTP/2 connection to an origin carries at most what the server's
+     * SETTINGS_MAX_CONCURRENT_STREAMS allows: Google's front ends (and the emulator) say 100. The JDK's client does not
+     * queue past it, nor open a second connection: the next request fails at once with "too many concurrent
+     * streams" (seen with 1,000 users' lists on one server). So each client takes at most this many, and more clients
+     * (connections) are opened as needed, up to {@link #MAX_CONNECTIONS}; past them a request waits for a free stream.
+     */
+    static final int STREAMS_PER_CONNECTION = 100;
+    static final int MAX_CONNECTIONS = 16;
 
+    private final Connections connections;
+
+    /** On this client alone: at most {@value #STREAMS_PER_CONNECTION} exchanges at once, the next ones waiting. */
     public JdkHttpTransport(HttpClient client) {
-        this.client = client;
+        this.connections = new Connections(() -> client, 1);
+    }
+
+    private JdkHttpTransport(java.util.function.Supplier<HttpClient> clients, int maxConnections) {
+        this.connections = new Connections(clients, maxConnections);
+    }
+
+    /** The clients (connections) this transport spreads its exchanges over, each with its streams counted. */
+    private static final class Connections {
+        private record Slot(HttpClient client, java.util.concurrent.Semaphore streams) {
+        }
+
+        private final java.util.function.Supplier<HttpClient> make;
+        private final int maxConnections;
+        private final java.util.concurrent.Semaphore total;
+        private final List<Slot> slots = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Connections(java.util.function.Supplier<HttpClient> make, int maxConnections) {
+            this.make = make;
+            this.maxConnections = maxConnections;
+            this.total = new java.util.concurrent.Semaphore(maxConnections * STREAMS_PER_CONNECTION, true);
+        }
+
+        /** A stream on some connection, waiting for one when all are taken; {@link Stream#close} gives it back. */
+        Stream acquire(String cancelled) throws InterruptedIOException {
+            try {
+                total.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException(cancelled + " cancelled");
+            }
+            try {
+                while (true) {
+                    for (Slot slot : slots) {
+                        if (slot.streams().tryAcquire()) {
+                            return new Stream(this, slot);
+                        }
+                    }
+                    synchronized (this) {
+                        if (slots.size() < maxConnections) {
+                            Slot slot = new Slot(make.get(), new java.util.concurrent.Semaphore(STREAMS_PER_CONNECTION - 1));
+                            slots.add(slot);
+                            return new Stream(this, slot);
+                        }
+                    }
+                    Thread.onSpinWait(); // a stream is being given back: the total says one is free
+                }
+            } catch (RuntimeException | Error e) {
+                total.release();
+                throw e;
+            }
+        }
+
+        void shutdown() {
+            for (Slot slot : slots) {
+                slot.client().shutdownNow();
+            }
+        }
+    }
+
+    /** One exchange's stream: its client, given back once. */
+    private static final class Stream implements AutoCloseable {
+        private final Connections connections;
+        private final Connections.Slot slot;
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        Stream(Connections connections, Connections.Slot slot) {
+            this.connections = connections;
+            this.slot = slot;
+        }
+
+        HttpClient client() {
+            return slot.client();
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                slot.streams().release();
+                connections.total.release();
+            }
+        }
     }
 
     /**
@@ -57,7 +149,7 @@ final class JdkHttpTransport extends HttpTransport {
         if (trust != null) {
             b.sslContext(trust);
         }
-        return new JdkHttpTransport(b.build());
+        return new JdkHttpTransport(b::build, MAX_CONNECTIONS);
     }
 
     /**
@@ -66,7 +158,7 @@ final class JdkHttpTransport extends HttpTransport {
      */
     @Override
     public void shutdown() {
-        client.shutdownNow();
+        connections.shutdown();
     }
 
     /**
@@ -104,11 +196,30 @@ final class JdkHttpTransport extends HttpTransport {
             throw new IllegalArgumentException("cannot send HTTP header Authorization: the JDK refuses its value (not shown)");
         }
         String cancelled = "GET " + url;
-        HttpResponse<InputStream> r = send(client, b.build(), cancelled);
-        if (r.statusCode() / 100 != 2) {
-            return new Answer(r.statusCode(), r.headers(), new ByteArrayInputStream(BoundedBody.errorBody(r, cancelled)));
+        Stream stream = connections.acquire(cancelled);
+        try {
+            HttpResponse<InputStream> r = send(stream.client(), b.build(), cancelled);
+            if (r.statusCode() / 100 != 2) {
+                try (stream) {
+                    return new Answer(r.statusCode(), r.headers(), new ByteArrayInputStream(BoundedBody.errorBody(r, cancelled)));
+                }
+            }
+            // the stream is the connection's until the body is read or closed
+            InputStream body = BoundedBody.open(r, limit, cancelled);
+            return new Answer(r.statusCode(), r.headers(), new java.io.FilterInputStream(body) {
+                @Override
+                public void close() throws IOException {
+                    try {
+                        super.close();
+                    } finally {
+                        stream.close();
+                    }
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            stream.close();
+            throw e;
         }
-        return new Answer(r.statusCode(), r.headers(), BoundedBody.open(r, limit, cancelled));
     }
 
     /** Sends and waits for the answer's head; its body is left to stream. */
@@ -128,18 +239,18 @@ final class JdkHttpTransport extends HttpTransport {
 
     @Override
     protected LowLevelHttpRequest buildRequest(String method, String url) {
-        return new Request(client, method, url);
+        return new Request(connections, method, url);
     }
 
     private static final class Request extends LowLevelHttpRequest {
-        private final HttpClient client;
+        private final Connections connections;
         private final String method;
         private final String url;
         private final List<String[]> headers = new ArrayList<>();
         private Duration readTimeout = Duration.ofSeconds(20);
 
-        Request(HttpClient client, String method, String url) {
-            this.client = client;
+        Request(Connections connections, String method, String url) {
+            this.connections = connections;
             this.method = method;
             this.url = url;
         }
@@ -186,16 +297,18 @@ final class JdkHttpTransport extends HttpTransport {
             }
             b.method(method, body);
             String cancelled = method + " " + url;
-            HttpResponse<InputStream> r = send(client, b.build(), cancelled);
-            byte[] content;
-            if (r.statusCode() / 100 != 2) {
-                content = BoundedBody.errorBody(r, cancelled);
-            } else {
-                try (InputStream in = BoundedBody.open(r, BoundedBody.MAX_BYTES, cancelled)) {
-                    content = in.readAllBytes();
+            try (Stream stream = connections.acquire(cancelled)) {
+                HttpResponse<InputStream> r = send(stream.client(), b.build(), cancelled);
+                byte[] content;
+                if (r.statusCode() / 100 != 2) {
+                    content = BoundedBody.errorBody(r, cancelled);
+                } else {
+                    try (InputStream in = BoundedBody.open(r, BoundedBody.MAX_BYTES, cancelled)) {
+                        content = in.readAllBytes();
+                    }
                 }
+                return new Response(r, content);
             }
-            return new Response(r, content);
         }
     }
 

@@ -229,6 +229,39 @@ class JdkHttpTransportTest {
     }
 
     @Test
+    void moreExchangesAtOnceThanOneConnectionCarriesWaitOrGoOnAnotherConnectionNeverFail() throws Exception {
+        // the emulator, as Google, allows 100 streams on a connection; 300 calls of 300 ms at once
+        try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(300)).maxConcurrent(10_000).build());
+             var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
+            JdkHttpTransport oneConnection = new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build());
+            for (JdkHttpTransport t : List.of(transport, oneConnection)) {
+                // one call first: the connection is HTTP/2 by then (before, a burst goes out on HTTP/1.1 connections)
+                try (JdkHttpTransport.Answer a = t.get(emulator.rootUri() + "gmail/v1/users/me/profile", "Bearer t",
+                        "transport-test", false, Duration.ofSeconds(60), 1 << 20)) {
+                    a.body().readAllBytes();
+                }
+                List<java.util.concurrent.Future<Integer>> calls = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    calls.add(callers.submit(() -> {
+                        try (JdkHttpTransport.Answer a = t.get(emulator.rootUri() + "gmail/v1/users/me/profile", "Bearer t",
+                                "transport-test", false, Duration.ofSeconds(60), 1 << 20)) {
+                            a.body().readAllBytes();
+                            return a.status();
+                        }
+                    }));
+                }
+                List<Integer> statuses = new ArrayList<>();
+                for (var call : calls) {
+                    statuses.add(call.get()); // an exchange that failed ("too many concurrent streams") throws here
+                }
+                assertThat(statuses).hasSize(300).containsOnly(200);
+                t.shutdown();
+            }
+        }
+    }
+
+    @Test
     void sendsEveryMethodAsGiven() throws Exception {
         JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
         HttpRequestFactory requests = transport.createRequestFactory();
