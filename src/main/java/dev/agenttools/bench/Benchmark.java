@@ -183,6 +183,7 @@ public final class Benchmark {
                     rows.addAll(models.rows(o.warmup(), o.runs(), fixtures.messageIds(), aot));
                     processModel = new LinkedHashMap<>();
                     processModel.put("serve_overhead", models.serveOverhead(o.runs(), 5_000));
+                    processModel.put("server_overhead", models.serverOverhead());
                     processModel.put("startup", models.startup(Math.min(o.runs(), 20), aot));
                     processModel.put("costs", models.costs());
                     if (models.firstCall() != null) {
@@ -451,6 +452,13 @@ public final class Benchmark {
         out.printf(java.util.Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",
                 serve.get("serve_added_p50_ms"), serve.get("serve_p50_ms"), serve.get("in_process_p50_ms"),
                 serve.get("serve_pipelined_calls_per_second"));
+        Map<String, Object> server = (Map<String, Object>) m.get("server_overhead");
+        if (server != null) {
+            out.printf(java.util.Locale.ROOT, "  agent-tools server adds %.3f ms p50 over in-process on tools.list through /v1/call (%.3f vs %.3f ms), "
+                            + "%.3f ms through MCP's /mcp tools/list (%.3f ms), warmed by 2,000 calls%n",
+                    server.get("call_added_p50_ms"), server.get("call_p50_ms"), server.get("in_process_p50_ms"),
+                    server.get("mcp_added_p50_ms"), server.get("mcp_p50_ms"));
+        }
         out.printf(java.util.Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%s%n", startup.get("plain_p50_ms"),
                 startup.containsKey("aot_cache_p50_ms")
                         ? String.format(java.util.Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "",

@@ -59,6 +59,7 @@ final class ProcessModelBench {
         try (HttpServerProcess server = HttpServerProcess.start(command("server", "--port", "0"), env(), token)) {
             long pid = server.process.pid();
             Meter serverMeter = new Meter(() -> ProcStat.cpuNanos(self), () -> ProcStat.cpuNanos(pid), () -> ProcStat.peakRssKb(pid));
+            serverOverhead = serverOverhead(server, protocol, runs);
             rows.add(measure("server-call", warmup, runs, i -> server.call(getEmail(ids, i)), serverMeter));
             rows.add(measure("server-mcp", warmup, runs, i -> server.mcp(ids.get(i % ids.size()), i), serverMeter));
         }
@@ -178,6 +179,37 @@ final class ProcessModelBench {
 
     /** Reads CPU counters before and after a row's measured runs, and its peak memory after them. */
     private record Meter(Counter callerCpu, Counter serverCpu, Counter peakKb) {
+    }
+
+    private Map<String, Object> serverOverhead;
+
+    /** What the HTTP server adds to a call, measured by {@link #rows} (null before). */
+    Map<String, Object> serverOverhead() {
+        return serverOverhead;
+    }
+
+    /**
+     * The server's own cost on a call that does no I/O (tools.list; MCP's tools/list), its code warmed first as a
+     * long-running server's is: p50 over the same call in-process.
+     */
+    private static Map<String, Object> serverOverhead(HttpServerProcess server, ToolProtocol protocol, int runs) throws Exception {
+        String request = "{\"command\": \"tools.list\"}";
+        for (int i = 0; i < 2_000; i++) { // JIT warm-up of both sides
+            server.call(request);
+            server.mcpList(i);
+            protocol.answer(request);
+        }
+        Histogram inProcess = histogram(runs * 5, () -> protocol.answer(request));
+        Histogram call = histogram(runs * 5, () -> server.call(request));
+        Histogram mcp = histogram(runs * 5, () -> server.mcpList(1));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("what", "tools.list, no I/O, after 2,000 warm-up calls: agent-tools server over one keep-alive HTTP/1.1 connection against in-process");
+        m.put("in_process_p50_ms", inProcess.getValueAtPercentile(50) / 1e3);
+        m.put("call_p50_ms", call.getValueAtPercentile(50) / 1e3);
+        m.put("call_added_p50_ms", (call.getValueAtPercentile(50) - inProcess.getValueAtPercentile(50)) / 1e3);
+        m.put("mcp_p50_ms", mcp.getValueAtPercentile(50) / 1e3);
+        m.put("mcp_added_p50_ms", (mcp.getValueAtPercentile(50) - inProcess.getValueAtPercentile(50)) / 1e3);
+        return m;
     }
 
     /** serve's own cost on a call that does no I/O: p50 over in-process, and calls per second pipelined. */
@@ -502,6 +534,13 @@ final class ProcessModelBench {
 
         String call(String request) throws IOException, InterruptedException {
             return post("/v1/call", request);
+        }
+
+        /** An MCP tools/list (no I/O). */
+        String mcpList(int id) throws IOException, InterruptedException {
+            return post("/mcp", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}",
+                    "Accept", "application/json, text/event-stream", "Content-Type", "application/json",
+                    "MCP-Protocol-Version", "2025-06-18");
         }
 
         /** An MCP tools/call of get_email; answers {@code "status":"ok"} when the tool answered without error. */

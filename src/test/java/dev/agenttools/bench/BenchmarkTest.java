@@ -54,6 +54,9 @@ class BenchmarkTest {
             assertThat(row.get("errors").asInt()).as("%s errors", row.get("strategy")).isZero();
         }
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
+        JsonNode server = results.get("environment").get("process_model").get("server_overhead");
+        assertThat(server.get("call_p50_ms").asDouble()).as("/v1/call's tools.list").isPositive();
+        assertThat(server.get("mcp_p50_ms").asDouble()).as("/mcp's tools/list").isPositive();
         JsonNode costs = results.get("environment").get("process_model").get("costs");
         assertThat(costs.findValuesAsText("model")).containsExactly("in-process", "serve", "server-call", "server-mcp", "call");
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
