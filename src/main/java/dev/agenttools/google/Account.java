@@ -22,6 +22,8 @@ public final class Account {
 
     private final String id;
     private final Account formerly;
+    /** {@link #shareKey}, made once: a digest, asked before every request when instances share pacing. */
+    private volatile String shareKey;
 
     private Account(String id, Account formerly) {
         this.id = id;
@@ -54,7 +56,12 @@ public final class Account {
      * token's digest never leaves the process as such).
      */
     public String shareKey() {
-        return "acct-" + digest(id);
+        String key = shareKey;
+        if (key == null) {
+            key = "acct-" + digest(id); // a race makes it twice, the same
+            shareKey = key;
+        }
+        return key;
     }
 
     /** What the credential this account was reached with was known as before its address was known; null if nothing. */

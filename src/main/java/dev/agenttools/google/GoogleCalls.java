@@ -80,7 +80,9 @@ public final class GoogleCalls {
                                           int unitsEach, List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
             throws InterruptedException {
         QuotaPacer pacer = pacer(account);
-        pacer.share(share.instancesServing(account.shareKey()));
+        if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
+            pacer.share(share.instancesServing(account.shareKey()));
+        }
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
             try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
                 try {

@@ -71,7 +71,7 @@ final class QuotaPacer {
     private double refusedCap = Double.POSITIVE_INFINITY;
     private long pausedUntil;
     /** Instances pacing this user's calls at once (see {@link #share}); this one paces at its share of the limits. */
-    private int instances = 1;
+    private volatile int instances = 1; // written under the lock; read without it by share()'s unchanged case
 
     /** @param api the API paced, as its errors name it ("Gmail", "Calendar") */
     public QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight) {
@@ -298,6 +298,9 @@ final class QuotaPacer {
      */
     public void share(int count) {
         int n = Math.max(1, count);
+        if (n == instances) {
+            return; // the usual case: no lock on the call's path
+        }
         lock.lock();
         try {
             if (n == instances) {

@@ -16,6 +16,7 @@ import java.util.Locale;
  * from a file (one {@code sha256:HEX} or bare HEX per line, {@code #} comments), read again when it changes, so a key
  * is added or withdrawn without a restart; and from a list given at start. A presented key is hashed and compared with
  * every stored hash in constant time (no early exit), so neither the time taken nor an error tells how close a guess was.
+ * A file other users may write is refused (they could add a key of their own).
  * Thread-safe.
  */
 final class ServiceKeys {
@@ -84,6 +85,14 @@ final class ServiceKeys {
         synchronized (this) {
             checkedAt = now;
             try {
+                // another local user who could write the file could add a key of their own: refused, as ssh does
+                var permissions = Files.getPosixFilePermissions(file);
+                if (permissions.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                        || permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+                    throw new IllegalArgumentException(file + " may be written by other users (mode "
+                            + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): make it writable by its owner "
+                            + "only (chmod go-w)");
+                }
                 long stamp = Files.getLastModifiedTime(file).toMillis() * 31 + Files.size(file);
                 if (stamp == fileStamp) {
                     return;

@@ -163,6 +163,21 @@ class HttpServiceTest {
         assertThat(eventuallyStatus(request, KEY, 200)).isEqualTo(200);
     }
 
+    @Test
+    void refusesAKeyFileOtherUsersMayWriteAndAKeyInsteadOfAHash() throws Exception {
+        Path shared = dir.resolve("shared-keys");
+        Files.writeString(shared, ServiceKeys.hash(KEY) + "\n");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ServiceKeys(shared, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("may be written by other users")
+                .hasMessageContaining("chmod go-w");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertThat(new ServiceKeys(shared, null).accepts("Bearer " + KEY)).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ServiceKeys(null, "not-a-hash"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("AGENT_TOOLS_SERVICE_KEY_HASHES line 1")
+                .hasMessageContaining("64 hex digits").hasMessageNotContaining("not-a-hash");
+    }
+
     /** The status a request with {@code key} gets once the server has read the key file again (it looks each second). */
     private static int eventuallyStatus(String request, String key, int wanted) throws Exception {
         int status = 0;
