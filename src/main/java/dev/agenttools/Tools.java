@@ -12,6 +12,7 @@ import dev.agenttools.gmail.MailText;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.PacingShare;
+import dev.agenttools.google.PacingStats;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolException;
@@ -67,17 +68,18 @@ public final class Tools {
 
     /** The connection these settings describe: their CA certificate and token, else the stored sign-in under {@code auth}. */
     private static GoogleConnection connect(GoogleSettings google, AuthSettings auth) {
-        return connect(google, auth, NOT_SIGNED_IN, PacingShare.ALONE);
+        return connect(google, auth, NOT_SIGNED_IN, PacingShare.ALONE, PacingStats.NONE);
     }
 
-    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth, String noToken, PacingShare share) {
+    private static GoogleConnection connect(GoogleSettings google, AuthSettings auth, String noToken, PacingShare share,
+                                            PacingStats stats) {
         return new GoogleConnection(google, auth == null ? null : transport -> {
             try {
                 return SignIn.credential(auth, transport);
             } catch (AuthException e) {
                 throw new ToolException(ToolException.Kind.UNAUTHENTICATED, e.getMessage(), e);
             }
-        }, noToken, share);
+        }, noToken, share, stats);
     }
 
     /**
@@ -95,6 +97,7 @@ public final class Tools {
         private final List<CallListener> listeners = new java.util.ArrayList<>();
         private String noToken = NOT_SIGNED_IN;
         private PacingShare pacingShare = PacingShare.ALONE;
+        private PacingStats pacingStats = PacingStats.NONE;
 
         private Builder() {
         }
@@ -203,6 +206,15 @@ public final class Tools {
             return this;
         }
 
+        /**
+         * Where the Google APIs' pacing counts its waits, Google's rate-limit refusals and what it learned of each
+         * account's limits (counts only, for the HTTP service's metrics); by default nowhere.
+         */
+        public Builder pacingStats(PacingStats stats) {
+            this.pacingStats = Objects.requireNonNull(stats, "stats");
+            return this;
+        }
+
         /** Also told of every finished call, after tracking (the HTTP service's metrics). */
         public Builder listener(CallListener listener) {
             this.listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -232,7 +244,7 @@ public final class Tools {
             }
             listeners.forEach(b::listener);
             // one connection for both APIs: one HTTP client, one stored sign-in and its refreshes
-            GoogleConnection connection = connect(google, auth, noToken, pacingShare);
+            GoogleConnection connection = connect(google, auth, noToken, pacingShare, pacingStats);
             try {
                 b.resource(connection);
                 if (gmail != null) {

@@ -113,7 +113,7 @@ class ArchitectureTest {
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark",
-            "google.PacingShare", "shared.DynamoPacingShare", "store.DynamoClients");
+            "google.PacingShare", "google.PacingStats", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test
     void thePublishedApiIsTheFrontDoorItsSettingsAndTheToolProtocol() throws IOException {
@@ -255,7 +255,8 @@ class ArchitectureTest {
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
-        assertImportsOnly("server", "tool", "mcp"); // the HTTP service: cli gives it the registry
+        // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show
+        assertImportsOnly("server", "tool", "mcp", "google");
         assertImportsOnly("shared", "google", "store"); // what instances share: the pacing's count of them
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");

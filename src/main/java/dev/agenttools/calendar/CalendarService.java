@@ -75,7 +75,7 @@ final class CalendarService {
         this.settings = settings;
         this.connection = connection;
         this.calls = new GoogleCalls("Calendar", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry,
-                connection.pacingShare());
+                connection.pacingShare(), connection.pacingStats());
     }
 
     /** One call's way to Calendar: the account it acts as, the client that acts as it and its lean GETs' session. */

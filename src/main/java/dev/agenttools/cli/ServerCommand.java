@@ -3,6 +3,7 @@ package dev.agenttools.cli;
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.google.PacingShare;
+import dev.agenttools.google.PacingStats;
 import dev.agenttools.server.HttpService;
 import dev.agenttools.shared.DynamoPacingShare;
 import dev.agenttools.store.DynamoClients;
@@ -99,11 +100,12 @@ final class ServerCommand implements Callable<Integer> {
             }
             throw new ConfigurationException("configuration: " + SHARED_STATE + "=dynamodb: " + e.getMessage(), e);
         }
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        PacingStats pacing = new PacingStats(); // counts only, for /metrics: no address or token reaches it
+        HttpService.Metrics metrics = HttpService.Metrics.create(options, pacing);
         // Many users: no call may fall back on the operator's own token or stored sign-in
         ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
-                .pacingShare(share == null ? PacingShare.ALONE : share)
+                .pacingShare(share == null ? PacingShare.ALONE : share).pacingStats(pacing)
                 .recorder(recorder).listener(metrics).build();
         CallRecorder tracking = recorder;
         HttpService service;

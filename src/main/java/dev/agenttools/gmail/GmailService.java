@@ -134,7 +134,7 @@ final class GmailService implements AutoCloseable {
         this.connection = connection;
         this.index = new OpenIndex(cache);
         this.calls = new GoogleCalls("Gmail", settings.quotaPerMinute(), settings.burst(), settings.maxInFlight(), retry,
-                connection.pacingShare());
+                connection.pacingShare(), connection.pacingStats());
     }
 
     /** The local mail index the lists keep (none when the cache is off). */

@@ -37,10 +37,18 @@ public final class GoogleCalls {
 
     /** @param share how many instances serve each account, so that each paces at its share of the account's limits */
     public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry, PacingShare share) {
+        this(api, unitsPerMinute, burst, maxInFlight, retry, share, PacingStats.NONE);
+    }
+
+    /** @param stats where the pacers' waits, refusals and learned limits are counted, per API */
+    public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry, PacingShare share,
+                       PacingStats stats) {
         QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
         this.share = java.util.Objects.requireNonNull(share, "share");
-        this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight));
+        PacingStats.Counts counts = stats.counts(api);
+        this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM, counts));
+        stats.watch(api, pacers);
     }
 
     public Retry retry() {

@@ -58,6 +58,7 @@ public final class GoogleConnection implements AutoCloseable {
     private final SignInSource signInSource;
     private final String notSignedIn;
     private final PacingShare pacingShare;
+    private final PacingStats pacingStats;
     /** Made on first use: TLS set-up costs ~0.2 s of start-up that tools.list and bad requests never need. */
     private volatile JdkHttpTransport transport;
     /** The stored sign-in, loaded on first need (null: not looked up yet). */
@@ -74,7 +75,13 @@ public final class GoogleConnection implements AutoCloseable {
 
     /** @param share how many instances serve each account (the tools on this connection pace at their share) */
     public GoogleConnection(GoogleSettings settings, SignInSource signInSource, String notSignedIn, PacingShare share) {
-        this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn, share);
+        this(settings, signInSource, notSignedIn, share, PacingStats.NONE);
+    }
+
+    /** @param stats where the APIs' pacing on this connection is counted (for a service's metrics) */
+    public GoogleConnection(GoogleSettings settings, SignInSource signInSource, String notSignedIn, PacingShare share,
+                            PacingStats stats) {
+        this(settings.trustedCertificate(), settings.accessToken(), signInSource, notSignedIn, share, stats);
     }
 
     /** How many instances serve each account: what the Google APIs' pacing on this connection divides by. */
@@ -82,17 +89,23 @@ public final class GoogleConnection implements AutoCloseable {
         return pacingShare;
     }
 
+    /** Where the Google APIs' pacing on this connection is counted ({@link PacingStats#NONE} unless shown). */
+    public PacingStats pacingStats() {
+        return pacingStats;
+    }
+
     /**
      * @param trustedCertificate an extra CA certificate (PEM) to trust, or null
      * @param configuredToken    the token to use when a call brings none, or null
      */
     GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn) {
-        this(trustedCertificate, configuredToken, signInSource, notSignedIn, PacingShare.ALONE);
+        this(trustedCertificate, configuredToken, signInSource, notSignedIn, PacingShare.ALONE, PacingStats.NONE);
     }
 
     private GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn,
-                             PacingShare share) {
+                             PacingShare share, PacingStats stats) {
         this.pacingShare = java.util.Objects.requireNonNull(share, "share");
+        this.pacingStats = java.util.Objects.requireNonNull(stats, "stats");
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);
         }

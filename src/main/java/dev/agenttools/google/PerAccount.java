@@ -46,6 +46,11 @@ public final class PerAccount<V> {
         return value;
     }
 
+    /** The values kept now (one kept under two keys appears twice), copied: for reading outside the lock. */
+    synchronized java.util.List<V> values() {
+        return java.util.List.copyOf(values.values());
+    }
+
     synchronized int size() {
         return values.size();
     }

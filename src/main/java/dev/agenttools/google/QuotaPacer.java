@@ -49,6 +49,8 @@ final class QuotaPacer {
     private final int configuredBurst;
     private final int configuredMaxInFlight;
     private final Ticker ticker;
+    /** Where waits and refusals are counted for metrics (counters no one reads when none are shown). */
+    private final PacingStats.Counts counts;
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a slot frees, the cap grows, or the first in line changes. */
     private final Condition changed = lock.newCondition();
@@ -75,11 +77,17 @@ final class QuotaPacer {
 
     /** @param api the API paced, as its errors name it ("Gmail", "Calendar") */
     public QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight) {
-        this(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM);
+        this(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM, new PacingStats.Counts());
     }
 
     QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight, Ticker ticker) {
+        this(api, unitsPerMinute, burst, maxInFlight, ticker, new PacingStats.Counts());
+    }
+
+    /** @param counts where its waits and the refusals it learns from are counted ({@link PacingStats}) */
+    QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight, Ticker ticker, PacingStats.Counts counts) {
         check(unitsPerMinute, burst, maxInFlight);
+        this.counts = java.util.Objects.requireNonNull(counts, "counts");
         this.api = api;
         this.configuredUnitsPerMinute = unitsPerMinute;
         this.configuredBurst = burst;
@@ -122,14 +130,17 @@ final class QuotaPacer {
 
     /**
      * Waits for its turn (earliest deadline first), {@code slots} call slots (at most the current cap) and
-     * {@code cost} quota units, within the deadline.
+     * {@code cost} quota units, within the deadline. A call that had to wait (for quota, a slot, its turn or a
+     * Retry-After pause) is counted with how long it waited, whether it then went or gave up.
      *
      * @throws InterruptedException when the call is cancelled
      * @throws dev.agenttools.tool.ToolException DEADLINE when the wait would outlast the deadline
      */
     public Permit acquire(int cost, int slots, Deadline deadline, String what) throws InterruptedException {
         // a slot wait is real time, so it is counted down on the real clock (the ticker may be a test's virtual one)
-        long slotWaitLeft = Math.max(0, deadline.remainingNanos(ticker.nanoTime()));
+        long arrived = ticker.nanoTime();
+        long slotWaitLeft = Math.max(0, deadline.remainingNanos(arrived));
+        boolean waited = false; // the usual case: counted nowhere, so a call that need not wait pays nothing more
         lock.lockInterruptibly();
         Waiter me = new Waiter(deadline.endNanos(), arrivals++);
         waiting.add(me);
@@ -156,6 +167,7 @@ final class QuotaPacer {
                                     : " (the " + api + " quota allows no more calls in time)"));
                         }
                         lock.unlock();
+                        waited = true;
                         try {
                             ticker.sleep(waitNanos);
                         } finally {
@@ -169,6 +181,7 @@ final class QuotaPacer {
                     throw deadline.exceeded(what + " (waiting for a free request slot)");
                 }
                 long before = System.nanoTime();
+                waited = true;
                 changed.awaitNanos(left);
                 slotWaitLeft -= System.nanoTime() - before;
             }
@@ -177,6 +190,9 @@ final class QuotaPacer {
                 changed.signalAll(); // gave up (deadline, interrupt): the next in line may go
             }
             lock.unlock();
+            if (waited) {
+                counts.waited(ticker.nanoTime() - arrived);
+            }
         }
     }
 
@@ -262,6 +278,7 @@ final class QuotaPacer {
      * pace; and pause for what Google asked ({@code retryAfter}, or null).
      */
     public void rateLimited(Permit permit, boolean concurrency, Duration retryAfter) {
+        counts.refused(concurrency);
         lock.lock();
         try {
             long now = ticker.nanoTime();
@@ -314,6 +331,22 @@ final class QuotaPacer {
             setCap(capLevel * before / n);
             refusedCap = refusedCap * before / n;
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What was learned of the account's limits, for metrics: a rate or a cap on calls in flight below the configured
+     * one (this instance's share of it, when shared), and whether it paces at a share.
+     */
+    record Learned(boolean rateBelowConfigured, boolean capBelowConfigured, boolean shared) {
+    }
+
+    Learned learned() {
+        lock.lock();
+        try {
+            return new Learned(rateShare < 1.0, cap < (int) maxLevel(), instances > 1);
         } finally {
             lock.unlock();
         }

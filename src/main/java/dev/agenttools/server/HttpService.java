@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import dev.agenttools.google.PacingStats;
 import dev.agenttools.mcp.McpHttpEndpoint;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.ToolProtocol;
@@ -94,13 +95,19 @@ public final class HttpService implements AutoCloseable {
         private final Admission admission;
         private final ServiceMetrics metrics;
 
-        private Metrics(Admission admission) {
+        private Metrics(Admission admission, PacingStats pacing) {
             this.admission = admission;
-            this.metrics = new ServiceMetrics(admission);
+            this.metrics = new ServiceMetrics(admission, pacing);
         }
 
+        /** Without the Google APIs' pacing (no quota waits, refusals or paced accounts shown). */
         public static Metrics create(Options options) {
-            return new Metrics(new Admission(options.maxInFlight(), options.maxQueued()));
+            return create(options, PacingStats.NONE);
+        }
+
+        /** @param pacing what the registry's Google APIs' pacing counts (the one given to its builder) */
+        public static Metrics create(Options options, PacingStats pacing) {
+            return new Metrics(new Admission(options.maxInFlight(), options.maxQueued()), pacing);
         }
 
         @Override

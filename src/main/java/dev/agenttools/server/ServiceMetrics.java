@@ -1,8 +1,10 @@
 package dev.agenttools.server;
 
+import dev.agenttools.google.PacingStats;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallOutcome;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -10,11 +12,14 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
 
 /**
  * The service's metrics in Prometheus' text format, on the Prometheus Java client: per tool and backend, calls by
  * outcome and their latency; HTTP requests by endpoint and status; requests refused by admission; calls in flight and
- * waiting. Labels are tool names, backends, error codes and endpoints, never an address or a token. Thread-safe.
+ * waiting; per Google API, the pacing's quota waits, Google's rate-limit refusals by kind, and how many accounts are
+ * paced, at learned limits below the configured ones, or at a share. Labels are tool names, backends, error codes,
+ * endpoints, APIs and kinds, never an address, an account or a token. Thread-safe.
  */
 final class ServiceMetrics implements CallListener {
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -32,12 +37,43 @@ final class ServiceMetrics implements CallListener {
             .help("HTTP requests refused before a call ran, by reason (unauthorized, overloaded, too_large, origin, protocol_version)")
             .labelNames("reason").register(registry);
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final PacingStats pacingStats;
+    /**
+     * The pacing as read for the scrape under way: read once in {@link #write}, so that the accounts are walked once a
+     * scrape, not once per metric that shows them.
+     */
+    private volatile List<PacingStats.Snapshot> pacing = List.of();
 
-    ServiceMetrics(Admission admission) {
+    ServiceMetrics(Admission admission, PacingStats pacingStats) {
+        this.pacingStats = pacingStats;
         GaugeWithCallback.builder().name("agent_tools_calls_in_flight").help("Calls running now")
                 .callback(c -> c.call(admission.inFlight())).register(registry);
         GaugeWithCallback.builder().name("agent_tools_calls_waiting").help("Calls waiting for a running slot")
                 .callback(c -> c.call(admission.waiting())).register(registry);
+        CounterWithCallback.builder().name("agent_tools_quota_waits")
+                .help("Google API requests that waited in their account's pacer (for quota, a free slot or a Retry-After pause), by API")
+                .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.waits(), p.api()))).register(registry);
+        CounterWithCallback.builder().name("agent_tools_quota_wait_seconds")
+                .help("Seconds Google API requests waited in their account's pacer, by API")
+                .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.waitSeconds(), p.api()))).register(registry);
+        CounterWithCallback.builder().name("agent_tools_rate_limited")
+                .help("Rate-limit refusals Google answered, by API and kind (quota or concurrency)")
+                .labelNames("api", "kind").callback(c -> pacing.forEach(p -> {
+                    c.call(p.quotaRefusals(), p.api(), "quota");
+                    c.call(p.concurrencyRefusals(), p.api(), "concurrency");
+                })).register(registry);
+        GaugeWithCallback.builder().name("agent_tools_paced_accounts")
+                .help("Accounts whose calls are paced now (the most recently used, up to 1000 per API), by API")
+                .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.accounts(), p.api()))).register(registry);
+        GaugeWithCallback.builder().name("agent_tools_accounts_limited")
+                .help("Paced accounts whose learned limit is below the configured one, by API and limit (rate or concurrency)")
+                .labelNames("api", "limit").callback(c -> pacing.forEach(p -> {
+                    c.call(p.rateBelowConfigured(), p.api(), "rate");
+                    c.call(p.concurrencyBelowConfigured(), p.api(), "concurrency");
+                })).register(registry);
+        GaugeWithCallback.builder().name("agent_tools_accounts_shared")
+                .help("Paced accounts served by several instances at once, each pacing at its share, by API")
+                .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.shared(), p.api()))).register(registry);
     }
 
     @Override
@@ -61,6 +97,7 @@ final class ServiceMetrics implements CallListener {
     }
 
     void write(OutputStream out) throws IOException {
+        pacing = pacingStats.snapshot();
         writer.write(out, registry.scrape());
     }
 }
