@@ -51,7 +51,7 @@ final class ServiceMetrics implements CallListener {
         GaugeWithCallback.builder().name("agent_tools_calls_waiting").help("Calls waiting for a running slot")
                 .callback(c -> c.call(admission.waiting())).register(registry);
         CounterWithCallback.builder().name("agent_tools_quota_waits")
-                .help("Google API requests that waited in their account's pacer (for quota, a free slot or a Retry-After pause), by API")
+                .help("Google API requests that waited in their account's pacer (for quota, a free slot, its turn or a Retry-After pause), by API")
                 .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.waits(), p.api()))).register(registry);
         CounterWithCallback.builder().name("agent_tools_quota_wait_seconds")
                 .help("Seconds Google API requests waited in their account's pacer, by API")

@@ -78,6 +78,12 @@ class ServerCommandTest {
                     .POST(HttpRequest.BodyPublishers.ofString(list)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(withToken.statusCode()).isEqualTo(200);
             assertThat(withToken.body()).startsWith("{\"status\":\"ok\"").contains("\"emails\"");
+            // the registry's pacing counts what /metrics shows: one account paced, named nowhere
+            String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(metrics).contains("agent_tools_paced_accounts{api=\"gmail\"} 1.0")
+                    .contains("agent_tools_quota_waits_total{api=\"gmail\"}")
+                    .doesNotContain("process-token").doesNotContain(EmulatorConfig.DEFAULT_USER);
             server.destroy(); // SIGTERM
             assertThat(server.waitFor(30, TimeUnit.SECONDS)).as("stopped within its drain").isTrue();
             assertThat(server.exitValue()).isIn(0, 143);
