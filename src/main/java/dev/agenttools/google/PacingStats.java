@@ -13,13 +13,14 @@ import java.util.concurrent.atomic.LongAdder;
  * What the pacing of the Google APIs did, per API ("gmail", "calendar"), for a service's metrics: calls that waited in
  * an account's pacer and for how long, the rate-limit refusals Google answered by kind, and, read only when asked
  * ({@link #snapshot}), how many accounts are paced and how many of them at a learned rate or cap on calls in flight
- * below the configured one, or at a share of the limits (served by several instances). Counts only: no address,
- * account key or token is kept here or given out.
+ * below the configured one, or at a share of the limits (served by several instances). Counts only: it reads the
+ * pacers, never the accounts they are kept under, so no address, account key or token is read here or given out.
  *
  * <p>Made by whoever builds the registry and shows them (the HTTP service), and handed through
  * {@code Tools.Builder.pacingStats} and the {@link GoogleConnection} to each API's {@link GoogleCalls}; by default
  * {@link #NONE}. Thread-safe. A call that does not wait counts nothing; a wait or a refusal is two adds on a
- * {@link LongAdder} (no lock, no allocation), on a path that has already waited or been refused.
+ * {@link LongAdder} (no lock, no allocation), on a path that has already waited or been refused. The pacers of a
+ * registry are counted as long as the PacingStats lives: one registry per PacingStats (as the server builds).
  */
 public final class PacingStats {
     /** Nothing shown: the pacers count into counters no one reads, and none of them is kept. */
