@@ -12,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Records calls without slowing them: {@link #record} only offers to a bounded queue (never blocks, never
  * throws); one background thread writes batches to the sink. When the queue is full or the sink fails, records
  * are dropped and counted. {@link #close} flushes what is pending, for a bounded time. Thread-safe.
+ *
+ * <p>With a {@link Journal} (long-running processes), {@link #record} also appends the record to it before it returns,
+ * so that a call answered before a SIGKILL is recorded all the same: the writer ships the journals dead processes
+ * left ({@link DeadJournals}) when it starts and every {@link #SHIP_EVERY} after.
  */
 public final class CallRecorder implements AutoCloseable {
     public static final int DEFAULT_CAPACITY = 10_000;
@@ -24,8 +28,15 @@ public final class CallRecorder implements AutoCloseable {
     private static final CallRecord WAKE_UP = new CallRecord(java.time.Instant.EPOCH, "", null, 0, null, null, "ok", null, 0, null);
     static final int MAX_BATCH = 500;
     private static final long LINGER_MS = 200;
+    /**
+     * How often the writer looks for journals of processes that died: at its start (a restarted process ships its
+     * predecessor's), and then this often (an instance that shares its data folder with one that was killed and not
+     * restarted). A look is a folder listing and a lock attempt per file.
+     */
+    static final Duration SHIP_EVERY = Duration.ofSeconds(5);
 
     private final CallSink sink;
+    private final Journal journal;
     private final BlockingQueue<CallRecord> queue;
     private final Thread writer;
     private final Duration closeTimeout;
@@ -44,6 +55,8 @@ public final class CallRecorder implements AutoCloseable {
     /** Set by close when its time is up: the writer starts no further batch. */
     private volatile boolean stopWriting;
     private volatile String lastError;
+    /** Records shipped from dead processes' journals (not counted as this recorder's own). */
+    private final AtomicLong shipped = new AtomicLong();
 
     /**
      * A recorder writing to the sink {@code settings} name ({@code sqlite} or {@code dynamodb}), or null for
@@ -63,15 +76,21 @@ public final class CallRecorder implements AutoCloseable {
 
     /** @param closeTimeout how long {@link #close} waits for pending writes before it gives them up */
     CallRecorder(CallSink sink, int capacity, Duration closeTimeout) {
+        this(sink, capacity, closeTimeout, null);
+    }
+
+    /** @param journal where each record is also appended, and dead ones shipped from; null for none */
+    CallRecorder(CallSink sink, int capacity, Duration closeTimeout, Journal journal) {
         this.closeTimeout = closeTimeout;
         this.sink = sink;
+        this.journal = journal;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.writer = Thread.ofPlatform().daemon().name("call-recorder-" + sink.name()).start(this::drain);
     }
 
     /** Hands a record to the writer; false (and counted as dropped) when the queue is full or the recorder closed. */
     boolean record(CallRecord record) {
-        if (closing || !queue.offer(record)) {
+        if (closing || !(journal == null ? queue.offer(record) : journal.append(record, queue::offer))) {
             rejected.incrementAndGet();
             return false;
         }
@@ -88,6 +107,11 @@ public final class CallRecorder implements AutoCloseable {
         return rejected.get() + failed + givenUp;
     }
 
+    /** Records shipped from the journals of processes that died. */
+    long shipped() {
+        return shipped.get();
+    }
+
     /** The sink's last error message (or why close gave up), or null. */
     public String lastError() {
         return lastError;
@@ -97,7 +121,15 @@ public final class CallRecorder implements AutoCloseable {
     private void drain() {
         try {
             List<CallRecord> batch = new ArrayList<>(MAX_BATCH);
+            if (journal != null) {
+                shipDeadJournals(); // even when closing already: a process that lived a moment ships its predecessor's
+            }
+            long nextShip = System.nanoTime() + SHIP_EVERY.toNanos();
             while ((!closing || !queue.isEmpty()) && !stopWriting) {
+                if (journal != null && !closing && System.nanoTime() - nextShip >= 0) {
+                    shipDeadJournals();
+                    nextShip = System.nanoTime() + SHIP_EVERY.toNanos();
+                }
                 try {
                     CallRecord first = queue.poll(LINGER_MS, TimeUnit.MILLISECONDS);
                     if (first == null || first == WAKE_UP) {
@@ -115,6 +147,24 @@ public final class CallRecorder implements AutoCloseable {
             }
         } finally {
             sink.close(); // here, not in close(): a write that outlives close's wait must not race the sink's close
+        }
+    }
+
+    private void shipDeadJournals() {
+        try {
+            DeadJournals.Shipped s = DeadJournals.ship(journal.folder(), sink);
+            if (s.files() > 0) {
+                shipped.addAndGet(s.records());
+                System.err.println("agent-tools: shipped " + s.records() + " call records to the " + sink.name() + " store from "
+                        + s.files() + " journal files that stopped processes left in " + journal.folder()
+                        + (s.malformed() > 0 ? " (" + s.malformed() + " malformed lines skipped)" : ""));
+            }
+        } catch (Exception e) {
+            String message = "the call journals in " + journal.folder() + " stay for a later try: " + e.getMessage();
+            if (!message.equals(lastError)) {
+                System.err.println("agent-tools: " + message);
+            }
+            lastError = message;
         }
     }
 
@@ -139,6 +189,9 @@ public final class CallRecorder implements AutoCloseable {
             }
             lastError = message;
         } finally {
+            if (journal != null) {
+                journal.settled(batch.size());
+            }
             batch.clear();
         }
     }
@@ -168,13 +221,17 @@ public final class CallRecorder implements AutoCloseable {
             stopWriting = true;
             Thread.currentThread().interrupt();
         }
+        // its files stay, for the next process to ship, when records in it were not written (given up, or appended
+        // after the writer stopped)
+        boolean journalKept = journal != null && journal.close();
         synchronized (this) {
             abandoned = true; // from here on the writer's outcome does not count
             long left = accepted.get() - written - failed;
             if (left > 0) {
                 givenUp = left;
                 lastError = sink.name() + " store did not take the last " + left + " call records within " + budget
-                        + " ms of closing, so they were given up" + (lastError == null ? "" : "; before that: " + lastError);
+                        + " ms of closing, so they were given up" + (journalKept ? " here (the call journal in " + journal.folder()
+                        + " keeps them for the next process to ship)" : "") + (lastError == null ? "" : "; before that: " + lastError);
             }
         }
     }

@@ -33,8 +33,12 @@ import java.util.Map;
  * Call records in a DynamoDB table (AWS SDK v2), for teams that outgrow one machine.
  *
  * <p>Key design, chosen for the stats query: partition key {@code pk = "<tool>#<yyyy-MM-dd>"} (one partition per
- * tool and UTC day, so writes spread over days and tools) and sort key {@code sk = "<ts_ms, 13 digits>#<request_id>"}
- * (time order, unique). "Calls of tool T since S" is then one Query per day since S on {@code pk = T#day} with
+ * tool and UTC day, so writes spread over days and tools) and sort key
+ * {@code sk = "<ts_ms, 13 digits>#<request_id>#<duration_ms's 64 bits, hex>"} (time order, unique: a request id is the
+ * caller's own when it sends one, and callers reuse theirs, such as 1 on every line; two calls of one tool in one
+ * millisecond with one id and one duration to the nanosecond are one call). A call's item key is made of the record
+ * alone, so a record written again (a dead process's journal replayed, see {@link Journal}) overwrites its own item.
+ * Items written before the duration was part of the key keep theirs. "Calls of tool T since S" is then one Query per day since S on {@code pk = T#day} with
  * {@code sk >= S}, never a Scan. The table is created (on demand billing) when missing.
  */
 final class DynamoDbSink implements CallSink {
@@ -100,8 +104,8 @@ final class DynamoDbSink implements CallSink {
         return tool + "#" + LocalDate.ofInstant(ts, ZoneOffset.UTC);
     }
 
-    static String sortKey(Instant ts, String requestId) {
-        return String.format("%013d#%s", ts.toEpochMilli(), requestId);
+    static String sortKey(Instant ts, String requestId, double durationMs) {
+        return String.format("%013d#%s#%x", ts.toEpochMilli(), requestId, Double.doubleToLongBits(durationMs));
     }
 
     @Override
@@ -137,7 +141,7 @@ final class DynamoDbSink implements CallSink {
     private static Map<String, AttributeValue> item(CallRecord r) {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put("pk", s(partitionKey(r.toolName(), r.ts())));
-        item.put("sk", s(sortKey(r.ts(), r.requestId())));
+        item.put("sk", s(sortKey(r.ts(), r.requestId(), r.durationMs())));
         item.put("ts_ms", n(Long.toString(r.ts().toEpochMilli())));
         item.put("tool_name", s(r.toolName()));
         item.put("agent_name", s(r.agentName()));

@@ -40,6 +40,11 @@ final class LazySink implements CallSink {
     }
 
     @Override
+    public void replay(List<CallRecord> batch) throws Exception {
+        sink().replay(batch);
+    }
+
+    @Override
     public List<CallRecord> read(Instant since, String tool) throws Exception {
         return sink().read(since, tool);
     }

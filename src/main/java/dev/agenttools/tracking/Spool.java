@@ -190,6 +190,11 @@ final class Spool implements CallSink {
             System.err.println("agent-tools: removed the symbolic link " + taken + " from the call spool, unread");
             return null;
         }
+        return lines(bytes);
+    }
+
+    /** The records of the JSON lines in {@code bytes} and how many lines were not one (a spool's or a journal's). */
+    static Lines lines(byte[] bytes) {
         // made here, not once for the class: the one-shot call, which only appends, need not load what it takes
         ObjectReader reader = Json.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         List<CallRecord> records = new ArrayList<>();
@@ -267,7 +272,7 @@ final class Spool implements CallSink {
      * Opens a spool file, created owner-only when missing, never through a symbolic link (a link there fails with a
      * message naming it).
      */
-    private static FileChannel open(Path p, StandardOpenOption... options) throws IOException {
+    static FileChannel open(Path p, StandardOpenOption... options) throws IOException {
         Set<java.nio.file.OpenOption> all = new java.util.HashSet<>(List.of(options));
         all.add(LinkOption.NOFOLLOW_LINKS);
         try {

@@ -34,6 +34,14 @@ public final class SqliteSink implements CallSink {
     private static final String INGESTED_SCHEMA = "CREATE TABLE IF NOT EXISTS spool_ingested (name TEXT PRIMARY KEY, ts_ms INTEGER NOT NULL)";
     private static final String INSERT = "INSERT INTO calls (ts_ms, tool_name, agent_name, duration_ms, backend, strategy, status,"
             + " error_code, items, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    /**
+     * INSERT unless the same call is there: its start, request id, tool and duration (to the nanosecond, so two calls
+     * are the same only when they are one), found through the (tool_name, ts_ms) index. For the records that may be in
+     * already: a dead process's journal, and spool files (which may hold a journal's records, see {@link Tracking}).
+     */
+    private static final String INSERT_ONCE = "INSERT INTO calls (ts_ms, tool_name, agent_name, duration_ms, backend, strategy,"
+            + " status, error_code, items, request_id) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM calls"
+            + " WHERE tool_name = ?2 AND ts_ms = ?1 AND request_id = ?10 AND duration_ms = ?4)";
     private final Path file;
     private final Connection connection;
     private final Ingested ingested;
@@ -117,7 +125,7 @@ public final class SqliteSink implements CallSink {
                     try {
                         inserted = !alreadyIngested(name);
                         if (inserted) {
-                            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                            try (PreparedStatement insert = connection.prepareStatement(INSERT_ONCE)) {
                                 for (CallRecord r : lines.records()) {
                                     bind(insert, r);
                                     insert.executeUpdate();
@@ -224,7 +232,16 @@ public final class SqliteSink implements CallSink {
 
     @Override
     public synchronized void write(List<CallRecord> batch) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+        write(batch, INSERT);
+    }
+
+    @Override
+    public synchronized void replay(List<CallRecord> batch) throws SQLException {
+        write(batch, INSERT_ONCE);
+    }
+
+    private void write(List<CallRecord> batch, String sql) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(sql)) {
             for (CallRecord r : batch) {
                 bind(insert, r);
                 insert.addBatch();

@@ -2,7 +2,13 @@ package dev.agenttools.tracking;
 
 import dev.agenttools.store.SqliteStore;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -52,16 +58,47 @@ public final class Tracking {
 
 
     /**
-     * A recorder writing to the configured sink, or null for {@code none}. The sink is opened by the recorder's own
-     * thread on first write, so that opening it never delays a call; if it cannot be opened, records are dropped
-     * and counted.
+     * A recorder writing to the configured sink, or null for {@code none}, for a long-running process ({@code server},
+     * {@code serve}, {@code mcp}, the resident server). The sink is opened by the recorder's own thread on first
+     * write, or at once when dead processes left journals to ship, so that opening it never delays a call; if it
+     * cannot be opened, records are dropped and counted. With the journal on (the default), each record is also
+     * appended to this process's {@link Journal}, so that it survives SIGKILL; a journal that cannot be made (stderr
+     * says why) leaves the recorder without one.
      */
     public static CallRecorder openRecorder(TrackingSettings settings, List<String> tools) {
         if (settings.sink() == TrackingSettings.Sink.NONE) {
             return null;
         }
+        Journal journal = null;
+        if (settings.journal() != null) {
+            try {
+                journal = Journal.open(journalFolder(settings));
+            } catch (IOException | RuntimeException e) {
+                System.err.println("agent-tools: the call journal is off: " + e.getMessage());
+            }
+        }
         return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
-                settings.flushTimeout());
+                settings.flushTimeout(), journal);
+    }
+
+    /**
+     * The journals of one store: in the journals' folder, a folder named by the sink and a digest of where it writes
+     * (the SQLite file, or DynamoDB's region, endpoint and table), so that a journal is only ever shipped to the store
+     * its records were meant for.
+     */
+    static Path journalFolder(TrackingSettings settings) {
+        String where = switch (settings.sink()) {
+            case SQLITE -> settings.sqliteFile().toAbsolutePath().normalize().toString();
+            case DYNAMODB -> settings.region() + " " + (settings.dynamoEndpoint() == null ? "aws" : settings.dynamoEndpoint())
+                    + " " + settings.dynamoTable();
+            case NONE -> throw new IllegalArgumentException("no store, no journal");
+        };
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(where.getBytes(StandardCharsets.UTF_8));
+            return settings.journal().resolve(settings.sink().wireName() + "-" + HexFormat.of().formatHex(digest, 0, 8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 
     /**

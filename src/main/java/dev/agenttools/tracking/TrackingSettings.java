@@ -15,9 +15,11 @@ import java.util.Map;
  * @param dynamoTable    the DynamoDB table (default agent-tools-calls; created when missing)
  * @param dynamoEndpoint a DynamoDB endpoint to use instead of AWS's (a local server), or null
  * @param region         the AWS region (default us-east-1)
+ * @param journal        where long-running processes keep their call journals ({@code $XDG_DATA_HOME/agent-tools/call-journal},
+ *                       a folder per store in it), or null when {@code AGENT_TOOLS_TRACKING_JOURNAL=off}: see {@link Journal}
  */
 public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
-                               java.time.Duration flushTimeout) {
+                               java.time.Duration flushTimeout, Path journal) {
     /** Where call records go, as {@code AGENT_TOOLS_TRACKING} names it. */
     public enum Sink {
         SQLITE, DYNAMODB, NONE;
@@ -44,14 +46,21 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
 
     static final String DB_VARIABLE = "AGENT_TOOLS_TRACKING_DB";
     static final String FLUSH_VARIABLE = "AGENT_TOOLS_TRACKING_FLUSH_MS";
+    static final String JOURNAL_VARIABLE = "AGENT_TOOLS_TRACKING_JOURNAL";
     /**
      * How long the exit waits for pending records. Long enough for a cold JVM to load the AWS SDK, connect and write
      * (1–2 s, more on a busy machine); short enough that a store that never answers costs one short wait.
      */
     static final java.time.Duration DEFAULT_FLUSH = java.time.Duration.ofSeconds(5);
 
+    /** Settings with no journal (for a program of its own, whose process is not the command line's). */
     public TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
         this(sink, sqliteFile, dynamoTable, dynamoEndpoint, region, DEFAULT_FLUSH);
+    }
+
+    public TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
+                            java.time.Duration flushTimeout) {
+        this(sink, sqliteFile, dynamoTable, dynamoEndpoint, region, flushTimeout, null);
     }
 
     public TrackingSettings {
@@ -60,7 +69,7 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
 
     /**
      * Reads {@code AGENT_TOOLS_TRACKING}, {@code AGENT_TOOLS_TRACKING_DB}, {@code AGENT_TOOLS_TRACKING_FLUSH_MS},
-     * {@code AGENT_TOOLS_DYNAMODB_TABLE},
+     * {@code AGENT_TOOLS_TRACKING_JOURNAL} ({@code on}, the default, or {@code off}), {@code AGENT_TOOLS_DYNAMODB_TABLE},
      * {@code AGENT_TOOLS_DYNAMODB_ENDPOINT} and {@code AWS_REGION}.
      *
      * @throws IllegalArgumentException for a bad value, naming the variable (with sqlite, a store path that is a
@@ -88,7 +97,18 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
             throw new IllegalArgumentException("AGENT_TOOLS_DYNAMODB_ENDPOINT must be a URL, got " + endpoint);
         }
         return new TrackingSettings(sink, file, env.getOrDefault("AGENT_TOOLS_DYNAMODB_TABLE", "agent-tools-calls"), uri,
-                env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", "us-east-1")), flushTimeout(env));
+                env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", "us-east-1")), flushTimeout(env),
+                journal(env));
+    }
+
+    /** The journals' folder, beside the default call store (whatever store is used), or null when turned off. */
+    private static Path journal(Map<String, String> env) {
+        String value = env.getOrDefault(JOURNAL_VARIABLE, "on").strip().toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "on", "" -> defaultFile(env).resolveSibling("call-journal");
+            case "off" -> null;
+            default -> throw new IllegalArgumentException(JOURNAL_VARIABLE + " must be on or off, got \"" + env.get(JOURNAL_VARIABLE) + "\"");
+        };
     }
 
     private static java.time.Duration flushTimeout(Map<String, String> env) {

@@ -36,6 +36,25 @@ class TrackingSettingsTest {
     }
 
     @Test
+    void theJournalIsOnByDefaultInTheDataFolderPerStoreAndOffWhenToldSo(@TempDir Path data) {
+        Map<String, String> base = Map.of("AGENT_TOOLS_TRACKING", "dynamodb", "XDG_DATA_HOME", data.toString());
+        TrackingSettings on = TrackingSettings.fromEnvironment(base);
+        assertThat(on.journal()).isEqualTo(data.resolve("agent-tools/call-journal"));
+        assertThat(Tracking.journalFolder(on).getParent()).isEqualTo(on.journal());
+        assertThat(Tracking.journalFolder(on).getFileName().toString()).matches("dynamodb-[0-9a-f]{16}");
+        Map<String, String> otherTable = new java.util.HashMap<>(base);
+        otherTable.put("AGENT_TOOLS_DYNAMODB_TABLE", "other");
+        assertThat(Tracking.journalFolder(TrackingSettings.fromEnvironment(otherTable))).as("a folder per store")
+                .isNotEqualTo(Tracking.journalFolder(on));
+        Map<String, String> off = new java.util.HashMap<>(base);
+        off.put("AGENT_TOOLS_TRACKING_JOURNAL", " OFF ");
+        assertThat(TrackingSettings.fromEnvironment(off).journal()).isNull();
+        off.put("AGENT_TOOLS_TRACKING_JOURNAL", "sometimes");
+        assertThatThrownBy(() -> TrackingSettings.fromEnvironment(off))
+                .hasMessage("AGENT_TOOLS_TRACKING_JOURNAL must be on or off, got \"sometimes\"");
+    }
+
+    @Test
     void aDevicePathIsAStartUpErrorNamingTheVariable() {
         assertThatThrownBy(() -> TrackingSettings.fromEnvironment(Map.of("AGENT_TOOLS_TRACKING_DB", "/dev/full")))
                 .isInstanceOf(IllegalArgumentException.class)
