@@ -44,7 +44,7 @@ final class EmulatorCommand implements Callable<Integer> {
     String calendars;
     @Option(names = "--burst", description = "Quota bucket size in units (default: one second's worth).")
     Integer burst;
-    @Option(names = "--max-concurrent", description = "Calls in flight per user before 429 (default: ${DEFAULT-VALUE}).",
+    @Option(names = "--max-concurrent", description = "Gmail calls in flight per user before 429 (Calendar has no such limit; default: ${DEFAULT-VALUE}).",
             defaultValue = "20")
     int maxConcurrent;
     @Option(names = "--fail-rate", description = "Share of calls failing with an injected 5xx, 0..1 (default: ${DEFAULT-VALUE}).",

@@ -111,7 +111,7 @@ final class ServerCommand implements Callable<Integer> {
         HttpService service;
         try {
             service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "0.1.0", options,
-                    () -> tracking != null && tracking.lastError() != null ? tracking.lastError()
+                    () -> tracking != null && tracking.currentProblem() != null ? tracking.currentProblem()
                             : share != null && share.lastError() != null ? "shared state: " + share.lastError() : null);
         } catch (IllegalArgumentException e) {
             registry.close();

@@ -39,9 +39,9 @@ public record EmulatorCounters(long httpRequests, long apiCalls, long batchReque
      *
      * @param apiCalls              API calls made with the user's tokens (each batch part counts)
      * @param quotaRejections       the user's calls refused because the user's quota bucket was empty (429 or 403)
-     * @param concurrencyRejections the user's calls refused 429 because too many of the user's were in flight
+     * @param concurrencyRejections the user's Gmail calls refused 429 because too many of the user's were in flight
      * @param tooManyRequests       the user's calls answered 429, whatever the cause
-     * @param peakInFlight          the most of the user's calls in flight at once
+     * @param peakInFlight          the most of the user's Gmail calls in flight at once (Calendar has no such limit)
      */
     public record User(long apiCalls, long quotaRejections, long concurrencyRejections, long tooManyRequests,
                        long peakInFlight) {

@@ -72,6 +72,8 @@ final class QuotaPacer {
     private double refusedRateShare = Double.POSITIVE_INFINITY;
     private double refusedCap = Double.POSITIVE_INFINITY;
     private long pausedUntil;
+    /** Whether any call was let go: a pacer told of more instances after that may have overspent with them. */
+    private boolean sentAny;
     /** Instances pacing this user's calls at once (see {@link #share}); this one paces at its share of the limits. */
     private volatile int instances = 1; // written under the lock; read without it by share()'s unchanged case
 
@@ -157,6 +159,7 @@ final class QuotaPacer {
                         if (!paused && units >= needed) {
                             units -= needed;
                             inFlight += wanted;
+                            sentAny = true;
                             waiting.poll();
                             changed.signalAll();
                             return permit(wanted, now, inFlight);
@@ -310,8 +313,11 @@ final class QuotaPacer {
 
     /**
      * Paces at a share of the user's limits: {@code count} instances (this one included) serve this user at once, each
-     * at 1/count of the quota, the burst and the calls in flight (at least one), what was learned from refusals kept
-     * as a proportion, so that together they stay within the user's limits. Cheap when the count is unchanged.
+     * at 1/count of the quota, the burst and the calls in flight (at least one), so that together they stay within the
+     * user's limits. When instances leave, what was learned from refusals is kept as a proportion; when more come, it
+     * is forgotten (those refusals were earned together with the newcomers' calls) and the bucket starts empty if
+     * calls went at the larger share. Cheap
+     * when the count is unchanged.
      */
     public void share(int count) {
         int n = Math.max(1, count);
@@ -326,10 +332,24 @@ final class QuotaPacer {
             double before = instances;
             instances = n;
             refill(ticker.nanoTime());
-            setRate(rateShare);
-            // the same share of the new per-instance concurrency as learned; more room now may wake callers
-            setCap(capLevel * before / n);
-            refusedCap = refusedCap * before / n;
+            if (n > before) {
+                // More instances than this one knew of: the refusals it learned from were earned together with their
+                // unseen calls, so they say nothing of the user's limits; and if it has sent calls at its larger share,
+                // it and the others may have spent the user's bucket between them. Start over at the new share, from
+                // an empty bucket then (a pacer that has sent nothing keeps its share of a full one).
+                refusedRateShare = Double.POSITIVE_INFINITY;
+                refusedCap = Double.POSITIVE_INFINITY;
+                setRate(1.0);
+                if (sentAny) {
+                    units = 0;
+                }
+                setCap(maxLevel());
+            } else {
+                setRate(rateShare);
+                // the same share of the new per-instance concurrency as learned; more room now may wake callers
+                setCap(capLevel * before / n);
+                refusedCap = refusedCap * before / n;
+            }
             changed.signalAll();
         } finally {
             lock.unlock();

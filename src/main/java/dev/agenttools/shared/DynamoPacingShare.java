@@ -33,13 +33,22 @@ import java.util.function.LongSupplier;
  * list of 10, retried under contention), on the call's path; a lease costs one write per account per instance every
  * {@link #RENEW} whatever the call rate, off the call's path. The price: each instance paces at an even share
  * (1/count), exact when the load balancer spreads a user's calls evenly (round robin, least connections), cautious
- * when it does not; and a new instance is counted by the others within a {@link #RENEW}. The item's key is a digest
+ * when it does not. Instances that start serving an account at the same moment (a user's burst spread by round robin)
+ * would each find itself alone at its first renewal; so a new lease is renewed again after {@link #EARLY_RENEWALS} and
+ * only then every {@link #RENEW}, and the first call of an account on an instance waits for its first renewal (one
+ * write, at most {@link #FIRST_WAIT}), so that it is not paced as if alone while others are not. The item's key is a digest
  * ({@code acct-} and 16 hex digits), never an address or a token; {@code expires_at} lets DynamoDB's TTL delete items
  * of accounts no instance serves any more. Thread-safe.
  */
 public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     static final Duration RENEW = Duration.ofSeconds(5);
     static final Duration LEASE = Duration.ofSeconds(15);
+    /** When a new lease is renewed again, after its first renewal: others that started with it are counted by then. */
+    static final List<Duration> EARLY_RENEWALS = List.of(Duration.ofMillis(250), Duration.ofSeconds(1));
+    /** How often the renewer looks for leases due. */
+    static final Duration TICK = Duration.ofMillis(250);
+    /** The longest the first call of an account waits for the lease's first renewal (the store slow or down). */
+    static final Duration FIRST_WAIT = Duration.ofSeconds(1);
     /** Accounts whose lease this instance keeps at most (past it the least recently seen are let go). */
     static final int MAX_ACCOUNTS = 100_000;
     private static final String KEY = "account";
@@ -55,7 +64,10 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
 
     /** What this instance knows of one account. */
     private static final class Lease {
+        final java.util.concurrent.CountDownLatch firstRenewal = new java.util.concurrent.CountDownLatch(1);
         volatile long seenAt;
+        volatile long renewedAt;
+        volatile int renewals;
         volatile int count = 1;
         /** Other instances' leases found expired at the last renewal: removed from the item at the next. */
         volatile List<String> stale = List.of();
@@ -90,14 +102,32 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
             Lease fresh = new Lease();
             lease = leases.putIfAbsent(accountKey, fresh);
             if (lease == null) {
+                lease = fresh;
                 fresh.seenAt = clock.getAsLong();
                 // counted by the others (and counting them) at once, not at the next round
-                Thread.ofVirtual().start(() -> renew(accountKey, fresh));
-                return fresh.count;
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        renew(accountKey, fresh);
+                    } finally {
+                        fresh.firstRenewal.countDown();
+                    }
+                });
             }
         }
         lease.seenAt = clock.getAsLong();
+        if (lease.firstRenewal.getCount() > 0) {
+            awaitFirstRenewal(lease);
+        }
         return lease.count;
+    }
+
+    /** The first calls of an account wait for its first count (bounded): until then this instance would pace alone. */
+    private static void awaitFirstRenewal(Lease lease) {
+        try {
+            lease.firstRenewal.await(FIRST_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the call is being cancelled: it finds out at its next wait
+        }
     }
 
     /** Why the last renewal failed (null: it did not); each instance then paces at what it last knew. */
@@ -108,8 +138,8 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     private void renewEvery() {
         while (!Thread.currentThread().isInterrupted()) {
             try {
-                Thread.sleep(RENEW);
-                renewAll();
+                Thread.sleep(TICK);
+                renewDue();
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
@@ -120,14 +150,29 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
 
     /** One round: renews the lease of every account served within {@link #LEASE}, forgets the others. */
     void renewAll() {
+        renew(true);
+    }
+
+    /** Renews the leases due: a new lease's {@link #EARLY_RENEWALS}, then every {@link #RENEW}. */
+    void renewDue() {
+        renew(false);
+    }
+
+    private void renew(boolean all) {
         long now = clock.getAsLong();
         for (Map.Entry<String, Lease> e : leases.entrySet()) {
-            if (now - e.getValue().seenAt > LEASE.toMillis()) {
-                leases.remove(e.getKey(), e.getValue()); // its lease expires on its own
-            } else {
-                renew(e.getKey(), e.getValue());
+            Lease lease = e.getValue();
+            if (now - lease.seenAt > LEASE.toMillis()) {
+                leases.remove(e.getKey(), lease); // its lease expires on its own
+            } else if (all || (lease.renewals > 0 && now - lease.renewedAt >= nextRenewal(lease.renewals).toMillis())) {
+                renew(e.getKey(), lease);
             }
         }
+    }
+
+    /** How long after the {@code renewals}-th renewal the next one is due. */
+    static Duration nextRenewal(int renewals) {
+        return renewals <= EARLY_RENEWALS.size() ? EARLY_RENEWALS.get(renewals - 1) : RENEW;
     }
 
     private void renew(String accountKey, Lease lease) {
@@ -163,6 +208,10 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
             lastError = null;
         } catch (RuntimeException e) {
             lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+        } finally {
+            // counted as a round even when it failed: the next is due on the same schedule (the store may be back)
+            lease.renewedAt = now;
+            lease.renewals++;
         }
     }
 

@@ -55,6 +55,8 @@ public final class CallRecorder implements AutoCloseable {
     /** Set by close when its time is up: the writer starts no further batch. */
     private volatile boolean stopWriting;
     private volatile String lastError;
+    /** Whether the last batch the writer tried failed: the store's state now, where {@link #lastError} is history. */
+    private volatile boolean lastWriteFailed;
     /** Records shipped from dead processes' journals (not counted as this recorder's own). */
     private final AtomicLong shipped = new AtomicLong();
 
@@ -117,6 +119,14 @@ public final class CallRecorder implements AutoCloseable {
         return lastError;
     }
 
+    /**
+     * Why the store does not take records now (its last write failed), or null when its last write succeeded (or none
+     * was tried): what a readiness probe asks, where one failure long ago must not keep an instance out of service.
+     */
+    public String currentProblem() {
+        return lastWriteFailed ? lastError : null;
+    }
+
     /** The writer thread: batches until closed and drained (or given up), then closes the sink itself. */
     private void drain() {
         try {
@@ -171,12 +181,14 @@ public final class CallRecorder implements AutoCloseable {
     private void flush(List<CallRecord> batch) {
         try {
             sink.write(batch);
+            lastWriteFailed = false;
             synchronized (this) {
                 if (!abandoned) {
                     written += batch.size();
                 }
             }
         } catch (Exception e) {
+            lastWriteFailed = true;
             synchronized (this) {
                 if (abandoned) {
                     return;

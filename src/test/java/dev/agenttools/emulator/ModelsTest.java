@@ -117,6 +117,25 @@ class ModelsTest {
     }
 
     @Test
+    void calendarCallsNeitherTakeNorMeetGmailsConcurrencyLimit() throws Exception {
+        // Google documents "Too many concurrent requests for user" for Gmail; Calendar has per-minute quotas only
+        try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(1_500))
+                .jitter(Duration.ZERO).handshake(Duration.ZERO).maxConcurrent(1).build());
+             var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
+            List<Future<HttpResponse<String>>> calls = new ArrayList<>();
+            calls.add(pool.submit(() -> http.get("gmail/v1/users/me/profile")));
+            for (int i = 0; i < 3; i++) {
+                calls.add(pool.submit(() -> http.get("calendar/v3/colors")));
+            }
+            for (var f : calls) {
+                assertThat(f.get().statusCode()).isEqualTo(200);
+            }
+            assertThat(emulator.counters().concurrencyRejections()).isZero();
+        }
+    }
+
+    @Test
     void batchPartsAreChargedOneByOne() throws Exception {
         try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().maxConcurrent(4).build())) {
             RawHttp http = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);

@@ -70,6 +70,35 @@ class QuotaPacerTest {
     }
 
     @Test
+    void refusalsEarnedBeforeMoreInstancesWereKnownAreForgottenAndThoseAfterKeptWhenOneLeaves() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 6, time);
+        QuotaPacer.Permit refused = pacer.acquire(1, 6, time.deadline(HOUR), "a burst paced as if alone");
+        refused.close();
+        pacer.rateLimited(refused, false, null);
+        pacer.rateLimited(refused, true, null);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(300.0);
+        assertThat(pacer.maxInFlight()).isEqualTo(3);
+
+        // the others the refusals came with are known now: this one paces at its share of the user's whole limits,
+        // from an empty bucket (they and this one may have spent the user's between them)
+        pacer.share(3);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(200.0);
+        assertThat(pacer.maxInFlight()).isEqualTo(2);
+        time.sleeps.clear();
+        pacer.acquire(1, 1, time.deadline(HOUR), "first call at the share").close();
+        assertThat(time.slept()).isCloseTo(3 * ONE_UNIT_NANOS, within(ROUNDING));
+
+        // a refusal at the share is the user's limit speaking: kept, in proportion, when an instance leaves
+        time.advance(Duration.ofSeconds(10));
+        QuotaPacer.Permit atShare = pacer.acquire(1, 1, time.deadline(HOUR), "at the share");
+        atShare.close();
+        pacer.rateLimited(atShare, false, null);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(100.0);
+        pacer.share(2);
+        assertThat(pacer.unitsPerMinute()).isEqualTo(150.0);
+    }
+
+    @Test
     void chargesEachCallItsCost() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 50, 5, time); // a bucket of 45 units
 

@@ -77,4 +77,27 @@ class DynamoPacingShareTest {
         a.close();
         b.close();
     }
+    @Test
+    void instancesThatStartServingAnAccountTogetherCountEachOtherWithinTheFirstEarlyRenewal() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        String table = "pacing-" + System.nanoTime();
+        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false);
+        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false);
+        String account = "acct-00000000000000aa";
+
+        // the first call of each waits for its first renewal: a finds itself alone, b finds a
+        assertThat(a.instancesServing(account)).isEqualTo(1);
+        assertThat(b.instancesServing(account)).isEqualTo(2);
+
+        clock.addAndGet(DynamoPacingShare.EARLY_RENEWALS.getFirst().toMillis() - 1);
+        a.renewDue();
+        assertThat(a.instancesServing(account)).as("not due yet").isEqualTo(1);
+        clock.addAndGet(1);
+        a.renewDue();
+        assertThat(a.instancesServing(account)).as("counted at its first early renewal, not 5 s later").isEqualTo(2);
+        assertThat(DynamoPacingShare.nextRenewal(1)).isEqualTo(DynamoPacingShare.EARLY_RENEWALS.getFirst());
+        assertThat(DynamoPacingShare.nextRenewal(3)).isEqualTo(DynamoPacingShare.RENEW);
+        a.close();
+        b.close();
+    }
 }

@@ -58,7 +58,7 @@ class CallRecorderTest {
     }
 
     /** A sink that refuses every write, as a store that went away does. */
-    static final class GoneSink implements CallSink {
+    static class GoneSink implements CallSink {
         @Override
         public void write(List<CallRecord> batch) throws Exception {
             throw new java.io.IOException("store unreachable");
@@ -248,6 +248,40 @@ class CallRecorderTest {
         assertThat(recorder.written()).isZero();
         assertThat(recorder.dropped()).isEqualTo(50);
         assertThat(recorder.lastError()).contains("store unreachable");
+    }
+
+    @Test
+    void aStoreThatFailedOnceAndWritesAgainHasNoCurrentProblemButKeepsItsLastError() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        CallSink flaky = new GoneSink() {
+            @Override
+            public void write(List<CallRecord> batch) throws Exception {
+                if (down.get()) {
+                    super.write(batch);
+                }
+            }
+        };
+        CallRecorder recorder = new CallRecorder(flaky, 100);
+        CallRecord r = new CallRecord(Instant.now(), "t", "a", 1, "batch", "batch", "ok", null, 1, "r1");
+        assertThat(recorder.currentProblem()).as("nothing tried yet").isNull();
+        recorder.record(r);
+        await(() -> recorder.dropped() == 1);
+        assertThat(recorder.currentProblem()).contains("store unreachable");
+
+        down.set(false);
+        recorder.record(r);
+        await(() -> recorder.written() == 1);
+        assertThat(recorder.currentProblem()).as("what a readiness probe asks: the store takes records again").isNull();
+        assertThat(recorder.lastError()).as("history, for the exit message").contains("store unreachable");
+        recorder.close();
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 30 s").isLessThan(end);
+            Thread.sleep(5);
+        }
     }
 
     @Test

@@ -54,6 +54,35 @@ class DynamoDbSinkTest {
         }
     }
 
+    @Test
+    void instancesStartingAtOnceOnAFreshTableEachWaitUntilItIsActiveBeforeWriting() throws Exception {
+        try (Dynalite dynalite = Dynalite.start()) {
+            int instances = 3;
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(instances);
+            Instant base = Instant.now().minusSeconds(60);
+            List<java.util.concurrent.Future<?>> starts = new java.util.ArrayList<>();
+            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(instances)) {
+                for (int i = 0; i < instances; i++) {
+                    Instant at = base.plusSeconds(i);
+                    starts.add(pool.submit(() -> {
+                        together.await();
+                        // one creates the table; the others find it missing or CREATING (dynalite takes ~0.5 s)
+                        DynamoDbSink sink = new DynamoDbSink(dynalite.client(), "calls-raced", TOOLS);
+                        sink.write(records(20, at));
+                        sink.close();
+                        return null;
+                    }));
+                }
+                for (var start : starts) {
+                    start.get(); // a write before the table was active failed here: "Requested resource not found"
+                }
+            }
+            DynamoDbSink reader = new DynamoDbSink(dynalite.client(), "calls-raced", TOOLS);
+            assertThat(reader.read(base.minusSeconds(1), null)).hasSize(60);
+            reader.close();
+        }
+    }
+
     /** Answers every BatchWriteItem with all items unprocessed for the first {@code refusals} calls, as DynamoDB does when throttling. */
     private static final class Throttling implements DynamoDbClient {
         private final DynamoDbClient real;

@@ -49,14 +49,18 @@ public final class CallGate {
             if (fields != null && !fields.isBlank()) {
                 FieldMask.parse(fields); // a bad selector is the caller's error, found before any work
             }
-            ConcurrencyLimit concurrency = user.concurrency;
-            if (!concurrency.tryAcquire()) {
-                counters.concurrencyRejections.increment();
-                user.concurrencyRejections.increment();
-                throw ApiError.tooManyConcurrent();
+            // Gmail's per-user limit on concurrent requests ("Too many concurrent requests for user") is Gmail's:
+            // Calendar documents per-minute quotas only, so its calls neither take nor meet a Gmail slot
+            if (!calendar) {
+                ConcurrencyLimit concurrency = user.concurrency;
+                if (!concurrency.tryAcquire()) {
+                    counters.concurrencyRejections.increment();
+                    user.concurrencyRejections.increment();
+                    throw ApiError.tooManyConcurrent();
+                }
+                releases.add(concurrency::release);
             }
             users.all.tryAcquire(); // never refuses: it only tracks the peak over all users
-            releases.add(concurrency::release);
             releases.add(users.all::release);
             if (!route.quota().tryTake(route.quotaUnits())) {
                 counters.quotaRejections.increment();
