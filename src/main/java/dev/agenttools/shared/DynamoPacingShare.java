@@ -35,8 +35,10 @@ import java.util.function.LongSupplier;
  * (1/count), exact when the load balancer spreads a user's calls evenly (round robin, least connections), cautious
  * when it does not. Instances that start serving an account at the same moment (a user's burst spread by round robin)
  * would each find itself alone at its first renewal; so a new lease is renewed again after {@link #EARLY_RENEWALS} and
- * only then every {@link #RENEW}, and the first call of an account on an instance waits for its first renewal (one
- * write, at most {@link #FIRST_WAIT}), so that it is not paced as if alone while others are not. The item's key is a digest
+ * only then every {@link #RENEW}; the first call of an account on an instance waits for its first renewal (one
+ * write, at most {@link #FIRST_WAIT}); and until the early renewals are done the account counts as served by at least
+ * as many instances as the most widely served settled account (round robin spreads every busy user over every
+ * instance), so that none paces a user as if alone while the others start. The item's key is a digest
  * ({@code acct-} and 16 hex digits), never an address or a token; {@code expires_at} lets DynamoDB's TTL delete items
  * of accounts no instance serves any more. Thread-safe.
  */
@@ -61,6 +63,8 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
     private final Thread renewer;
     private volatile String lastError;
+    /** The most instances serving any one account whose lease is settled: how widely the balancer spreads a user. */
+    private volatile int widest = 1;
 
     /** What this instance knows of one account. */
     private static final class Lease {
@@ -118,7 +122,9 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         if (lease.firstRenewal.getCount() > 0) {
             awaitFirstRenewal(lease);
         }
-        return lease.count;
+        // until its early renewals are done, a new lease may not see the instances starting with it: assume the user
+        // is spread as widely as the others are (round robin spreads every user over every instance)
+        return lease.renewals <= EARLY_RENEWALS.size() ? Math.max(lease.count, widest) : lease.count;
     }
 
     /** The first calls of an account wait for its first count (bounded): until then this instance would pace alone. */
@@ -160,14 +166,21 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
 
     private void renew(boolean all) {
         long now = clock.getAsLong();
+        int widestNow = 1;
         for (Map.Entry<String, Lease> e : leases.entrySet()) {
             Lease lease = e.getValue();
             if (now - lease.seenAt > LEASE.toMillis()) {
                 leases.remove(e.getKey(), lease); // its lease expires on its own
-            } else if (all || (lease.renewals > 0 && now - lease.renewedAt >= nextRenewal(lease.renewals).toMillis())) {
+                continue;
+            }
+            if (all || (lease.renewals > 0 && now - lease.renewedAt >= nextRenewal(lease.renewals).toMillis())) {
                 renew(e.getKey(), lease);
             }
+            if (lease.renewals > EARLY_RENEWALS.size()) {
+                widestNow = Math.max(widestNow, lease.count);
+            }
         }
+        widest = widestNow;
     }
 
     /** How long after the {@code renewals}-th renewal the next one is due. */

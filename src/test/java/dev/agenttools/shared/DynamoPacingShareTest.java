@@ -57,8 +57,10 @@ class DynamoPacingShareTest {
         rounds(clock, List.of(a, b, c), shared);
         assertThat(List.of(a.instancesServing(shared), b.instancesServing(shared), c.instancesServing(shared))).containsOnly(3);
         a.instancesServing(alone);
-        a.renewAll();
-        assertThat(a.instancesServing(alone)).as("an account a serves alone").isEqualTo(1);
+        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) {
+            a.renewAll();
+        }
+        assertThat(a.instancesServing(alone)).as("an account a serves alone, once its lease is settled").isEqualTo(1);
 
         c.close(); // a stop: its leases let go at once
         clock.addAndGet(DynamoPacingShare.RENEW.toMillis());
@@ -99,5 +101,28 @@ class DynamoPacingShareTest {
         assertThat(DynamoPacingShare.nextRenewal(3)).isEqualTo(DynamoPacingShare.RENEW);
         a.close();
         b.close();
+    }
+    @Test
+    void aNewAccountCountsAsSpreadAsWidelyAsTheOthersUntilItsEarlyRenewalsAreDone() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        String table = "pacing-" + System.nanoTime();
+        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false);
+        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false);
+        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false);
+        String busy = "acct-00000000000000b1";
+        String fresh = "acct-00000000000000b2";
+        rounds(clock, List.of(a, b, c), busy);
+        a.renewAll(); // busy's lease on a is settled now: three instances serve it
+        assertThat(a.instancesServing(busy)).isEqualTo(3);
+
+        // a user's first call reaches a; the balancer will spread the next ones over b and c, which a cannot know yet
+        assertThat(a.instancesServing(fresh)).as("as spread as the busy user, not alone").isEqualTo(3);
+        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) {
+            a.renewAll();
+        }
+        assertThat(a.instancesServing(fresh)).as("its own count once settled: only a served it").isEqualTo(1);
+        a.close();
+        b.close();
+        c.close();
     }
 }
