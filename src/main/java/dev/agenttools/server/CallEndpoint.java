@@ -26,6 +26,8 @@ final class CallEndpoint extends Handler.Abstract {
     private final ToolProtocol protocol;
     private final Gate gate;
     private final int maxBodyBytes;
+    /** How much of a body over the limit is still read (and dropped) so that its sender gets the 413 (see {@link #read}). */
+    static final long DISCARD_LIMIT = 4L << 20;
 
     CallEndpoint(ToolProtocol protocol, Gate gate, int maxBodyBytes) {
         this.protocol = protocol;
@@ -89,18 +91,31 @@ final class CallEndpoint extends Handler.Abstract {
         };
     }
 
+    /**
+     * The body as text, at most {@code maxBodyBytes}. A body over the limit is refused; but a server that answers and
+     * closes while the client is still sending makes the client's kernel see a reset, and the client often loses the
+     * answer with it ("no bytes"), so the rest of a body up to {@link #DISCARD_LIMIT} is read and thrown away first, as
+     * servers' lingering close does. A client that asked {@code Expect: 100-continue} has sent nothing yet: it is
+     * answered at once. Beyond the discard limit the answer goes out and the connection closes.
+     */
     private String read(Request request) throws IOException {
         long declared = request.getLength();
-        if (declared > maxBodyBytes) {
+        boolean waitsForContinue = request.getHeaders().contains(HttpHeader.EXPECT, "100-continue");
+        if (declared > maxBodyBytes && (waitsForContinue || declared > DISCARD_LIMIT)) {
             throw new TooLarge(); // refused before a byte is read
         }
         byte[] buffer = new byte[(int) Math.min(maxBodyBytes + 1L, declared >= 0 ? declared + 1 : 8192)];
         int length = 0;
         try (InputStream in = Content.Source.asInputStream(request)) {
+            if (declared > maxBodyBytes) {
+                discard(in, declared);
+                throw new TooLarge();
+            }
             int n;
             while ((n = in.read(buffer, length, buffer.length - length)) >= 0) {
                 length += n;
                 if (length > maxBodyBytes) {
+                    discard(in, DISCARD_LIMIT - length);
                     throw new TooLarge();
                 }
                 if (length == buffer.length) {
@@ -111,6 +126,16 @@ final class CallEndpoint extends Handler.Abstract {
         return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT)
                 .decode(java.nio.ByteBuffer.wrap(buffer, 0, length)).toString();
+    }
+
+    /** Reads and drops up to {@code bytes} more of the body (bounded in time by the connection's idle timeout). */
+    private static void discard(InputStream in, long bytes) throws IOException {
+        byte[] scratch = new byte[8192];
+        long left = bytes;
+        int n;
+        while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) >= 0) {
+            left -= n;
+        }
     }
 
     private static final class TooLarge extends IOException {
