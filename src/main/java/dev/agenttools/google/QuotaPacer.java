@@ -316,8 +316,7 @@ final class QuotaPacer {
      * at 1/count of the quota, the burst and the calls in flight (at least one), so that together they stay within the
      * user's limits. When instances leave, what was learned from refusals is kept as a proportion; when more come, it
      * is forgotten (those refusals were earned together with the newcomers' calls) and the bucket starts empty if
-     * calls went at the larger share. Cheap
-     * when the count is unchanged.
+     * calls went at the larger share. Cheap when the count is unchanged.
      */
     public void share(int count) {
         int n = Math.max(1, count);

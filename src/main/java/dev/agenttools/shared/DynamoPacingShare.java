@@ -1,6 +1,7 @@
 package dev.agenttools.shared;
 
 import dev.agenttools.google.PacingShare;
+import dev.agenttools.store.DynamoClients;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -9,10 +10,8 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
-import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Duration;
@@ -245,33 +244,11 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         leases.clear();
     }
 
+    /** Makes the table when it is missing (several instances may race), and waits until it is ACTIVE. */
     private void createIfMissing() {
-        try {
-            client.describeTable(DescribeTableRequest.builder().tableName(table).build());
-            return;
-        } catch (ResourceNotFoundException missing) {
-            // made below
-        }
-        try {
-            client.createTable(CreateTableRequest.builder().tableName(table)
-                    .attributeDefinitions(AttributeDefinition.builder().attributeName(KEY).attributeType(ScalarAttributeType.S).build())
-                    .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
-                    .billingMode(BillingMode.PAY_PER_REQUEST).build());
-        } catch (software.amazon.awssdk.services.dynamodb.model.ResourceInUseException another) {
-            // another instance made it at the same moment
-        }
-        for (int i = 0; i < 100; i++) {
-            TableStatus status = client.describeTable(DescribeTableRequest.builder().tableName(table).build()).table().tableStatus();
-            if (status == TableStatus.ACTIVE) {
-                return;
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for table " + table);
-            }
-        }
-        throw new IllegalStateException("table " + table + " did not become active");
+        DynamoClients.ensureTable(client, CreateTableRequest.builder().tableName(table)
+                .attributeDefinitions(AttributeDefinition.builder().attributeName(KEY).attributeType(ScalarAttributeType.S).build())
+                .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
+                .billingMode(BillingMode.PAY_PER_REQUEST).build());
     }
 }

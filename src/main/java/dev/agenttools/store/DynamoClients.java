@@ -6,8 +6,17 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 import java.net.URI;
+import java.time.Duration;
 
 /** The DynamoDB client every DynamoDB store uses (call tracking, the instances' shared state). Internal. */
 public final class DynamoClients {
@@ -30,5 +39,33 @@ public final class DynamoClients {
             }
         }
         return b.build();
+    }
+
+    /**
+     * Makes the table {@code create} describes when it is missing, and returns once it is ACTIVE. Several instances
+     * starting at once race here: one that finds the table CREATING (another made it a moment ago) must not write
+     * yet (DynamoDB answers "Requested resource not found" until it is active), and one whose create loses the race
+     * ({@link ResourceInUseException}) waits for the winner's table like for its own.
+     */
+    public static void ensureTable(DynamoDbClient client, CreateTableRequest create) {
+        DescribeTableRequest describe = DescribeTableRequest.builder().tableName(create.tableName()).build();
+        try {
+            if (client.describeTable(describe).table().tableStatus() == TableStatus.ACTIVE) {
+                return;
+            }
+        } catch (ResourceNotFoundException missing) {
+            try {
+                client.createTable(create);
+            } catch (ResourceInUseException another) {
+                // another instance made it at the same moment: wait for it below
+            }
+        }
+        // The SDK's default waiter polls every 20 s; tables are usually ready in a second or two.
+        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
+                .overrideConfiguration(WaiterOverrideConfiguration.builder()
+                        .backoffStrategyV2(BackoffStrategy.fixedDelayWithoutJitter(Duration.ofMillis(250))).maxAttempts(240).build())
+                .build()) {
+            waiter.waitUntilTableExists(describe);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.store.DynamoClients;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -12,17 +13,11 @@ import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
-import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
-import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
-import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -82,35 +77,14 @@ final class DynamoDbSink implements CallSink {
         return "dynamodb";
     }
 
-    /**
-     * Makes the table when it is missing and waits until it is ACTIVE: several instances starting at once race here,
-     * and one that finds the table CREATING (another made it a moment ago) must not write yet (DynamoDB answers
-     * "Requested resource not found" until it is active).
-     */
+    /** Makes the table when it is missing (several instances may race), and waits until it is ACTIVE. */
     private void ensureTable() {
-        try {
-            if (client.describeTable(DescribeTableRequest.builder().tableName(table).build()).table().tableStatus() == TableStatus.ACTIVE) {
-                return;
-            }
-        } catch (ResourceNotFoundException missing) {
-            try {
-                client.createTable(CreateTableRequest.builder().tableName(table)
-                        .attributeDefinitions(AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
-                                AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
-                        .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                                KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
-                        .billingMode(BillingMode.PAY_PER_REQUEST).build());
-            } catch (ResourceInUseException another) {
-                // another instance made it at the same moment: wait for it below like for our own
-            }
-        }
-        // The SDK's default waiter polls every 20 s; tables are usually ready in a second or two.
-        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
-                .overrideConfiguration(WaiterOverrideConfiguration.builder()
-                        .backoffStrategyV2(BackoffStrategy.fixedDelayWithoutJitter(Duration.ofMillis(250))).maxAttempts(240).build())
-                .build()) {
-            waiter.waitUntilTableExists(DescribeTableRequest.builder().tableName(table).build());
-        }
+        DynamoClients.ensureTable(client, CreateTableRequest.builder().tableName(table)
+                .attributeDefinitions(AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
+                        AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
+                .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
+                        KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
+                .billingMode(BillingMode.PAY_PER_REQUEST).build());
     }
 
     static String partitionKey(String tool, Instant ts) {

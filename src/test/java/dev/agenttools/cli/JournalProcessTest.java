@@ -27,19 +27,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +45,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JournalProcessTest {
     private static final String KEY = "the-backends-key";
-    private static final Pattern SERVING = Pattern.compile("serving on http://127\\.0\\.0\\.1:(\\d+)/");
     private static final int CALLS = 30;
 
     @RegisterExtension
@@ -71,22 +66,12 @@ class JournalProcessTest {
     private record Server(Process process, int port) {
         static Server start(Path data, Map<String, String> tracking) throws Exception {
             ProcessBuilder b = AgentToolsProcess.builder(emulator, "server", "--port", "0", "--drain", "5s");
-            b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES",
-                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8))));
+            b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", ServerProcesses.keyHash(KEY));
             b.environment().put("AGENT_TOOLS_CACHE", "off");
             b.environment().put("XDG_DATA_HOME", data.toString());
             b.environment().putAll(tracking);
             Process p = b.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
-            int port = -1;
-            for (String line; port < 0 && (line = err.readLine()) != null; ) {
-                Matcher m = SERVING.matcher(line);
-                if (m.find()) {
-                    port = Integer.parseInt(m.group(1));
-                }
-            }
-            assertThat(port).as("the server says where it serves").isPositive();
-            Thread.ofVirtual().start(() -> err.lines().forEach(System.err::println));
+            int port = ServerProcesses.port(p, System.err::println);
             return new Server(p, port);
         }
 

@@ -8,26 +8,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code agent-tools server} as an operator starts it: a process of its own, configured by the environment, stopped by SIGTERM. */
 class ServerCommandTest {
     private static final String KEY = "the-backends-key";
-    private static final Pattern SERVING = Pattern.compile("serving on http://127\\.0\\.0\\.1:(\\d+)/");
 
     @RegisterExtension
     static final Emulators emulators = new Emulators();
@@ -45,27 +38,14 @@ class ServerCommandTest {
         emulator.close();
     }
 
-    private static String sha256(String s) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    }
-
     @Test
     void servesCallsWithTheUsersTokenOnlyAndStopsOnSigterm() throws Exception {
         ProcessBuilder b = AgentToolsProcess.builder(emulator, "server", "--port", "0", "--drain", "5s");
-        b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", sha256(KEY));
+        b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", ServerProcesses.keyHash(KEY));
         b.environment().put("AGENT_TOOLS_CALENDAR_ROOT_URL", emulator.rootUri().toString());
         Process server = b.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
-            BufferedReader err = new BufferedReader(new InputStreamReader(server.getErrorStream(), StandardCharsets.UTF_8));
-            int port = -1;
-            for (String line; port < 0 && (line = err.readLine()) != null; ) {
-                Matcher m = SERVING.matcher(line);
-                if (m.find()) {
-                    port = Integer.parseInt(m.group(1));
-                }
-            }
-            assertThat(port).as("the server says where it serves").isPositive();
-            Thread.ofVirtual().start(() -> err.lines().forEach(l -> { })); // keep its stderr drained
+            int port = ServerProcesses.port(server, l -> { }); // the rest of its stderr drained
             HttpClient http = HttpClient.newHttpClient();
             URI call = URI.create("http://127.0.0.1:" + port + "/v1/call");
             String list = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}";
@@ -97,7 +77,7 @@ class ServerCommandTest {
         for (String[] args : new String[][] {{"server", "--port", "0"}, {"server", "--port", "0", "--max-in-flight", "0"}}) {
             ProcessBuilder b = AgentToolsProcess.builder(emulator, args);
             if (args.length > 3) {
-                b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", sha256(KEY));
+                b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", ServerProcesses.keyHash(KEY));
             }
             Process p = b.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
