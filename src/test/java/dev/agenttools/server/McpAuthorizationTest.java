@@ -1,0 +1,435 @@
+package dev.agenttools.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.server.oauth.OAuthSettings;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * MCP authorization on {@code agent-tools server}, over real HTTP with the emulator as Google: the discovery documents,
+ * the 401 that points a client at them, and a client driving the whole flow the way an MCP client's OAuth support does
+ * (register, authorize through Google's consent, trade the code, call tools, refresh), with the refusals on the way.
+ */
+class McpAuthorizationTest {
+    private static final String REDIRECT = "http://127.0.0.1:9/callback";
+    private static final String USER_1 = "me@example.com";
+    private static final String USER_2 = "user2@example.com";
+
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
+    @TempDir
+    static Path dir;
+    private static Emulator emulator;
+    private static ToolRegistry registry;
+    private static HttpService service;
+    private static URI base;
+    private static OAuthSettings settings;
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** What the server wrote to stderr while the tests ran: it must hold no token. */
+    private static final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    private static PrintStream originalErr;
+
+    @BeforeAll
+    static void start() throws Exception {
+        originalErr = System.err;
+        System.setErr(new PrintStream(new TeeStream(originalErr, stderr), true, StandardCharsets.UTF_8));
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
+                .quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20).build());
+        settings = settings(URI.create("http://127.0.0.1:0"), dir.resolve("oauth.db"));
+        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
+                null, null, Set.of(), List.of(emulator.rootUri())).withOAuth(settings);
+        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        registry = Tools.builder().rootUrl(emulator.rootUri().toString()).noTokenMessage("no Google access token")
+                .listener(metrics).build();
+        service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
+        base = URI.create("http://127.0.0.1:" + service.port());
+    }
+
+    static OAuthSettings settings(URI publicUrl, Path store) {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        URI root = emulator.rootUri();
+        return new OAuthSettings(publicUrl, "agent-tools-server", "server-secret", root.resolve("o/oauth2/auth"),
+                root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store,
+                List.of(new OAuthSettings.Key("k1", key)), Duration.ofHours(1), Duration.ofDays(30));
+    }
+
+    @AfterAll
+    static void stop() {
+        System.setErr(originalErr);
+        service.close();
+        registry.close();
+    }
+
+    @Test
+    void publishesProtectedResourceAndAuthorizationServerMetadataFromThePublicUrl() throws Exception {
+        for (String path : List.of("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")) {
+            HttpResponse<String> answer = get(base.resolve(path));
+            assertThat(answer.statusCode()).as(path).isEqualTo(200);
+            JsonNode doc = Json.MAPPER.readTree(answer.body());
+            assertThat(doc.get("resource").asText()).isEqualTo(base + "/mcp");
+            assertThat(doc.get("authorization_servers").get(0).asText()).isEqualTo(base.toString());
+            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("gmail.readonly", "calendar.readonly");
+            assertThat(doc.get("bearer_methods_supported")).extracting(JsonNode::asText).containsExactly("header");
+        }
+        HttpResponse<String> answer = get(base.resolve("/.well-known/oauth-authorization-server"));
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode doc = Json.MAPPER.readTree(answer.body());
+        assertThat(doc.get("issuer").asText()).isEqualTo(base.toString());
+        assertThat(doc.get("authorization_endpoint").asText()).isEqualTo(base + "/oauth/authorize");
+        assertThat(doc.get("token_endpoint").asText()).isEqualTo(base + "/oauth/token");
+        assertThat(doc.get("registration_endpoint").asText()).isEqualTo(base + "/oauth/register");
+        assertThat(doc.get("code_challenge_methods_supported")).extracting(JsonNode::asText).containsExactly("S256");
+        assertThat(doc.get("grant_types_supported")).extracting(JsonNode::asText).containsExactly("authorization_code", "refresh_token");
+        assertThat(doc.get("token_endpoint_auth_methods_supported")).extracting(JsonNode::asText).containsExactly("none");
+        // a Host header of the client's choosing changes nothing (behind a proxy, only the public URL counts)
+        HttpResponse<String> spoofed = http.send(HttpRequest.newBuilder(base.resolve("/.well-known/oauth-authorization-server"))
+                .header("X-Forwarded-Host", "evil.example").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(spoofed.body()).doesNotContain("evil.example");
+    }
+
+    @Test
+    void answersACallWithoutAGoodTokenWith401NamingTheResourceMetadata() throws Exception {
+        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", scope=\"gmail.readonly calendar.readonly\"";
+        HttpResponse<String> none = mcp(null, listEmails(1));
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue(expected);
+        HttpResponse<String> bad = mcp("agt_at_not-a-token-of-ours", listEmails(1));
+        assertThat(bad.statusCode()).isEqualTo(401);
+        assertThat(bad.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
+                assertThat(v).startsWith(expected).contains("error=\"invalid_token\""));
+        assertThat(bad.body()).contains("\"error\":\"invalid_token\"").doesNotContain("not-a-token-of-ours");
+        // a Google token is no token of ours, and the header that carried one in the service-key mode is not read
+        HttpResponse<String> google = http.send(HttpRequest.newBuilder(base.resolve("/mcp"))
+                .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                .header("Authorization", "Bearer " + emulator.tokenFor(USER_1)).header(Gate.GOOGLE_TOKEN_HEADER, emulator.tokenFor(USER_1))
+                .POST(HttpRequest.BodyPublishers.ofString(listEmails(1))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(google.statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aSignedInClientRunsTheToolsAsItsOwnUserAndTwoUsersNeverSeeEachOthersMail() throws Exception {
+        Client one = Client.register();
+        Client two = Client.register();
+        Tokens user1 = one.signIn(USER_1);
+        Tokens user2 = two.signIn(USER_2);
+        assertThat(user1.access()).startsWith("agt_at_");
+        assertThat(user1.refresh()).startsWith("agt_rt_");
+
+        List<String> mail1 = messageIds(user1.access());
+        List<String> mail2 = messageIds(user2.access());
+        assertThat(mail1).hasSize(5).isEqualTo(gmailIds(USER_1));
+        assertThat(mail2).hasSize(5).isEqualTo(gmailIds(USER_2));
+        assertThat(mail1).doesNotContainAnyElementsOf(mail2);
+        assertThat(stderr.toString(StandardCharsets.UTF_8)).doesNotContain(user1.access(), user1.refresh(), user2.access());
+        String metrics = get(base.resolve("/metrics")).body();
+        assertThat(metrics).doesNotContain(user1.access()).doesNotContain("me@example.com").contains("endpoint=\"/oauth/token\"");
+    }
+
+    @Test
+    void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
+        Client client = Client.register();
+        Tokens first = client.signIn(USER_1);
+        Tokens second = client.refresh(first.refresh());
+        assertThat(second.refresh()).isNotEqualTo(first.refresh());
+        assertThat(messageIds(second.access())).hasSize(5);
+
+        HttpResponse<String> reuse = client.token(Map.of("grant_type", "refresh_token", "refresh_token", first.refresh()));
+        assertThat(reuse.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(reuse.body()).get("error").asText()).isEqualTo("invalid_grant");
+        assertThat(reuse.body()).contains("refresh_token").doesNotContain(first.refresh());
+        // the reuse looks like theft: the newer tokens of that sign-in end too
+        assertThat(mcp(second.access(), listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", second.refresh())).statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aCodeNeedsItsVerifierAndIsSpentByAWrongOne() throws Exception {
+        Client client = Client.register();
+        Client.Authorized authorized = client.authorize(USER_1);
+        HttpResponse<String> wrong = client.token(Map.of("grant_type", "authorization_code", "code", authorized.code(),
+                "redirect_uri", REDIRECT, "code_verifier", Client.verifier()));
+        assertThat(wrong.statusCode()).isEqualTo(400);
+        JsonNode error = Json.MAPPER.readTree(wrong.body());
+        assertThat(error.get("error").asText()).isEqualTo("invalid_grant");
+        assertThat(error.get("error_description").asText()).contains("code_verifier");
+        HttpResponse<String> right = client.token(Map.of("grant_type", "authorization_code", "code", authorized.code(),
+                "redirect_uri", REDIRECT, "code_verifier", authorized.verifier()));
+        assertThat(right.statusCode()).as("a code is tried once").isEqualTo(400);
+        assertThat(right.body()).contains("code is unknown, expired or already used");
+    }
+
+    @Test
+    void refusesAuthorizationRequestsWithoutPkceOrForAnotherResourceOrRedirect() throws Exception {
+        Client client = Client.register();
+        String challenge = Client.s256(Client.verifier());
+        // an unregistered redirect URI is answered here, never followed
+        HttpResponse<String> foreign = get(client.authorizeUrl("https://evil.example/cb", challenge, base + "/mcp", null));
+        assertThat(foreign.statusCode()).isEqualTo(400);
+        assertThat(foreign.headers().firstValue("Location")).isEmpty();
+        assertThat(foreign.body()).contains("redirect_uri");
+        // the rest go back to the client's redirect URI with the error
+        Map<String, String> noPkce = query(get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null)));
+        assertThat(noPkce).containsEntry("error", "invalid_request").containsEntry("state", "client-state");
+        assertThat(noPkce.get("error_description")).contains("code_challenge");
+        Map<String, String> otherResource = query(get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
+        assertThat(otherResource).containsEntry("error", "invalid_target");
+        Map<String, String> unknownScope = query(get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp", "gmail.send")));
+        assertThat(unknownScope).containsEntry("error", "invalid_scope");
+        // registration refuses a redirect URI that would carry the code in the clear or run in the browser
+        for (String uri : List.of("http://example.com/cb", "javascript:alert(1)", "https://x.example/cb#frag", "/relative")) {
+            HttpResponse<String> answer = post(base.resolve("/oauth/register"), "application/json",
+                    "{\"redirect_uris\": [" + Json.MAPPER.writeValueAsString(uri) + "]}");
+            assertThat(answer.statusCode()).as(uri).isEqualTo(400);
+            assertThat(Json.MAPPER.readTree(answer.body()).get("error").asText()).as(uri).isEqualTo("invalid_redirect_uri");
+        }
+    }
+
+    @Test
+    void aTokenIssuedForAnotherResourceIsRefusedAndOneOfTheSameResourceIsTakenByAnotherInstance() throws Exception {
+        Client client = Client.register();
+        Tokens tokens = client.signIn(USER_2);
+        // a second instance on the same store and public URL takes the token (the store is what instances share)
+        try (Instance same = new Instance(URI.create(base.toString()))) {
+            assertThat(messageIdsAt(same.base, tokens.access())).isEqualTo(gmailIds(USER_2));
+        }
+        // a server with another public URL on the same store refuses it: not its audience
+        try (Instance other = new Instance(URI.create("http://localhost:0"))) {
+            HttpResponse<String> answer = mcpAt(other.base, tokens.access(), listEmails(1));
+            assertThat(answer.statusCode()).isEqualTo(401);
+            assertThat(answer.body()).contains("another resource");
+        }
+    }
+
+    /** Another server on the same store, with the public URL given (port 0: its own port). */
+    private static final class Instance implements AutoCloseable {
+        final HttpService service;
+        final URI base;
+
+        Instance(URI publicUrl) throws Exception {
+            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
+                    null, null, Set.of(), List.of(emulator.rootUri())).withOAuth(new OAuthSettings(publicUrl,
+                    settings.googleClientId(), settings.googleClientSecret(), settings.googleAuthUrl(), settings.googleTokenUrl(),
+                    settings.profileUrl(), settings.store(), settings.keys(), settings.accessTokenLifetime(), settings.refreshTokenLifetime()));
+            service = HttpService.start(registry, HttpService.Metrics.create(options), Tools.SHORT_NAMES, "test", options, () -> null);
+            base = URI.create("http://127.0.0.1:" + service.port());
+        }
+
+        @Override
+        public void close() {
+            service.close();
+        }
+    }
+
+    private record Tokens(String access, String refresh) {
+    }
+
+    /** An MCP client's OAuth support, by hand: a registered public client that signs users in with PKCE. */
+    private record Client(String id) {
+        record Authorized(String code, String verifier) {
+        }
+
+        static Client register() throws Exception {
+            HttpResponse<String> answer = post(base.resolve("/oauth/register"), "application/json",
+                    "{\"client_name\": \"test client\", \"redirect_uris\": [\"" + REDIRECT + "\"], \"token_endpoint_auth_method\": \"none\"}");
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(201);
+            JsonNode registered = Json.MAPPER.readTree(answer.body());
+            assertThat(registered.get("token_endpoint_auth_method").asText()).isEqualTo("none");
+            return new Client(registered.get("client_id").asText());
+        }
+
+        Tokens signIn(String user) throws Exception {
+            Authorized a = authorize(user);
+            HttpResponse<String> answer = token(Map.of("grant_type", "authorization_code", "code", a.code(),
+                    "redirect_uri", REDIRECT, "code_verifier", a.verifier(), "resource", base + "/mcp"));
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            return tokens(answer);
+        }
+
+        Tokens refresh(String refreshToken) throws Exception {
+            HttpResponse<String> answer = token(Map.of("grant_type", "refresh_token", "refresh_token", refreshToken));
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            return tokens(answer);
+        }
+
+        private static Tokens tokens(HttpResponse<String> answer) throws Exception {
+            JsonNode t = Json.MAPPER.readTree(answer.body());
+            assertThat(t.get("token_type").asText()).isEqualTo("Bearer");
+            assertThat(t.get("expires_in").asLong()).isEqualTo(3600);
+            assertThat(answer.headers().firstValue("Cache-Control")).hasValue("no-store");
+            return new Tokens(t.get("access_token").asText(), t.get("refresh_token").asText());
+        }
+
+        /** Follows the redirects a browser would: ours, the emulator's consent, ours again, to the client's redirect URI. */
+        Authorized authorize(String user) throws Exception {
+            String verifier = verifier();
+            URI next = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", null) + "&login_hint=" + enc(user));
+            for (int hop = 0; hop < 5; hop++) {
+                HttpResponse<String> answer = get(next);
+                assertThat(answer.statusCode()).as(next + ": " + answer.body()).isEqualTo(302);
+                URI location = URI.create(answer.headers().firstValue("Location").orElseThrow());
+                if (location.toString().startsWith(REDIRECT)) {
+                    Map<String, String> q = query(location);
+                    assertThat(q).containsEntry("state", "client-state").containsEntry("iss", base.toString()).doesNotContainKey("error");
+                    return new Authorized(q.get("code"), verifier);
+                }
+                next = location;
+            }
+            throw new AssertionError("no redirect to the client after 5 hops");
+        }
+
+        URI authorizeUrl(String redirect, String challenge, String resource, String scope) {
+            return URI.create(base + "/oauth/authorize?response_type=code&client_id=" + enc(id) + "&redirect_uri=" + enc(redirect)
+                    + (challenge == null ? "" : "&code_challenge=" + challenge + "&code_challenge_method=S256")
+                    + "&state=client-state&resource=" + enc(resource) + (scope == null ? "" : "&scope=" + enc(scope)));
+        }
+
+        HttpResponse<String> token(Map<String, String> form) throws Exception {
+            Map<String, String> all = new HashMap<>(form);
+            all.put("client_id", id);
+            StringBuilder body = new StringBuilder();
+            all.forEach((k, v) -> body.append(body.isEmpty() ? "" : "&").append(enc(k)).append('=').append(enc(v)));
+            return post(base.resolve("/oauth/token"), "application/x-www-form-urlencoded", body.toString());
+        }
+
+        static String verifier() {
+            byte[] b = new byte[32];
+            new SecureRandom().nextBytes(b);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+        }
+
+        static String s256(String verifier) throws Exception {
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
+        }
+    }
+
+    private static String listEmails(int max) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_emails\",\"arguments\":{\"max_results\":" + max + "}}}";
+    }
+
+    private static List<String> messageIds(String accessToken) throws Exception {
+        return messageIdsAt(base, accessToken);
+    }
+
+    private static List<String> messageIdsAt(URI at, String accessToken) throws Exception {
+        HttpResponse<String> answer = mcpAt(at, accessToken, listEmails(5));
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode result = Json.MAPPER.readTree(answer.body()).get("result");
+        assertThat(result.path("isError").asBoolean()).as(answer.body()).isFalse();
+        JsonNode data = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText());
+        List<String> ids = new ArrayList<>();
+        data.get("emails").forEach(e -> ids.add(e.get("id").asText()));
+        return ids;
+    }
+
+    /** The user's five newest emails as the tools list them in-process with the user's own Google token. */
+    private static List<String> gmailIds(String user) throws Exception {
+        try (ToolRegistry own = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken(emulator.tokenFor(user)).build()) {
+            JsonNode answer = new dev.agenttools.tool.ToolProtocol(own)
+                    .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 5}}").json();
+            List<String> ids = new ArrayList<>();
+            answer.get("data").get("emails").forEach(e -> ids.add(e.get("id").asText()));
+            return ids;
+        }
+    }
+
+    private static HttpResponse<String> mcp(String accessToken, String body) throws Exception {
+        return mcpAt(base, accessToken, body);
+    }
+
+    private static HttpResponse<String> mcpAt(URI at, String accessToken, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(at.resolve("/mcp")).header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream").header("MCP-Protocol-Version", "2025-11-25")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (accessToken != null) {
+            b.header("Authorization", "Bearer " + accessToken);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> get(URI uri) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(URI uri, String type, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri).header("Content-Type", type).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static Map<String, String> query(HttpResponse<String> redirect) {
+        assertThat(redirect.statusCode()).as(redirect.body()).isEqualTo(302);
+        return query(URI.create(redirect.headers().firstValue("Location").orElseThrow()));
+    }
+
+    private static Map<String, String> query(URI uri) {
+        Map<String, String> q = new HashMap<>();
+        for (String pair : uri.getRawQuery().split("&")) {
+            int eq = pair.indexOf('=');
+            q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        return q;
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /** Writes to both streams: the test keeps a copy of stderr and still shows it. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.OutputStream b;
+
+        TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws java.io.IOException {
+            a.write(c);
+            synchronized (b) {
+                b.write(c);
+            }
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws java.io.IOException {
+            a.write(buf, off, len);
+            synchronized (b) {
+                b.write(buf, off, len);
+            }
+        }
+    }
+}
