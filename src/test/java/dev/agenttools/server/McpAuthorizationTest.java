@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (register, authorize through Google's consent, trade the code, call tools, refresh), with the refusals on the way.
  */
 class McpAuthorizationTest {
-    private static final String REDIRECT = "http://127.0.0.1:9/callback";
+    private static final String REDIRECT = OAuthClient.REDIRECT;
     private static final String USER_1 = "me@example.com";
     private static final String USER_2 = "user2@example.com";
 
@@ -95,7 +95,7 @@ class McpAuthorizationTest {
     @Test
     void publishesProtectedResourceAndAuthorizationServerMetadataFromThePublicUrl() throws Exception {
         for (String path : List.of("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")) {
-            HttpResponse<String> answer = get(base.resolve(path));
+            HttpResponse<String> answer = OAuthClient.get(base.resolve(path));
             assertThat(answer.statusCode()).as(path).isEqualTo(200);
             JsonNode doc = Json.MAPPER.readTree(answer.body());
             assertThat(doc.get("resource").asText()).isEqualTo(base + "/mcp");
@@ -103,7 +103,7 @@ class McpAuthorizationTest {
             assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("gmail.readonly", "calendar.readonly");
             assertThat(doc.get("bearer_methods_supported")).extracting(JsonNode::asText).containsExactly("header");
         }
-        HttpResponse<String> answer = get(base.resolve("/.well-known/oauth-authorization-server"));
+        HttpResponse<String> answer = OAuthClient.get(base.resolve("/.well-known/oauth-authorization-server"));
         assertThat(answer.statusCode()).isEqualTo(200);
         JsonNode doc = Json.MAPPER.readTree(answer.body());
         assertThat(doc.get("issuer").asText()).isEqualTo(base.toString());
@@ -122,10 +122,10 @@ class McpAuthorizationTest {
     @Test
     void answersACallWithoutAGoodTokenWith401NamingTheResourceMetadata() throws Exception {
         String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", scope=\"gmail.readonly calendar.readonly\"";
-        HttpResponse<String> none = mcp(null, listEmails(1));
+        HttpResponse<String> none = mcp(null, OAuthClient.listEmails(1));
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue(expected);
-        HttpResponse<String> bad = mcp("agt_at_not-a-token-of-ours", listEmails(1));
+        HttpResponse<String> bad = mcp("agt_at_not-a-token-of-ours", OAuthClient.listEmails(1));
         assertThat(bad.statusCode()).isEqualTo(401);
         assertThat(bad.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
                 assertThat(v).startsWith(expected).contains("error=\"invalid_token\""));
@@ -134,16 +134,16 @@ class McpAuthorizationTest {
         HttpResponse<String> google = http.send(HttpRequest.newBuilder(base.resolve("/mcp"))
                 .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
                 .header("Authorization", "Bearer " + emulator.tokenFor(USER_1)).header(Gate.GOOGLE_TOKEN_HEADER, emulator.tokenFor(USER_1))
-                .POST(HttpRequest.BodyPublishers.ofString(listEmails(1))).build(), HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(OAuthClient.listEmails(1))).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(google.statusCode()).isEqualTo(401);
     }
 
     @Test
     void aSignedInClientRunsTheToolsAsItsOwnUserAndTwoUsersNeverSeeEachOthersMail() throws Exception {
-        Client one = Client.register();
-        Client two = Client.register();
-        Tokens user1 = one.signIn(USER_1);
-        Tokens user2 = two.signIn(USER_2);
+        OAuthClient one = OAuthClient.register(base);
+        OAuthClient two = OAuthClient.register(base);
+        OAuthClient.Tokens user1 = one.signIn(USER_1);
+        OAuthClient.Tokens user2 = two.signIn(USER_2);
         assertThat(user1.access()).startsWith("agt_at_");
         assertThat(user1.refresh()).startsWith("agt_rt_");
 
@@ -153,15 +153,15 @@ class McpAuthorizationTest {
         assertThat(mail2).hasSize(5).isEqualTo(gmailIds(USER_2));
         assertThat(mail1).doesNotContainAnyElementsOf(mail2);
         assertThat(stderr.toString(StandardCharsets.UTF_8)).doesNotContain(user1.access(), user1.refresh(), user2.access());
-        String metrics = get(base.resolve("/metrics")).body();
+        String metrics = OAuthClient.get(base.resolve("/metrics")).body();
         assertThat(metrics).doesNotContain(user1.access()).doesNotContain("me@example.com").contains("endpoint=\"/oauth/token\"");
     }
 
     @Test
     void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
-        Client client = Client.register();
-        Tokens first = client.signIn(USER_1);
-        Tokens second = client.refresh(first.refresh());
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Tokens first = client.signIn(USER_1);
+        OAuthClient.Tokens second = client.refresh(first.refresh());
         assertThat(second.refresh()).isNotEqualTo(first.refresh());
         assertThat(messageIds(second.access())).hasSize(5);
 
@@ -170,16 +170,16 @@ class McpAuthorizationTest {
         assertThat(Json.MAPPER.readTree(reuse.body()).get("error").asText()).isEqualTo("invalid_grant");
         assertThat(reuse.body()).contains("refresh_token").doesNotContain(first.refresh());
         // the reuse looks like theft: the newer tokens of that sign-in end too
-        assertThat(mcp(second.access(), listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(mcp(second.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
         assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", second.refresh())).statusCode()).isEqualTo(400);
     }
 
     @Test
     void aCodeNeedsItsVerifierAndIsSpentByAWrongOne() throws Exception {
-        Client client = Client.register();
-        Client.Authorized authorized = client.authorize(USER_1);
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Authorized authorized = client.authorize(USER_1);
         HttpResponse<String> wrong = client.token(Map.of("grant_type", "authorization_code", "code", authorized.code(),
-                "redirect_uri", REDIRECT, "code_verifier", Client.verifier()));
+                "redirect_uri", REDIRECT, "code_verifier", OAuthClient.verifier()));
         assertThat(wrong.statusCode()).isEqualTo(400);
         JsonNode error = Json.MAPPER.readTree(wrong.body());
         assertThat(error.get("error").asText()).isEqualTo("invalid_grant");
@@ -192,24 +192,24 @@ class McpAuthorizationTest {
 
     @Test
     void refusesAuthorizationRequestsWithoutPkceOrForAnotherResourceOrRedirect() throws Exception {
-        Client client = Client.register();
-        String challenge = Client.s256(Client.verifier());
+        OAuthClient client = OAuthClient.register(base);
+        String challenge = OAuthClient.s256(OAuthClient.verifier());
         // an unregistered redirect URI is answered here, never followed
-        HttpResponse<String> foreign = get(client.authorizeUrl("https://evil.example/cb", challenge, base + "/mcp", null));
+        HttpResponse<String> foreign = OAuthClient.get(client.authorizeUrl("https://evil.example/cb", challenge, base + "/mcp", null));
         assertThat(foreign.statusCode()).isEqualTo(400);
         assertThat(foreign.headers().firstValue("Location")).isEmpty();
         assertThat(foreign.body()).contains("redirect_uri");
         // the rest go back to the client's redirect URI with the error
-        Map<String, String> noPkce = query(get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null)));
+        Map<String, String> noPkce = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null)));
         assertThat(noPkce).containsEntry("error", "invalid_request").containsEntry("state", "client-state");
         assertThat(noPkce.get("error_description")).contains("code_challenge");
-        Map<String, String> otherResource = query(get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
+        Map<String, String> otherResource = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
         assertThat(otherResource).containsEntry("error", "invalid_target");
-        Map<String, String> unknownScope = query(get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp", "gmail.send")));
+        Map<String, String> unknownScope = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp", "gmail.send")));
         assertThat(unknownScope).containsEntry("error", "invalid_scope");
         // registration refuses a redirect URI that would carry the code in the clear or run in the browser
         for (String uri : List.of("http://example.com/cb", "javascript:alert(1)", "https://x.example/cb#frag", "/relative")) {
-            HttpResponse<String> answer = post(base.resolve("/oauth/register"), "application/json",
+            HttpResponse<String> answer = OAuthClient.post(base.resolve("/oauth/register"), "application/json",
                     "{\"redirect_uris\": [" + Json.MAPPER.writeValueAsString(uri) + "]}");
             assertThat(answer.statusCode()).as(uri).isEqualTo(400);
             assertThat(Json.MAPPER.readTree(answer.body()).get("error").asText()).as(uri).isEqualTo("invalid_redirect_uri");
@@ -218,17 +218,58 @@ class McpAuthorizationTest {
 
     @Test
     void aTokenIssuedForAnotherResourceIsRefusedAndOneOfTheSameResourceIsTakenByAnotherInstance() throws Exception {
-        Client client = Client.register();
-        Tokens tokens = client.signIn(USER_2);
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Tokens tokens = client.signIn(USER_2);
         // a second instance on the same store and public URL takes the token (the store is what instances share)
         try (Instance same = new Instance(URI.create(base.toString()))) {
-            assertThat(messageIdsAt(same.base, tokens.access())).isEqualTo(gmailIds(USER_2));
+            assertThat(OAuthClient.messageIds(same.base, tokens.access())).isEqualTo(gmailIds(USER_2));
         }
         // a server with another public URL on the same store refuses it: not its audience
         try (Instance other = new Instance(URI.create("http://localhost:0"))) {
-            HttpResponse<String> answer = mcpAt(other.base, tokens.access(), listEmails(1));
+            HttpResponse<String> answer = OAuthClient.mcp(other.base, tokens.access(), OAuthClient.listEmails(1));
             assertThat(answer.statusCode()).isEqualTo(401);
             assertThat(answer.body()).contains("another resource");
+        }
+    }
+
+    @Test
+    void theGoogleTokenIsRefreshedBeforeItExpiresOnceForConcurrentCallsAndARevokedGrantAnswers401() throws Exception {
+        // Google's access tokens live 4 s here: the server refreshes one when less than half of that is left
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20)
+                .tokenLifetime(Duration.ofSeconds(4)).build());
+        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("short-lived.db"))) {
+            OAuthClient client = OAuthClient.register(server.base);
+            OAuthClient.Tokens tokens = client.signIn(USER_2);
+            assertThat(OAuthClient.messageIds(server.base, tokens.access())).hasSize(5);
+            assertThat(google.signIns()).isEqualTo(1);
+            assertThat(google.tokenRefreshes()).as("a fresh Google token is used as it is").isZero();
+
+            Thread.sleep(2_200); // into the last half of the Google token's life
+            try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                List<java.util.concurrent.Future<List<String>>> calls = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    calls.add(threads.submit(() -> OAuthClient.messageIds(server.base, tokens.access())));
+                }
+                for (var call : calls) {
+                    assertThat(call.get()).hasSize(5);
+                }
+            }
+            assertThat(google.tokenRefreshes()).as("20 concurrent calls share one refresh").isEqualTo(1);
+
+            // the user takes the app's access away at Google: at the next refresh the client is told to sign in again
+            google.revokeAccess(USER_2);
+            Thread.sleep(2_200);
+            HttpResponse<String> refused = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
+            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
+                    assertThat(v).contains("resource_metadata=").contains("error=\"invalid_token\""));
+            assertThat(refused.body()).contains("sign in again");
+            assertThat(client.token(java.util.Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh())).statusCode())
+                    .as("the server's own refresh token for that account ends with it").isEqualTo(400);
+            // and signing in again works
+            OAuthClient.Tokens again = client.signIn(USER_2);
+            assertThat(OAuthClient.messageIds(server.base, again.access())).hasSize(5);
         }
     }
 
@@ -237,121 +278,31 @@ class McpAuthorizationTest {
         final HttpService service;
         final URI base;
 
+        final ToolRegistry tools;
+
+        /** On the class's emulator and store. */
         Instance(URI publicUrl) throws Exception {
+            this(emulator, publicUrl, settings.store());
+        }
+
+        Instance(Emulator google, URI publicUrl, Path store) throws Exception {
+            URI root = google.rootUri();
             HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                    null, null, Set.of(), List.of(emulator.rootUri())).withOAuth(new OAuthSettings(publicUrl,
-                    settings.googleClientId(), settings.googleClientSecret(), settings.googleAuthUrl(), settings.googleTokenUrl(),
-                    settings.profileUrl(), settings.store(), settings.keys(), settings.accessTokenLifetime(), settings.refreshTokenLifetime()));
-            service = HttpService.start(registry, HttpService.Metrics.create(options), Tools.SHORT_NAMES, "test", options, () -> null);
+                    null, null, Set.of(), List.of(root)).withOAuth(new OAuthSettings(publicUrl,
+                    settings.googleClientId(), settings.googleClientSecret(), root.resolve("o/oauth2/auth"), root.resolve("token"),
+                    root.resolve("gmail/v1/users/me/profile"), store, settings.keys(), settings.accessTokenLifetime(),
+                    settings.refreshTokenLifetime()));
+            HttpService.Metrics metrics = HttpService.Metrics.create(options);
+            tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
+            service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
             base = URI.create("http://127.0.0.1:" + service.port());
         }
 
         @Override
         public void close() {
             service.close();
+            tools.close();
         }
-    }
-
-    private record Tokens(String access, String refresh) {
-    }
-
-    /** An MCP client's OAuth support, by hand: a registered public client that signs users in with PKCE. */
-    private record Client(String id) {
-        record Authorized(String code, String verifier) {
-        }
-
-        static Client register() throws Exception {
-            HttpResponse<String> answer = post(base.resolve("/oauth/register"), "application/json",
-                    "{\"client_name\": \"test client\", \"redirect_uris\": [\"" + REDIRECT + "\"], \"token_endpoint_auth_method\": \"none\"}");
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(201);
-            JsonNode registered = Json.MAPPER.readTree(answer.body());
-            assertThat(registered.get("token_endpoint_auth_method").asText()).isEqualTo("none");
-            return new Client(registered.get("client_id").asText());
-        }
-
-        Tokens signIn(String user) throws Exception {
-            Authorized a = authorize(user);
-            HttpResponse<String> answer = token(Map.of("grant_type", "authorization_code", "code", a.code(),
-                    "redirect_uri", REDIRECT, "code_verifier", a.verifier(), "resource", base + "/mcp"));
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-            return tokens(answer);
-        }
-
-        Tokens refresh(String refreshToken) throws Exception {
-            HttpResponse<String> answer = token(Map.of("grant_type", "refresh_token", "refresh_token", refreshToken));
-            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-            return tokens(answer);
-        }
-
-        private static Tokens tokens(HttpResponse<String> answer) throws Exception {
-            JsonNode t = Json.MAPPER.readTree(answer.body());
-            assertThat(t.get("token_type").asText()).isEqualTo("Bearer");
-            assertThat(t.get("expires_in").asLong()).isEqualTo(3600);
-            assertThat(answer.headers().firstValue("Cache-Control")).hasValue("no-store");
-            return new Tokens(t.get("access_token").asText(), t.get("refresh_token").asText());
-        }
-
-        /** Follows the redirects a browser would: ours, the emulator's consent, ours again, to the client's redirect URI. */
-        Authorized authorize(String user) throws Exception {
-            String verifier = verifier();
-            URI next = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", null) + "&login_hint=" + enc(user));
-            for (int hop = 0; hop < 5; hop++) {
-                HttpResponse<String> answer = get(next);
-                assertThat(answer.statusCode()).as(next + ": " + answer.body()).isEqualTo(302);
-                URI location = URI.create(answer.headers().firstValue("Location").orElseThrow());
-                if (location.toString().startsWith(REDIRECT)) {
-                    Map<String, String> q = query(location);
-                    assertThat(q).containsEntry("state", "client-state").containsEntry("iss", base.toString()).doesNotContainKey("error");
-                    return new Authorized(q.get("code"), verifier);
-                }
-                next = location;
-            }
-            throw new AssertionError("no redirect to the client after 5 hops");
-        }
-
-        URI authorizeUrl(String redirect, String challenge, String resource, String scope) {
-            return URI.create(base + "/oauth/authorize?response_type=code&client_id=" + enc(id) + "&redirect_uri=" + enc(redirect)
-                    + (challenge == null ? "" : "&code_challenge=" + challenge + "&code_challenge_method=S256")
-                    + "&state=client-state&resource=" + enc(resource) + (scope == null ? "" : "&scope=" + enc(scope)));
-        }
-
-        HttpResponse<String> token(Map<String, String> form) throws Exception {
-            Map<String, String> all = new HashMap<>(form);
-            all.put("client_id", id);
-            StringBuilder body = new StringBuilder();
-            all.forEach((k, v) -> body.append(body.isEmpty() ? "" : "&").append(enc(k)).append('=').append(enc(v)));
-            return post(base.resolve("/oauth/token"), "application/x-www-form-urlencoded", body.toString());
-        }
-
-        static String verifier() {
-            byte[] b = new byte[32];
-            new SecureRandom().nextBytes(b);
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-        }
-
-        static String s256(String verifier) throws Exception {
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
-        }
-    }
-
-    private static String listEmails(int max) {
-        return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_emails\",\"arguments\":{\"max_results\":" + max + "}}}";
-    }
-
-    private static List<String> messageIds(String accessToken) throws Exception {
-        return messageIdsAt(base, accessToken);
-    }
-
-    private static List<String> messageIdsAt(URI at, String accessToken) throws Exception {
-        HttpResponse<String> answer = mcpAt(at, accessToken, listEmails(5));
-        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-        JsonNode result = Json.MAPPER.readTree(answer.body()).get("result");
-        assertThat(result.path("isError").asBoolean()).as(answer.body()).isFalse();
-        JsonNode data = Json.MAPPER.readTree(result.get("content").get(0).get("text").asText());
-        List<String> ids = new ArrayList<>();
-        data.get("emails").forEach(e -> ids.add(e.get("id").asText()));
-        return ids;
     }
 
     /** The user's five newest emails as the tools list them in-process with the user's own Google token. */
@@ -366,44 +317,11 @@ class McpAuthorizationTest {
     }
 
     private static HttpResponse<String> mcp(String accessToken, String body) throws Exception {
-        return mcpAt(base, accessToken, body);
+        return OAuthClient.mcp(base, accessToken, body);
     }
 
-    private static HttpResponse<String> mcpAt(URI at, String accessToken, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(at.resolve("/mcp")).header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream").header("MCP-Protocol-Version", "2025-11-25")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (accessToken != null) {
-            b.header("Authorization", "Bearer " + accessToken);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpResponse<String> get(URI uri) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpResponse<String> post(URI uri, String type, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri).header("Content-Type", type).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static Map<String, String> query(HttpResponse<String> redirect) {
-        assertThat(redirect.statusCode()).as(redirect.body()).isEqualTo(302);
-        return query(URI.create(redirect.headers().firstValue("Location").orElseThrow()));
-    }
-
-    private static Map<String, String> query(URI uri) {
-        Map<String, String> q = new HashMap<>();
-        for (String pair : uri.getRawQuery().split("&")) {
-            int eq = pair.indexOf('=');
-            q.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-        }
-        return q;
-    }
-
-    private static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    private static List<String> messageIds(String accessToken) throws Exception {
+        return OAuthClient.messageIds(base, accessToken);
     }
 
     /** Writes to both streams: the test keeps a copy of stderr and still shows it. */
