@@ -273,6 +273,35 @@ class McpAuthorizationTest {
         }
     }
 
+    @Test
+    void theMcpTypeScriptSdkClientSignsUsersInByItsOwnOAuthSupportAndRefreshesAnExpiredToken() throws Exception {
+        Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
+        assertThat(node.resolve("node_modules/@modelcontextprotocol/client"))
+                .as("npm packages of the Node tests (the build runs 'npm ci' in %s)", node).exists();
+        // the server's access tokens live 2 s here, so that the client meets an expired one and refreshes it
+        try (Instance server = new Instance(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("sdk.db"), Duration.ofSeconds(2))) {
+            ProcessBuilder builder = new ProcessBuilder("node", "mcp-oauth-check.mjs", server.base.toString(), USER_1, USER_2)
+                    .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
+            builder.environment().put("WAIT_FOR_EXPIRY_MS", "2500");
+            Process process = builder.start();
+            byte[] out = process.getInputStream().readAllBytes();
+            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.exitValue()).as("node's exit status; output: %s", new String(out, StandardCharsets.UTF_8)).isZero();
+            JsonNode results = Json.MAPPER.readTree(out);
+            for (String user : List.of(USER_1, USER_2)) {
+                JsonNode r = results.get(user);
+                List<String> ids = new ArrayList<>();
+                r.get("ids").forEach(id -> ids.add(id.asText()));
+                List<String> after = new ArrayList<>();
+                r.get("idsAfterRefresh").forEach(id -> after.add(id.asText()));
+                assertThat(ids).as(user).hasSize(5).isEqualTo(gmailIds(user));
+                assertThat(after).as(user + " after the refresh").isEqualTo(ids);
+                assertThat(r.get("refreshed").asBoolean()).as(user + ": the SDK refreshed its expired token").isTrue();
+                assertThat(r.get("registrations").asInt()).isEqualTo(1);
+            }
+        }
+    }
+
     /** Another server on the same store, with the public URL given (port 0: its own port). */
     private static final class Instance implements AutoCloseable {
         final HttpService service;
@@ -286,11 +315,15 @@ class McpAuthorizationTest {
         }
 
         Instance(Emulator google, URI publicUrl, Path store) throws Exception {
+            this(google, publicUrl, store, settings.accessTokenLifetime());
+        }
+
+        Instance(Emulator google, URI publicUrl, Path store, Duration accessTokenLifetime) throws Exception {
             URI root = google.rootUri();
             HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
                     null, null, Set.of(), List.of(root)).withOAuth(new OAuthSettings(publicUrl,
                     settings.googleClientId(), settings.googleClientSecret(), root.resolve("o/oauth2/auth"), root.resolve("token"),
-                    root.resolve("gmail/v1/users/me/profile"), store, settings.keys(), settings.accessTokenLifetime(),
+                    root.resolve("gmail/v1/users/me/profile"), store, settings.keys(), accessTokenLifetime,
                     settings.refreshTokenLifetime()));
             HttpService.Metrics metrics = HttpService.Metrics.create(options);
             tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
