@@ -193,7 +193,8 @@ public final class HttpService implements AutoCloseable {
         // with MCP authorization, the Google token is the one the gate found for the token's user, never a header's
         McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),
                 authorization == null ? request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER))
-                        : request -> (String) request.getAttribute(McpGate.GOOGLE_TOKEN_ATTRIBUTE));
+                        : request -> (String) request.getAttribute(McpGate.GOOGLE_TOKEN_ATTRIBUTE),
+                request -> (Runnable) request.getAttribute(McpGate.ON_GOOGLE_REFUSAL_ATTRIBUTE));
         ServletContextHandler servlets = new ServletContextHandler("/");
         servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
 

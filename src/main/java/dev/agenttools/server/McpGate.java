@@ -24,6 +24,8 @@ final class McpGate extends Handler.Wrapper {
 
     /** The request attribute that carries the Google access token of an OAuth token's user to the MCP servlet. */
     static final String GOOGLE_TOKEN_ATTRIBUTE = "agent-tools.google-access-token";
+    /** The request attribute that carries what to do when Google refuses that token in a tool call. */
+    static final String ON_GOOGLE_REFUSAL_ATTRIBUTE = "agent-tools.on-google-refusal";
 
     private final Gate gate;
     private final Set<String> allowedOrigins;
@@ -62,8 +64,13 @@ final class McpGate extends Handler.Wrapper {
                     gate.refuseJson(response, callback, PATH, refused.status(), refused.reason(), refused.json());
                     return true;
                 }
-                case AuthorizationServer.Check.Admitted admitted ->
-                        request.setAttribute(GOOGLE_TOKEN_ATTRIBUTE, admitted.googleAccessToken());
+                case AuthorizationServer.Check.Admitted admitted -> {
+                    request.setAttribute(GOOGLE_TOKEN_ATTRIBUTE, admitted.googleAccessToken());
+                    // Google refusing a token it gave is how a grant revoked at Google shows first: the cached token
+                    // is dropped, and the next request's refresh tells whether the user must sign in again
+                    Runnable refused = () -> authorization.googleRefused(admitted.account());
+                    request.setAttribute(ON_GOOGLE_REFUSAL_ATTRIBUTE, refused);
+                }
             }
         }
         String version = request.getHeaders().get("MCP-Protocol-Version");

@@ -257,9 +257,12 @@ class McpAuthorizationTest {
             }
             assertThat(google.tokenRefreshes()).as("20 concurrent calls share one refresh").isEqualTo(1);
 
-            // the user takes the app's access away at Google: at the next refresh the client is told to sign in again
+            // the user takes the app's access away at Google: the next call finds the Google token refused, and the
+            // one after it is told to sign in again (without waiting for the cached token's refresh time)
             google.revokeAccess(USER_2);
-            Thread.sleep(2_200);
+            HttpResponse<String> failed = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
+            assertThat(failed.statusCode()).isEqualTo(200);
+            assertThat(failed.body()).contains("\"isError\":true").contains("unauthenticated:");
             HttpResponse<String> refused = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
             assertThat(refused.statusCode()).isEqualTo(401);
             assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->

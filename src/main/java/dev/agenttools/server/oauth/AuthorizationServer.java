@@ -116,6 +116,14 @@ public final class AuthorizationServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Google refused the account's access token in a call: the cached token is dropped, so that the next request
+     * refreshes it, and answers 401 when Google refuses the refresh too (the user revoked the grant).
+     */
+    public void googleRefused(String account) {
+        googleTokens.forget(account);
+    }
+
     private Check unauthorized(String error, String description) {
         return new Check.Refused(401, Metadata.challenge(settings, error, description),
                 dev.agenttools.tool.Json.write(OAuthAnswers.error(error == null ? "invalid_request" : error, description)),

@@ -111,9 +111,12 @@ final class GoogleTokens {
         }
     }
 
-    /** Forgets the account's access token here (its sign-in ended). */
+    /** Forgets the account's access token here: the next call refreshes it (the entry and its lock stay). */
     void forget(String account) {
-        entries.remove(account);
+        Entry e = entries.get(account);
+        if (e != null) {
+            e.cached = null;
+        }
     }
 
     private Entry entry(String account) {
