@@ -104,15 +104,11 @@ final class ServerAuthorization {
                 throw new IllegalArgumentException(TOKEN_KEY_FILE + " " + file + " may be read or written by other users (mode "
                         + java.nio.file.attribute.PosixFilePermissions.toString(mode) + "): chmod 600 it");
             }
-            return OAuthSettings.parseKeys(Files.readString(file, StandardCharsets.UTF_8), TOKEN_KEY_FILE + " " + file);
         } catch (UnsupportedOperationException e) {
-            return readKeys(file);
+            // no POSIX permissions here (Windows): its own ACLs apply
         } catch (IOException e) {
             throw new IllegalArgumentException(TOKEN_KEY_FILE + ": cannot read " + file + ": " + e.getMessage(), e);
         }
-    }
-
-    private static List<OAuthSettings.Key> readKeys(Path file) {
         try {
             return OAuthSettings.parseKeys(Files.readString(file, StandardCharsets.UTF_8), TOKEN_KEY_FILE + " " + file);
         } catch (IOException e) {
