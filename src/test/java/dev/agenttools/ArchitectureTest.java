@@ -113,6 +113,7 @@ class ArchitectureTest {
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark",
+            "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings",
             "google.PacingShare", "google.PacingStats", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test
@@ -255,8 +256,9 @@ class ArchitectureTest {
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
-        // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show
-        assertImportsOnly("server", "tool", "mcp", "google");
+        // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
+        // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite store
+        assertImportsOnly("server", "tool", "mcp", "google", "store");
         assertImportsOnly("shared", "google", "store"); // what instances share: the pacing's count of them
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");

@@ -32,7 +32,9 @@ import java.util.stream.Collectors;
                         + "hashes, read again when their file changes) and pass the end user's Google access token in the "
                         + "X-Google-Access-Token header of each call. The server never uses a stored sign-in or a "
                         + "configured token: a call without a token is refused. SIGTERM stops accepting and lets the "
-                        + "calls in flight finish (--drain)."})
+                        + "calls in flight finish (--drain).",
+                "With AGENT_TOOLS_SERVER_PUBLIC_URL set, /mcp takes instead the server's own OAuth tokens: MCP clients "
+                        + "register and sign their users in with Google through the server (docs/mcp-authorization.md)."})
 final class ServerCommand implements Callable<Integer> {
     static final String KEYS_FILE = "AGENT_TOOLS_SERVICE_KEYS";
     static final String KEY_HASHES = "AGENT_TOOLS_SERVICE_KEY_HASHES";
@@ -118,7 +120,8 @@ final class ServerCommand implements Callable<Integer> {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
         spec.commandLine().getErr().println("agent-tools server: serving on " + (tlsKeyStore == null ? "http" : "https") + "://" + host + ":" + service.port()
-                + "/ (POST /v1/call, /mcp; GET /healthz, /readyz, /metrics)");
+                + "/ (POST /v1/call, /mcp" + (options.oauth() == null ? "" : " with OAuth as " + options.oauth().publicUrl())
+                + "; GET /healthz, /readyz, /metrics)");
         spec.commandLine().getErr().flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -183,6 +186,6 @@ final class ServerCommand implements Callable<Integer> {
             tls = new HttpService.Tls(tlsKeyStore, password);
         }
         return new HttpService.Options(host, port, maxInFlight, maxQueued, (int) maxBody, drain, keys,
-                settings.value(KEY_HASHES), allowed, upstreams, tls);
+                settings.value(KEY_HASHES), allowed, upstreams, tls, ServerAuthorization.from(settings, System.getenv()));
     }
 }

@@ -223,6 +223,15 @@ public final class Emulator implements AutoCloseable {
         return oauth.refreshGrants.sum();
     }
 
+    /**
+     * The user takes the app's access away (Google's "remove access" in the account's settings): every refresh token
+     * issued for {@code address}, and every access token issued from one, stops working; its next refresh is
+     * {@code invalid_grant}. Fixed tokens ({@link #tokenFor}) are not touched.
+     */
+    public void revokeAccess(String address) {
+        oauth.revokeUser(address);
+    }
+
     /** Authorization-code grants the OAuth token endpoint has answered. */
     public long signIns() {
         return oauth.codeGrants.sum();

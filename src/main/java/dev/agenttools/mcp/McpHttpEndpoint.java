@@ -29,6 +29,7 @@ import java.util.function.Function;
  */
 public final class McpHttpEndpoint implements AutoCloseable {
     private static final String TOKEN = "agent-tools.google-access-token";
+    private static final String ON_REFUSED = "agent-tools.on-google-refusal";
 
     private final HttpServletStatelessServerTransport transport;
     private final McpStatelessSyncServer server;
@@ -46,6 +47,17 @@ public final class McpHttpEndpoint implements AutoCloseable {
      */
     public static McpHttpEndpoint create(ToolRegistry registry, Map<String, String> names, String version, String path,
                                          int maxBodyBytes, Function<HttpServletRequest, String> tokenOf) {
+        return create(registry, names, version, path, maxBodyBytes, tokenOf, request -> null);
+    }
+
+    /**
+     * @param onRefused what to run, for the HTTP request, when Google refused its token in a tool call
+     *                  ({@code unauthenticated}): null for nothing. The server's OAuth mode forgets the user's cached
+     *                  Google token then, so that the next request finds out whether the grant was revoked.
+     */
+    public static McpHttpEndpoint create(ToolRegistry registry, Map<String, String> names, String version, String path,
+                                         int maxBodyBytes, Function<HttpServletRequest, String> tokenOf,
+                                         Function<HttpServletRequest, Runnable> onRefused) {
         JsonMapper jackson = JsonMapper.builder().build();
         McpJsonMapper mapper = new JacksonMcpJsonMapper(jackson);
         JsonSchemaValidator validator = new DefaultJsonSchemaValidator(jackson);
@@ -53,7 +65,15 @@ public final class McpHttpEndpoint implements AutoCloseable {
                 .jsonMapper(mapper).messageEndpoint(path).maxRequestSize(maxBodyBytes)
                 .contextExtractor(request -> {
                     String token = tokenOf.apply(request);
-                    return token == null ? McpTransportContext.EMPTY : McpTransportContext.create(Map.of(TOKEN, token));
+                    Runnable refused = onRefused.apply(request);
+                    Map<String, Object> context = new java.util.HashMap<>();
+                    if (token != null) {
+                        context.put(TOKEN, token);
+                    }
+                    if (refused != null) {
+                        context.put(ON_REFUSED, refused);
+                    }
+                    return context.isEmpty() ? McpTransportContext.EMPTY : McpTransportContext.create(context);
                 })
                 .build();
         McpToolCalls calls = new McpToolCalls(registry, mapper, validator, names);
@@ -61,7 +81,15 @@ public final class McpHttpEndpoint implements AutoCloseable {
         for (ToolSpec spec : registry.specs()) {
             McpSchema.Tool tool = calls.tool(spec);
             tools.add(new McpStatelessServerFeatures.SyncToolSpecification(tool,
-                    (context, request) -> calls.call(spec.name(), tool, request, (String) context.get(TOKEN), "mcp-http")));
+                    (context, request) -> {
+                        McpSchema.CallToolResult result = calls.call(spec.name(), tool, request, (String) context.get(TOKEN), "mcp-http");
+                        if (Boolean.TRUE.equals(result.isError()) && context.get(ON_REFUSED) instanceof Runnable refused
+                                && result.content().getFirst() instanceof McpSchema.TextContent text
+                                && text.text().startsWith("unauthenticated:")) {
+                            refused.run();
+                        }
+                        return result;
+                    }));
         }
         McpStatelessSyncServer server = McpServer.sync(transport).serverInfo("agent-tools", version)
                 .jsonMapper(mapper)

@@ -73,6 +73,13 @@ final class Gate {
         Answers.error(response, callback, status, kind, message);
     }
 
+    /** Answers a refusal whose JSON body is made already (an OAuth error), counted by {@code reason}. */
+    void refuseJson(Response response, Callback callback, String endpoint, int status, String reason, String json) {
+        metrics.refused(reason);
+        metrics.answered(endpoint, status);
+        Answers.json(response, callback, status, json);
+    }
+
     void answered(String endpoint, int status) {
         metrics.answered(endpoint, status);
     }

@@ -2,6 +2,8 @@ package dev.agenttools.server;
 
 import dev.agenttools.google.PacingStats;
 import dev.agenttools.mcp.McpHttpEndpoint;
+import dev.agenttools.server.oauth.AuthorizationServer;
+import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
@@ -48,13 +50,29 @@ public final class HttpService implements AutoCloseable {
      * @param keyHashes      hashes given directly, comma-separated (null: none)
      * @param allowedOrigins browser origins allowed to reach /mcp (none by default)
      * @param upstreams      the Google API roots /readyz checks
+     * @param tls            TLS on the server itself (null: plain HTTP)
+     * @param oauth          MCP authorization: /mcp takes the server's own OAuth tokens and the server signs users in
+     *                       with Google (null: /mcp takes service keys and the user's Google token per request)
      */
     public record Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
-                          Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls) {
+                          Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls,
+                          OAuthSettings oauth) {
         /** Plain HTTP (behind a proxy that ends TLS). */
         public Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
                        Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams) {
-            this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, null);
+            this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, null, null);
+        }
+
+        /** Service keys on /mcp too. */
+        public Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
+                       Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls) {
+            this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, tls, null);
+        }
+
+        /** The same options with MCP authorization. */
+        public Options withOAuth(OAuthSettings settings) {
+            return new Options(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins,
+                    upstreams, tls, settings);
         }
         public static final int DEFAULT_MAX_IN_FLIGHT = 1_000;
         public static final int DEFAULT_MAX_QUEUED = 1_000;
@@ -83,11 +101,13 @@ public final class HttpService implements AutoCloseable {
     private final Server server;
     private final ServerConnector connector;
     private final McpHttpEndpoint mcp;
+    private final AuthorizationServer authorization;
 
-    private HttpService(Server server, ServerConnector connector, McpHttpEndpoint mcp) {
+    private HttpService(Server server, ServerConnector connector, McpHttpEndpoint mcp, AuthorizationServer authorization) {
         this.server = server;
         this.connector = connector;
         this.mcp = mcp;
+        this.authorization = authorization;
     }
 
     /** The listener the registry must be built with, so that /metrics counts its calls. */
@@ -130,7 +150,8 @@ public final class HttpService implements AutoCloseable {
      */
     public static HttpService start(ToolRegistry registry, Metrics metrics, Map<String, String> names, String version,
                                     Options options, Supplier<String> storeProblem) throws Exception {
-        ServiceKeys keys = new ServiceKeys(options.keysFile(), options.keyHashes());
+        // with MCP authorization, service keys are for /v1/call alone, and may be left out
+        ServiceKeys keys = new ServiceKeys(options.keysFile(), options.keyHashes(), options.oauth() == null);
         Gate gate = new Gate(keys, metrics.admission, metrics.metrics);
 
         QueuedThreadPool pool = new QueuedThreadPool();
@@ -164,19 +185,37 @@ public final class HttpService implements AutoCloseable {
         connector.setPort(options.port());
         server.addConnector(connector);
 
+        AuthorizationServer authorization = null;
+        if (options.oauth() != null) {
+            connector.open(); // the port bound, for a public URL of port 0 on a loopback host
+            authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+        }
+        // with MCP authorization, the Google token is the one the gate found for the token's user, never a header's
         McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),
-                request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER)));
+                authorization == null ? request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER))
+                        : request -> (String) request.getAttribute(McpGate.GOOGLE_TOKEN_ATTRIBUTE),
+                request -> (Runnable) request.getAttribute(McpGate.ON_GOOGLE_REFUSAL_ATTRIBUTE));
         ServletContextHandler servlets = new ServletContextHandler("/");
         servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
 
         Handler.Sequence routes = new Handler.Sequence(
                 new Probes(metrics.metrics, options.upstreams(), storeProblem),
                 new CallEndpoint(new ToolProtocol(registry), gate, options.maxBodyBytes()),
-                new McpGate(gate, options.allowedOrigins(), servlets),
-                new NotFound());
+                new McpGate(gate, options.allowedOrigins(), authorization, servlets));
+        if (authorization != null) {
+            routes.addHandler(authorization.handler(metrics.metrics::answered));
+        }
+        routes.addHandler(new NotFound());
         server.setHandler(new GracefulHandler(routes));
-        server.start();
-        return new HttpService(server, connector, mcp);
+        try {
+            server.start();
+        } catch (Exception e) {
+            if (authorization != null) {
+                authorization.close();
+            }
+            throw e;
+        }
+        return new HttpService(server, connector, mcp, authorization);
     }
 
     public int port() {
@@ -192,6 +231,9 @@ public final class HttpService implements AutoCloseable {
             throw new IllegalStateException("stopping the server: " + e.getMessage(), e);
         } finally {
             mcp.close();
+            if (authorization != null) {
+                authorization.close();
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.tool.ToolException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -11,7 +12,8 @@ import java.util.Set;
 
 /**
  * In front of the MCP endpoint, what MCP's Streamable HTTP transport asks of a server and the SDK's servlet does not
- * check: the service key (401 with {@code WWW-Authenticate}); the {@code Origin} of a browser's request (403 unless
+ * check: the service key, or with MCP authorization the server's own OAuth token (401 with {@code WWW-Authenticate}
+ * either way; the OAuth one names the protected resource metadata, RFC 9728); the {@code Origin} of a browser's request (403 unless
  * allowed: a page must not reach the tools through a user's browser, DNS rebinding included); the
  * {@code MCP-Protocol-Version} (400 when not one this server speaks); room to run (503).
  */
@@ -20,13 +22,21 @@ final class McpGate extends Handler.Wrapper {
     /** The versions the MCP SDK in use speaks. */
     static final Set<String> PROTOCOL_VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
 
+    /** The request attribute that carries the Google access token of an OAuth token's user to the MCP servlet. */
+    static final String GOOGLE_TOKEN_ATTRIBUTE = "agent-tools.google-access-token";
+    /** The request attribute that carries what to do when Google refuses that token in a tool call. */
+    static final String ON_GOOGLE_REFUSAL_ATTRIBUTE = "agent-tools.on-google-refusal";
+
     private final Gate gate;
     private final Set<String> allowedOrigins;
+    private final AuthorizationServer authorization;
 
-    McpGate(Gate gate, Set<String> allowedOrigins, Handler mcp) {
+    /** @param authorization the issuer of the tokens /mcp takes (null: /mcp takes service keys) */
+    McpGate(Gate gate, Set<String> allowedOrigins, AuthorizationServer authorization, Handler mcp) {
         super(mcp);
         this.gate = gate;
         this.allowedOrigins = Set.copyOf(allowedOrigins);
+        this.authorization = authorization;
     }
 
     @Override
@@ -40,8 +50,28 @@ final class McpGate extends Handler.Wrapper {
                     "requests from this Origin are not allowed (the server's AGENT_TOOLS_SERVER_ALLOWED_ORIGINS)");
             return true;
         }
-        if (!gate.admitKey(request, response, callback, PATH)) {
-            return true;
+        if (authorization == null) {
+            if (!gate.admitKey(request, response, callback, PATH)) {
+                return true;
+            }
+        } else {
+            switch (authorization.check(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
+                case AuthorizationServer.Check.Refused refused -> {
+                    if (refused.wwwAuthenticate() != null) {
+                        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, refused.wwwAuthenticate());
+                    }
+                    response.getHeaders().put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "WWW-Authenticate");
+                    gate.refuseJson(response, callback, PATH, refused.status(), refused.reason(), refused.json());
+                    return true;
+                }
+                case AuthorizationServer.Check.Admitted admitted -> {
+                    request.setAttribute(GOOGLE_TOKEN_ATTRIBUTE, admitted.googleAccessToken());
+                    // Google refusing a token it gave is how a grant revoked at Google shows first: the cached token
+                    // is dropped, and the next request's refresh tells whether the user must sign in again
+                    Runnable refused = () -> authorization.googleRefused(admitted.account());
+                    request.setAttribute(ON_GOOGLE_REFUSAL_ATTRIBUTE, refused);
+                }
+            }
         }
         String version = request.getHeaders().get("MCP-Protocol-Version");
         if (version != null && !PROTOCOL_VERSIONS.contains(version)) {

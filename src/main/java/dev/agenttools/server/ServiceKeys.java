@@ -31,17 +31,23 @@ final class ServiceKeys {
     private volatile long checkedAt;
 
     /**
-     * @param file   the hash file (null: none)
-     * @param hashes hashes given at start, comma-separated (null or blank: none)
-     * @throws IllegalArgumentException when a hash is not 64 hex digits, the file cannot be read, or no key is set at all
+     * @param file     the hash file (null: none)
+     * @param hashes   hashes given at start, comma-separated (null or blank: none)
+     * @param required whether at least one key must be set (without one, every key is refused)
+     * @throws IllegalArgumentException when a hash is not 64 hex digits, the file cannot be read, or no key is set at
+     *                                  all though one is required
      */
     ServiceKeys(Path file, String hashes) {
+        this(file, hashes, true);
+    }
+
+    ServiceKeys(Path file, String hashes, boolean required) {
         this.file = file;
         this.fixed = parse(hashes == null ? "" : hashes.replace(',', '\n'), "AGENT_TOOLS_SERVICE_KEY_HASHES");
         if (file != null) {
             reload(true);
         }
-        if (fixed.isEmpty() && fromFile.isEmpty()) {
+        if (required && fixed.isEmpty() && fromFile.isEmpty()) {
             throw new IllegalArgumentException("no service key: name a file of SHA-256 hashes with --service-keys or "
                     + "AGENT_TOOLS_SERVICE_KEYS, or list hashes in AGENT_TOOLS_SERVICE_KEY_HASHES (make one with: "
                     + "printf %s \"$KEY\" | sha256sum)");

@@ -111,6 +111,12 @@ public final class OAuthServer {
                 ? new Grant(TokenState.VALID, access.user()) : new Grant(TokenState.NO_SCOPE, null);
     }
 
+    /** Revokes every grant of {@code user}: its refresh tokens and the access tokens issued with them or from a code. */
+    public void revokeUser(String user) {
+        refreshTokens.values().removeIf(r -> r.user().equals(user));
+        accessTokens.values().removeIf(a -> a.user().equals(user));
+    }
+
     /** Approves at once (no consent screen to click) and sends the browser back to the app with a code. */
     private ApiResponse authorize(ApiRequest r) {
         String clientId = r.param("client_id");

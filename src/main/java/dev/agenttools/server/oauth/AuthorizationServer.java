@@ -1,0 +1,222 @@
+package dev.agenttools.server.oauth;
+
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.ObjIntConsumer;
+
+/**
+ * MCP authorization on the server (docs/mcp-authorization.md): the authorization server's endpoints as a Jetty handler,
+ * and {@link #check} of the tokens it issued, for {@code /mcp}. Opens its store at creation and closes it at
+ * {@link #close}. Public only for the service (internal). Thread-safe.
+ */
+public final class AuthorizationServer implements AutoCloseable {
+    /** How often, at most, expired rows are deleted (on the way of a token being issued). */
+    private static final Duration PURGE_EVERY = Duration.ofMinutes(10);
+
+    /** What {@link #check} decided. */
+    public sealed interface Check {
+        /** A token of ours for this resource: the tools run as {@code account} with its Google access token. */
+        record Admitted(String account, String googleAccessToken) implements Check {
+            @Override
+            public String toString() {
+                return "Admitted[account=" + account + ", (token not shown)]";
+            }
+        }
+
+        /**
+         * Refused: answer {@code status} with {@code wwwAuthenticate} (null: none) and the RFC 6749-shaped {@code json}.
+         *
+         * @param reason for the refusal counter (invalid_token, unavailable)
+         */
+        record Refused(int status, String wwwAuthenticate, String json, String reason) implements Check {
+        }
+    }
+
+    private final OAuthSettings settings;
+    private final OAuthStore store;
+    private final GoogleTokens googleTokens;
+    private final Registration registration;
+    private final Authorization authorization;
+    private final TokenEndpoint tokens;
+    private final Clock clock;
+    private final String protectedResource;
+    private final String authorizationServer;
+    private volatile Instant purgedAt = Instant.MIN;
+
+    private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock) {
+        this.settings = settings;
+        this.store = store;
+        this.clock = clock;
+        TokenCipher cipher = new TokenCipher(settings.keys());
+        Google google = new Google(settings);
+        this.googleTokens = new GoogleTokens(store, cipher, google, clock);
+        this.registration = new Registration(store, clock);
+        this.authorization = new Authorization(settings, store, cipher, google, googleTokens, clock);
+        this.tokens = new TokenEndpoint(settings, store, authorization, clock);
+        this.protectedResource = dev.agenttools.tool.Json.write(Metadata.protectedResource(settings));
+        this.authorizationServer = dev.agenttools.tool.Json.write(Metadata.authorizationServer(settings));
+    }
+
+    /**
+     * Opens the store and gets ready.
+     *
+     * @throws IOException naming the store file when it is refused (a link, someone else's, in a folder others write)
+     */
+    public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
+        try {
+            return new AuthorizationServer(settings, new OAuthStore(settings.store()), clock);
+        } catch (SQLException e) {
+            throw new IOException("the OAuth store " + settings.store() + " cannot be opened: " + e.getMessage(), e);
+        }
+    }
+
+    public String resource() {
+        return settings.resource();
+    }
+
+    /**
+     * Checks an {@code Authorization} header on {@code /mcp}: a token of ours, not expired, issued for this resource,
+     * whose user's Google sign-in still holds. Never echoes the token.
+     */
+    public Check check(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return unauthorized(null, "a bearer token is required: sign in through " + settings.issuer()
+                    + Metadata.AUTHORIZATION_SERVER);
+        }
+        String token = authorization.substring(7).strip();
+        try {
+            OAuthStore.Grant grant = token.isEmpty() || token.length() > Secrets.MAX_LENGTH ? null
+                    : store.accessToken(Secrets.digest(token), clock.instant());
+            if (grant == null) {
+                return unauthorized("invalid_token", "the access token is unknown, expired or revoked");
+            }
+            if (!grant.resource().equals(settings.resource())) {
+                return unauthorized("invalid_token", "the access token was issued for another resource");
+            }
+            return new Check.Admitted(grant.account(), googleTokens.accessToken(grant.account()));
+        } catch (GoogleTokens.SignedOut signedOut) {
+            return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
+        } catch (Google.Unavailable unavailable) {
+            System.err.println("agent-tools server: " + unavailable.getMessage());
+            return new Check.Refused(503, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("temporarily_unavailable",
+                    "Google could not be reached to refresh the user's access; retry")), "unavailable");
+        } catch (SQLException e) {
+            System.err.println("agent-tools server: the OAuth store failed: " + e.getMessage());
+            return new Check.Refused(503, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("temporarily_unavailable",
+                    "the server's token store is unavailable; retry")), "unavailable");
+        }
+    }
+
+    /**
+     * Google refused the account's access token in a call: the cached token is dropped, so that the next request
+     * refreshes it, and answers 401 when Google refuses the refresh too (the user revoked the grant).
+     */
+    public void googleRefused(String account) {
+        googleTokens.forget(account);
+    }
+
+    private Check unauthorized(String error, String description) {
+        return new Check.Refused(401, Metadata.challenge(settings, error, description),
+                dev.agenttools.tool.Json.write(OAuthAnswers.error(error == null ? "invalid_request" : error, description)),
+                "invalid_token");
+    }
+
+    /**
+     * The endpoints: the two metadata documents, registration, authorize, Google's callback, token and revoke.
+     *
+     * @param answered told each answer's endpoint and status (for the metrics)
+     */
+    public Handler handler(ObjIntConsumer<String> answered) {
+        return new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                String path = Request.getPathInContext(request);
+                String endpoint = endpoint(path);
+                if (endpoint == null) {
+                    return false;
+                }
+                Callback counted = Callback.from(callback, () -> answered.accept(endpoint, response.getStatus()));
+                try {
+                    route(endpoint, request, response, counted);
+                } catch (SQLException e) {
+                    System.err.println("agent-tools server: the OAuth store failed at " + endpoint + ": " + e.getMessage());
+                    OAuthAnswers.error(response, counted, 503, "temporarily_unavailable", "the server's token store is unavailable; retry");
+                }
+                return true;
+            }
+        };
+    }
+
+    private static String endpoint(String path) {
+        return switch (path) {
+            case Metadata.PROTECTED_RESOURCE, Metadata.PROTECTED_RESOURCE + "/mcp" -> Metadata.PROTECTED_RESOURCE;
+            case Metadata.AUTHORIZATION_SERVER, Metadata.REGISTER, Metadata.AUTHORIZE, Metadata.CALLBACK, Metadata.TOKEN,
+                 Metadata.REVOKE -> path;
+            default -> null;
+        };
+    }
+
+    private void route(String endpoint, Request request, Response response, Callback callback) throws SQLException {
+        boolean fromPages = !endpoint.equals(Metadata.AUTHORIZE) && !endpoint.equals(Metadata.CALLBACK);
+        if (fromPages) {
+            OAuthAnswers.allowAnyOrigin(response);
+        }
+        String method = request.getMethod();
+        if (fromPages && method.equals("OPTIONS")) {
+            response.setStatus(204);
+            response.write(true, null, callback);
+            return;
+        }
+        boolean post = endpoint.equals(Metadata.REGISTER) || endpoint.equals(Metadata.TOKEN) || endpoint.equals(Metadata.REVOKE);
+        if (!method.equals(post ? "POST" : "GET")) {
+            response.getHeaders().put(HttpHeader.ALLOW, post ? "POST" : "GET");
+            OAuthAnswers.error(response, callback, 405, "invalid_request", endpoint + " takes " + (post ? "POST" : "GET"));
+            return;
+        }
+        switch (endpoint) {
+            case Metadata.PROTECTED_RESOURCE -> document(response, callback, protectedResource);
+            case Metadata.AUTHORIZATION_SERVER -> document(response, callback, authorizationServer);
+            case Metadata.REGISTER -> registration.handle(request, response, callback);
+            case Metadata.AUTHORIZE -> authorization.authorize(request, response, callback);
+            case Metadata.CALLBACK -> authorization.callback(request, response, callback);
+            case Metadata.TOKEN -> {
+                purgeNowAndThen();
+                tokens.token(request, response, callback);
+            }
+            default -> tokens.revoke(request, response, callback);
+        }
+    }
+
+    private static void document(Response response, Callback callback, String json) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "max-age=3600");
+        response.write(true, java.nio.ByteBuffer.wrap((json + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), callback);
+    }
+
+    private void purgeNowAndThen() throws SQLException {
+        Instant now = clock.instant();
+        if (now.isAfter(purgedAt.plus(PURGE_EVERY))) {
+            purgedAt = now;
+            store.purge(now);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            store.close();
+        } catch (SQLException e) {
+            System.err.println("agent-tools server: closing the OAuth store: " + e.getMessage());
+        }
+    }
+}

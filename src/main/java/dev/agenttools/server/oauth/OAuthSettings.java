@@ -1,0 +1,165 @@
+package dev.agenttools.server.oauth;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How the server's MCP authorization runs, read once and validated here. Public only for the command line and the
+ * service (internal).
+ *
+ * @param publicUrl            where clients reach the server ({@code AGENT_TOOLS_SERVER_PUBLIC_URL}): {@code https},
+ *                             or {@code http} on a loopback host; no path, query or fragment. Port 0 on a loopback
+ *                             host stands for the port the server binds (local use, tests).
+ * @param googleClientId       the server's OAuth client at Google (a web application whose redirect URI is
+ *                             {@code <publicUrl>/oauth/callback})
+ * @param googleClientSecret   its secret (never shown by {@link #toString})
+ * @param googleAuthUrl        Google's authorization endpoint (an emulator's in tests)
+ * @param googleTokenUrl       Google's token endpoint
+ * @param profileUrl           Gmail's {@code users/me/profile}, which names the account a Google token belongs to
+ * @param store                the SQLite file of clients, codes, token digests and encrypted Google refresh tokens
+ * @param keys                 the keys Google refresh tokens are encrypted with: the first encrypts, all decrypt
+ * @param accessTokenLifetime  how long the server's access tokens live (1 h by default)
+ * @param refreshTokenLifetime how long a refresh token of the server lives unused (30 days by default)
+ */
+public record OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
+                            URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
+                            Duration accessTokenLifetime, Duration refreshTokenLifetime) {
+    public static final Duration DEFAULT_ACCESS_TOKEN_LIFETIME = Duration.ofHours(1);
+    public static final Duration DEFAULT_REFRESH_TOKEN_LIFETIME = Duration.ofDays(30);
+    /** The Google scopes asked at consent: what the tools read. */
+    static final List<String> GOOGLE_SCOPES = List.of("https://www.googleapis.com/auth/gmail.readonly",
+            "https://www.googleapis.com/auth/calendar.readonly");
+    /** The scopes of the server's own tokens, named after the Google scopes they stand for. */
+    static final List<String> SCOPES = List.of("gmail.readonly", "calendar.readonly");
+
+    /**
+     * An AES-256 key for Google refresh tokens, with the id stored beside each ciphertext (for rotation).
+     *
+     * @param id     1..32 of {@code A-Za-z0-9._-}
+     * @param secret 32 bytes (never shown by {@link #toString})
+     */
+    public record Key(String id, byte[] secret) {
+        public Key {
+            if (id == null || !id.matches("[A-Za-z0-9._-]{1,32}")) {
+                throw new IllegalArgumentException("a token key id must be 1..32 of A-Z a-z 0-9 . _ -, got " + id);
+            }
+            if (secret == null || secret.length != 32) {
+                throw new IllegalArgumentException("token key " + id + " must be 32 bytes (base64 of 32 random bytes: "
+                        + "head -c32 /dev/urandom | base64), got " + (secret == null ? 0 : secret.length));
+            }
+            secret = secret.clone();
+        }
+
+        @Override
+        public byte[] secret() {
+            return secret.clone();
+        }
+
+        @Override
+        public String toString() {
+            return "Key[id=" + id + ", secret=(not shown)]";
+        }
+    }
+
+    public OAuthSettings {
+        publicUrl = checkPublicUrl(publicUrl);
+        require(googleClientId != null && !googleClientId.isBlank(), "the Google OAuth client id is missing");
+        require(googleClientSecret != null && !googleClientSecret.isBlank(), "the Google OAuth client secret is missing");
+        require(googleAuthUrl != null && googleTokenUrl != null && profileUrl != null, "Google's endpoints are missing");
+        require(store != null, "the OAuth store file is missing");
+        require(keys != null && !keys.isEmpty(), "no token key: set AGENT_TOOLS_SERVER_TOKEN_KEY (ID:BASE64 of 32 bytes) "
+                + "or AGENT_TOOLS_SERVER_TOKEN_KEY_FILE");
+        keys = List.copyOf(keys);
+        require(keys.stream().map(Key::id).distinct().count() == keys.size(), "token key ids must differ");
+        require(accessTokenLifetime != null && !accessTokenLifetime.isNegative() && !accessTokenLifetime.isZero()
+                        && accessTokenLifetime.compareTo(Duration.ofDays(1)) <= 0,
+                "the access token lifetime must be over 0 and at most 1 day, got " + accessTokenLifetime);
+        require(refreshTokenLifetime != null && refreshTokenLifetime.compareTo(accessTokenLifetime) >= 0
+                        && refreshTokenLifetime.compareTo(Duration.ofDays(365)) <= 0,
+                "the refresh token lifetime must be from the access token lifetime to 365 days, got " + refreshTokenLifetime);
+    }
+
+    /**
+     * Keys as {@code AGENT_TOOLS_SERVER_TOKEN_KEY} gives them: {@code ID:BASE64}, several comma-separated, or lines of
+     * {@code ID BASE64} as the key file holds them ({@code #} comments); the first encrypts.
+     */
+    public static List<Key> parseKeys(String text, String source) {
+        java.util.ArrayList<Key> keys = new java.util.ArrayList<>();
+        int n = 0;
+        for (String entry : text.split("[,\n]")) {
+            n++;
+            String e = entry.replaceFirst("#.*", "").strip();
+            if (e.isEmpty()) {
+                continue;
+            }
+            String[] parts = e.split("[:\\s]+", 2);
+            if (parts.length != 2) {
+                throw new IllegalArgumentException(source + " entry " + n + ": expected ID:BASE64 (or ID BASE64 in a file)");
+            }
+            byte[] secret;
+            try {
+                secret = java.util.Base64.getDecoder().decode(parts[1].strip());
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException(source + " entry " + n + " (key " + parts[0] + "): not base64");
+            }
+            keys.add(new Key(parts[0], secret));
+        }
+        return keys;
+    }
+
+    /** The same settings with port 0 of a loopback public URL replaced by the port bound. */
+    public OAuthSettings withBoundPort(int port) {
+        if (publicUrl.getPort() != 0) {
+            return this;
+        }
+        return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port),
+                googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
+                accessTokenLifetime, refreshTokenLifetime);
+    }
+
+    /** The resource {@code /mcp} is, as tokens name their audience. */
+    String resource() {
+        return publicUrl + "/mcp";
+    }
+
+    String issuer() {
+        return publicUrl.toString();
+    }
+
+    String callbackUrl() {
+        return publicUrl + "/oauth/callback";
+    }
+
+    @Override
+    public String toString() {
+        return "OAuthSettings[publicUrl=" + publicUrl + ", googleClientId=" + googleClientId + ", googleClientSecret=(not shown)"
+                + ", googleAuthUrl=" + googleAuthUrl + ", googleTokenUrl=" + googleTokenUrl + ", profileUrl=" + profileUrl
+                + ", store=" + store + ", keys=" + keys + ", accessTokenLifetime=" + accessTokenLifetime
+                + ", refreshTokenLifetime=" + refreshTokenLifetime + "]";
+    }
+
+    private static URI checkPublicUrl(URI url) {
+        require(url != null, "AGENT_TOOLS_SERVER_PUBLIC_URL is missing");
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+        String host = url.getHost();
+        require(url.isAbsolute() && host != null && (scheme.equals("https") || scheme.equals("http")),
+                "AGENT_TOOLS_SERVER_PUBLIC_URL must be an absolute https URL such as https://tools.example.com, got " + url);
+        boolean loopback = host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
+        require(scheme.equals("https") || loopback, "AGENT_TOOLS_SERVER_PUBLIC_URL must be https (http only on a loopback"
+                + " host), got " + url);
+        require((url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
+                        && url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null,
+                "AGENT_TOOLS_SERVER_PUBLIC_URL must have no path, query, fragment or user (a path prefix is not supported), got " + url);
+        require(url.getPort() != 0 || loopback, "AGENT_TOOLS_SERVER_PUBLIC_URL may have port 0 (the port bound) only on a loopback host");
+        return URI.create(scheme + "://" + host.toLowerCase(Locale.ROOT) + (url.getPort() == -1 ? "" : ":" + url.getPort()));
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

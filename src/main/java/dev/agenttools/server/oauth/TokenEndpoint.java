@@ -1,0 +1,169 @@
+package dev.agenttools.server.oauth;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.Json;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.regex.Pattern;
+
+/**
+ * {@code POST /oauth/token} (a code traded once with its PKCE verifier; a refresh token used once and replaced) and
+ * {@code POST /oauth/revoke} (RFC 7009). Clients are public: {@code client_id} in the form names them, and a code or
+ * refresh token works only for the client it was issued to.
+ */
+final class TokenEndpoint {
+    /** RFC 7636 section 4.1: 43 to 128 characters of the unreserved set. */
+    private static final Pattern VERIFIER = Pattern.compile("[A-Za-z0-9._~-]{43,128}");
+
+    private final OAuthSettings settings;
+    private final OAuthStore store;
+    private final Authorization authorization;
+    private final Clock clock;
+
+    TokenEndpoint(OAuthSettings settings, OAuthStore store, Authorization authorization, Clock clock) {
+        this.settings = settings;
+        this.store = store;
+        this.authorization = authorization;
+        this.clock = clock;
+    }
+
+    void token(Request request, Response response, Callback callback) throws SQLException {
+        try {
+            Params p = Params.form(request);
+            String clientId = p.get("client_id");
+            if (clientId == null || clientId.length() > Secrets.MAX_LENGTH || store.client(clientId) == null) {
+                OAuthAnswers.error(response, callback, 401, "invalid_client", clientId == null
+                        ? "client_id is missing (clients of this server are public: send client_id in the form)"
+                        : "client_id is not a client registered here");
+                return;
+            }
+            String resource = p.get("resource");
+            if (resource != null && !authorization.sameResource(resource)) {
+                OAuthAnswers.error(response, callback, 400, "invalid_target", "resource must be " + settings.resource());
+                return;
+            }
+            String grant = p.get("grant_type");
+            if ("authorization_code".equals(grant)) {
+                code(p, clientId, response, callback);
+            } else if ("refresh_token".equals(grant)) {
+                refresh(p, clientId, response, callback);
+            } else {
+                OAuthAnswers.error(response, callback, 400, grant == null ? "invalid_request" : "unsupported_grant_type",
+                        grant == null ? "grant_type is missing" : "grant_type must be authorization_code or refresh_token");
+            }
+        } catch (Params.Bad bad) {
+            OAuthAnswers.error(response, callback, 400, "invalid_request", bad.getMessage());
+        }
+    }
+
+    private void code(Params p, String clientId, Response response, Callback callback) throws Params.Bad, SQLException {
+        String code = p.get("code");
+        String verifier = p.get("code_verifier");
+        String redirect = p.get("redirect_uri");
+        if (code == null || verifier == null) {
+            OAuthAnswers.error(response, callback, 400, "invalid_request", (code == null ? "code" : "code_verifier") + " is missing");
+            return;
+        }
+        // spent before anything else is checked: a code is tried once, right or wrong
+        OAuthStore.Code issued = code.length() > Secrets.MAX_LENGTH ? null : store.takeCode(Secrets.digest(code), clock.instant());
+        if (issued == null) {
+            OAuthAnswers.error(response, callback, 400, "invalid_grant", "code is unknown, expired or already used");
+            return;
+        }
+        if (!issued.clientId().equals(clientId)) {
+            OAuthAnswers.error(response, callback, 400, "invalid_grant", "code was issued to another client_id");
+            return;
+        }
+        if (redirect != null && !redirect.equals(issued.redirectUri())) {
+            OAuthAnswers.error(response, callback, 400, "invalid_grant", "redirect_uri is not the one of the authorization request");
+            return;
+        }
+        if (!VERIFIER.matcher(verifier).matches() || !Secrets.same(Secrets.s256(verifier), issued.challenge())) {
+            OAuthAnswers.error(response, callback, 400, "invalid_grant", "code_verifier does not match the code_challenge");
+            return;
+        }
+        issue(issued.account(), clientId, issued.scope(), issued.resource(), Secrets.next("grant_"), response, callback);
+    }
+
+    private void refresh(Params p, String clientId, Response response, Callback callback) throws Params.Bad, SQLException {
+        String token = p.get("refresh_token");
+        if (token == null) {
+            OAuthAnswers.error(response, callback, 400, "invalid_request", "refresh_token is missing");
+            return;
+        }
+        OAuthStore.Spent spent = token.length() > Secrets.MAX_LENGTH ? new OAuthStore.Spent.None()
+                : store.spendRefreshToken(Secrets.digest(token), clock.instant());
+        switch (spent) {
+            case OAuthStore.Spent.None none -> OAuthAnswers.error(response, callback, 400, "invalid_grant",
+                    "refresh_token is unknown, expired or revoked");
+            case OAuthStore.Spent.Reused reused -> OAuthAnswers.error(response, callback, 400, "invalid_grant",
+                    "refresh_token was already used; every token of its sign-in is now revoked (sign in again)");
+            case OAuthStore.Spent.Fresh fresh -> {
+                OAuthStore.Grant g = fresh.grant();
+                if (!g.clientId().equals(clientId)) {
+                    store.endGrant(g.grant()); // another client holds this client's token: neither goes on with it
+                    OAuthAnswers.error(response, callback, 400, "invalid_grant", "refresh_token was issued to another client_id");
+                    return;
+                }
+                String scope = g.scope();
+                String asked = p.get("scope");
+                if (asked != null) {
+                    var have = new HashSet<>(Arrays.asList(g.scope().split(" ")));
+                    if (!have.containsAll(Arrays.asList(asked.strip().split(" +")))) {
+                        OAuthAnswers.error(response, callback, 400, "invalid_scope", "scope may only narrow the sign-in's scope: " + g.scope());
+                        return;
+                    }
+                    scope = Authorization.scope(asked);
+                }
+                issue(g.account(), clientId, scope, g.resource(), g.grant(), response, callback);
+            }
+        }
+    }
+
+    private void issue(String account, String clientId, String scope, String resource, String grant, Response response,
+                       Callback callback) throws SQLException {
+        Instant now = clock.instant();
+        String access = Secrets.next(Secrets.ACCESS_TOKEN);
+        String refresh = Secrets.next(Secrets.REFRESH_TOKEN);
+        store.putTokens(Secrets.digest(access), new OAuthStore.Grant(account, clientId, scope, resource, grant,
+                        now.plus(settings.accessTokenLifetime())),
+                Secrets.digest(refresh), new OAuthStore.Grant(account, clientId, scope, resource, grant,
+                        now.plus(settings.refreshTokenLifetime())));
+        ObjectNode answer = Json.object().put("access_token", access).put("token_type", "Bearer")
+                .put("expires_in", settings.accessTokenLifetime().toSeconds()).put("refresh_token", refresh).put("scope", scope);
+        OAuthAnswers.json(response, callback, 200, answer);
+    }
+
+    /** RFC 7009: a refresh token ends its whole sign-in, an access token itself; unknown tokens are answered alike. */
+    void revoke(Request request, Response response, Callback callback) throws SQLException {
+        try {
+            Params p = Params.form(request);
+            String token = p.get("token");
+            if (token == null) {
+                OAuthAnswers.error(response, callback, 400, "invalid_request", "token is missing");
+                return;
+            }
+            if (token.length() <= Secrets.MAX_LENGTH) {
+                String digest = Secrets.digest(token);
+                if (token.startsWith(Secrets.REFRESH_TOKEN)) {
+                    String grant = store.grantOfRefreshToken(digest);
+                    if (grant != null) {
+                        store.endGrant(grant);
+                    }
+                } else {
+                    store.endAccessToken(digest);
+                }
+            }
+            OAuthAnswers.json(response, callback, 200, Json.object());
+        } catch (Params.Bad bad) {
+            OAuthAnswers.error(response, callback, 400, "invalid_request", bad.getMessage());
+        }
+    }
+}

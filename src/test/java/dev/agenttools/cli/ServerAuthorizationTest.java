@@ -1,0 +1,83 @@
+package dev.agenttools.cli;
+
+import dev.agenttools.Settings;
+import dev.agenttools.server.oauth.OAuthSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@code agent-tools server}'s MCP authorization settings, as the environment gives them. */
+class ServerAuthorizationTest {
+    private static final String KEY = Base64.getEncoder().encodeToString(new byte[32]);
+    @TempDir
+    Path dir;
+
+    private Map<String, String> env() {
+        Map<String, String> env = new HashMap<>();
+        env.put("XDG_CONFIG_HOME", dir.resolve("config").toString());
+        env.put("XDG_DATA_HOME", dir.resolve("data").toString());
+        env.put("AGENT_TOOLS_SERVER_PUBLIC_URL", "https://tools.example.com");
+        env.put("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID", "id.apps.googleusercontent.com");
+        env.put("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_SECRET", "GOCSPX-secret");
+        env.put("AGENT_TOOLS_SERVER_TOKEN_KEY", "k1:" + KEY);
+        env.put("AGENT_TOOLS_OAUTH_ROOT_URL", "http://127.0.0.1:7777/");
+        env.put("AGENT_TOOLS_GMAIL_ROOT_URL", "http://127.0.0.1:7777/");
+        return env;
+    }
+
+    @Test
+    void isOffWithoutAPublicUrlAndDerivesEverythingFromTheSettingsWithOne() {
+        Map<String, String> env = env();
+        env.remove("AGENT_TOOLS_SERVER_PUBLIC_URL");
+        assertThat(ServerAuthorization.from(Settings.from(env), env)).isNull();
+
+        env = env();
+        env.put("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "5m");
+        OAuthSettings s = ServerAuthorization.from(Settings.from(env), env);
+        assertThat(s.publicUrl()).hasToString("https://tools.example.com");
+        assertThat(s.googleAuthUrl()).hasToString("http://127.0.0.1:7777/o/oauth2/auth");
+        assertThat(s.googleTokenUrl()).hasToString("http://127.0.0.1:7777/token");
+        assertThat(s.store()).isEqualTo(dir.resolve("data/agent-tools/server-oauth.db"));
+        assertThat(s.accessTokenLifetime()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(s.refreshTokenLifetime()).isEqualTo(Duration.ofDays(30));
+        assertThat(s.toString()).doesNotContain("GOCSPX-secret").doesNotContain(KEY);
+    }
+
+    @Test
+    void namesTheMissingSettingAndRefusesAKeyFileOthersMayRead() throws Exception {
+        Map<String, String> noClient = env();
+        noClient.remove("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(noClient), noClient))
+                .hasMessageContaining("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID").hasMessageContaining("AGENT_TOOLS_CLIENT_SECRETS");
+        Map<String, String> noKey = env();
+        noKey.remove("AGENT_TOOLS_SERVER_TOKEN_KEY");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(noKey), noKey)).hasMessageContaining("AGENT_TOOLS_SERVER_TOKEN_KEY");
+
+        Path keys = dir.resolve("keys");
+        Files.writeString(keys, "# newest first\nk2 " + KEY + "\nk1 " + KEY + "\n");
+        Files.setPosixFilePermissions(keys, PosixFilePermissions.fromString("rw-r--r--"));
+        Map<String, String> fromFile = env();
+        fromFile.remove("AGENT_TOOLS_SERVER_TOKEN_KEY");
+        fromFile.put("AGENT_TOOLS_SERVER_TOKEN_KEY_FILE", keys.toString());
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(fromFile), fromFile)).hasMessageContaining("chmod 600");
+        Files.setPosixFilePermissions(keys, PosixFilePermissions.fromString("rw-------"));
+        assertThat(ServerAuthorization.from(Settings.from(fromFile), fromFile).keys()).extracting(OAuthSettings.Key::id).containsExactly("k2", "k1");
+
+        Map<String, String> plain = env();
+        plain.put("AGENT_TOOLS_SERVER_PUBLIC_URL", "http://tools.example.com");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(plain), plain)).hasMessageContaining("AGENT_TOOLS_SERVER_PUBLIC_URL");
+        Map<String, String> badLifetime = env();
+        badLifetime.put("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "soon");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(badLifetime), badLifetime)).hasMessageContaining("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME");
+    }
+}

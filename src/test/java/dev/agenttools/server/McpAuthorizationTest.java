@@ -1,0 +1,389 @@
+package dev.agenttools.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.Tools;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.server.oauth.OAuthSettings;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * MCP authorization on {@code agent-tools server}, over real HTTP with the emulator as Google: the discovery documents,
+ * the 401 that points a client at them, and a client driving the whole flow the way an MCP client's OAuth support does
+ * (register, authorize through Google's consent, trade the code, call tools, refresh), with the refusals on the way.
+ */
+class McpAuthorizationTest {
+    private static final String REDIRECT = OAuthClient.REDIRECT;
+    private static final String USER_1 = "me@example.com";
+    private static final String USER_2 = "user2@example.com";
+
+    @RegisterExtension
+    static final Emulators emulators = new Emulators();
+    @TempDir
+    static Path dir;
+    private static Emulator emulator;
+    private static ToolRegistry registry;
+    private static HttpService service;
+    private static URI base;
+    private static OAuthSettings settings;
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** What the server wrote to stderr while the tests ran: it must hold no token. */
+    private static final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    private static PrintStream originalErr;
+
+    @BeforeAll
+    static void start() throws Exception {
+        originalErr = System.err;
+        System.setErr(new PrintStream(new TeeStream(originalErr, stderr), true, StandardCharsets.UTF_8));
+        emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
+                .quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20).build());
+        settings = settings(URI.create("http://127.0.0.1:0"), dir.resolve("oauth.db"));
+        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
+                null, null, Set.of(), List.of(emulator.rootUri())).withOAuth(settings);
+        HttpService.Metrics metrics = HttpService.Metrics.create(options);
+        registry = Tools.builder().rootUrl(emulator.rootUri().toString()).noTokenMessage("no Google access token")
+                .listener(metrics).build();
+        service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
+        base = URI.create("http://127.0.0.1:" + service.port());
+    }
+
+    static OAuthSettings settings(URI publicUrl, Path store) {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        URI root = emulator.rootUri();
+        return new OAuthSettings(publicUrl, "agent-tools-server", "server-secret", root.resolve("o/oauth2/auth"),
+                root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store,
+                List.of(new OAuthSettings.Key("k1", key)), Duration.ofHours(1), Duration.ofDays(30));
+    }
+
+    @AfterAll
+    static void stop() {
+        System.setErr(originalErr);
+        service.close();
+        registry.close();
+    }
+
+    @Test
+    void publishesProtectedResourceAndAuthorizationServerMetadataFromThePublicUrl() throws Exception {
+        for (String path : List.of("/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp")) {
+            HttpResponse<String> answer = OAuthClient.get(base.resolve(path));
+            assertThat(answer.statusCode()).as(path).isEqualTo(200);
+            JsonNode doc = Json.MAPPER.readTree(answer.body());
+            assertThat(doc.get("resource").asText()).isEqualTo(base + "/mcp");
+            assertThat(doc.get("authorization_servers").get(0).asText()).isEqualTo(base.toString());
+            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("gmail.readonly", "calendar.readonly");
+            assertThat(doc.get("bearer_methods_supported")).extracting(JsonNode::asText).containsExactly("header");
+        }
+        HttpResponse<String> answer = OAuthClient.get(base.resolve("/.well-known/oauth-authorization-server"));
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode doc = Json.MAPPER.readTree(answer.body());
+        assertThat(doc.get("issuer").asText()).isEqualTo(base.toString());
+        assertThat(doc.get("authorization_endpoint").asText()).isEqualTo(base + "/oauth/authorize");
+        assertThat(doc.get("token_endpoint").asText()).isEqualTo(base + "/oauth/token");
+        assertThat(doc.get("registration_endpoint").asText()).isEqualTo(base + "/oauth/register");
+        assertThat(doc.get("code_challenge_methods_supported")).extracting(JsonNode::asText).containsExactly("S256");
+        assertThat(doc.get("grant_types_supported")).extracting(JsonNode::asText).containsExactly("authorization_code", "refresh_token");
+        assertThat(doc.get("token_endpoint_auth_methods_supported")).extracting(JsonNode::asText).containsExactly("none");
+        // a Host header of the client's choosing changes nothing (behind a proxy, only the public URL counts)
+        HttpResponse<String> spoofed = http.send(HttpRequest.newBuilder(base.resolve("/.well-known/oauth-authorization-server"))
+                .header("X-Forwarded-Host", "evil.example").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(spoofed.body()).doesNotContain("evil.example");
+    }
+
+    @Test
+    void answersACallWithoutAGoodTokenWith401NamingTheResourceMetadata() throws Exception {
+        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", scope=\"gmail.readonly calendar.readonly\"";
+        HttpResponse<String> none = mcp(null, OAuthClient.listEmails(1));
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue(expected);
+        HttpResponse<String> bad = mcp("agt_at_not-a-token-of-ours", OAuthClient.listEmails(1));
+        assertThat(bad.statusCode()).isEqualTo(401);
+        assertThat(bad.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
+                assertThat(v).startsWith(expected).contains("error=\"invalid_token\""));
+        assertThat(bad.body()).contains("\"error\":\"invalid_token\"").doesNotContain("not-a-token-of-ours");
+        // a Google token is no token of ours, and the header that carried one in the service-key mode is not read
+        HttpResponse<String> google = http.send(HttpRequest.newBuilder(base.resolve("/mcp"))
+                .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                .header("Authorization", "Bearer " + emulator.tokenFor(USER_1)).header(Gate.GOOGLE_TOKEN_HEADER, emulator.tokenFor(USER_1))
+                .POST(HttpRequest.BodyPublishers.ofString(OAuthClient.listEmails(1))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(google.statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aSignedInClientRunsTheToolsAsItsOwnUserAndTwoUsersNeverSeeEachOthersMail() throws Exception {
+        OAuthClient one = OAuthClient.register(base);
+        OAuthClient two = OAuthClient.register(base);
+        OAuthClient.Tokens user1 = one.signIn(USER_1);
+        OAuthClient.Tokens user2 = two.signIn(USER_2);
+        assertThat(user1.access()).startsWith("agt_at_");
+        assertThat(user1.refresh()).startsWith("agt_rt_");
+
+        List<String> mail1 = messageIds(user1.access());
+        List<String> mail2 = messageIds(user2.access());
+        assertThat(mail1).hasSize(5).isEqualTo(gmailIds(USER_1));
+        assertThat(mail2).hasSize(5).isEqualTo(gmailIds(USER_2));
+        assertThat(mail1).doesNotContainAnyElementsOf(mail2);
+        assertThat(stderr.toString(StandardCharsets.UTF_8)).doesNotContain(user1.access(), user1.refresh(), user2.access());
+        String metrics = OAuthClient.get(base.resolve("/metrics")).body();
+        assertThat(metrics).doesNotContain(user1.access()).doesNotContain("me@example.com").contains("endpoint=\"/oauth/token\"");
+    }
+
+    @Test
+    void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Tokens first = client.signIn(USER_1);
+        OAuthClient.Tokens second = client.refresh(first.refresh());
+        assertThat(second.refresh()).isNotEqualTo(first.refresh());
+        assertThat(messageIds(second.access())).hasSize(5);
+
+        HttpResponse<String> reuse = client.token(Map.of("grant_type", "refresh_token", "refresh_token", first.refresh()));
+        assertThat(reuse.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(reuse.body()).get("error").asText()).isEqualTo("invalid_grant");
+        assertThat(reuse.body()).contains("refresh_token").doesNotContain(first.refresh());
+        // the reuse looks like theft: the newer tokens of that sign-in end too
+        assertThat(mcp(second.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", second.refresh())).statusCode()).isEqualTo(400);
+    }
+
+    @Test
+    void aCodeNeedsItsVerifierAndIsSpentByAWrongOne() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Authorized authorized = client.authorize(USER_1);
+        HttpResponse<String> wrong = client.token(Map.of("grant_type", "authorization_code", "code", authorized.code(),
+                "redirect_uri", REDIRECT, "code_verifier", OAuthClient.verifier()));
+        assertThat(wrong.statusCode()).isEqualTo(400);
+        JsonNode error = Json.MAPPER.readTree(wrong.body());
+        assertThat(error.get("error").asText()).isEqualTo("invalid_grant");
+        assertThat(error.get("error_description").asText()).contains("code_verifier");
+        HttpResponse<String> right = client.token(Map.of("grant_type", "authorization_code", "code", authorized.code(),
+                "redirect_uri", REDIRECT, "code_verifier", authorized.verifier()));
+        assertThat(right.statusCode()).as("a code is tried once").isEqualTo(400);
+        assertThat(right.body()).contains("code is unknown, expired or already used");
+    }
+
+    @Test
+    void refusesAuthorizationRequestsWithoutPkceOrForAnotherResourceOrRedirect() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        String challenge = OAuthClient.s256(OAuthClient.verifier());
+        // an unregistered redirect URI is answered here, never followed
+        HttpResponse<String> foreign = OAuthClient.get(client.authorizeUrl("https://evil.example/cb", challenge, base + "/mcp", null));
+        assertThat(foreign.statusCode()).isEqualTo(400);
+        assertThat(foreign.headers().firstValue("Location")).isEmpty();
+        assertThat(foreign.body()).contains("redirect_uri");
+        // the rest go back to the client's redirect URI with the error
+        Map<String, String> noPkce = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null)));
+        assertThat(noPkce).containsEntry("error", "invalid_request").containsEntry("state", "client-state");
+        assertThat(noPkce.get("error_description")).contains("code_challenge");
+        Map<String, String> otherResource = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
+        assertThat(otherResource).containsEntry("error", "invalid_target");
+        Map<String, String> unknownScope = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp", "gmail.send")));
+        assertThat(unknownScope).containsEntry("error", "invalid_scope");
+        // registration refuses a redirect URI that would carry the code in the clear or run in the browser
+        for (String uri : List.of("http://example.com/cb", "javascript:alert(1)", "https://x.example/cb#frag", "/relative")) {
+            HttpResponse<String> answer = OAuthClient.post(base.resolve("/oauth/register"), "application/json",
+                    "{\"redirect_uris\": [" + Json.MAPPER.writeValueAsString(uri) + "]}");
+            assertThat(answer.statusCode()).as(uri).isEqualTo(400);
+            assertThat(Json.MAPPER.readTree(answer.body()).get("error").asText()).as(uri).isEqualTo("invalid_redirect_uri");
+        }
+    }
+
+    @Test
+    void aTokenIssuedForAnotherResourceIsRefusedAndOneOfTheSameResourceIsTakenByAnotherInstance() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Tokens tokens = client.signIn(USER_2);
+        // a second instance on the same store and public URL takes the token (the store is what instances share)
+        try (Instance same = new Instance(URI.create(base.toString()))) {
+            assertThat(OAuthClient.messageIds(same.base, tokens.access())).isEqualTo(gmailIds(USER_2));
+        }
+        // a server with another public URL on the same store refuses it: not its audience
+        try (Instance other = new Instance(URI.create("http://localhost:0"))) {
+            HttpResponse<String> answer = OAuthClient.mcp(other.base, tokens.access(), OAuthClient.listEmails(1));
+            assertThat(answer.statusCode()).isEqualTo(401);
+            assertThat(answer.body()).contains("another resource");
+        }
+    }
+
+    @Test
+    void theGoogleTokenIsRefreshedBeforeItExpiresOnceForConcurrentCallsAndARevokedGrantAnswers401() throws Exception {
+        // Google's access tokens live 4 s here: the server refreshes one when less than half of that is left
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20)
+                .tokenLifetime(Duration.ofSeconds(4)).build());
+        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("short-lived.db"))) {
+            OAuthClient client = OAuthClient.register(server.base);
+            OAuthClient.Tokens tokens = client.signIn(USER_2);
+            assertThat(OAuthClient.messageIds(server.base, tokens.access())).hasSize(5);
+            assertThat(google.signIns()).isEqualTo(1);
+            assertThat(google.tokenRefreshes()).as("a fresh Google token is used as it is").isZero();
+
+            Thread.sleep(2_200); // into the last half of the Google token's life
+            try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                List<java.util.concurrent.Future<List<String>>> calls = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    calls.add(threads.submit(() -> OAuthClient.messageIds(server.base, tokens.access())));
+                }
+                for (var call : calls) {
+                    assertThat(call.get()).hasSize(5);
+                }
+            }
+            assertThat(google.tokenRefreshes()).as("20 concurrent calls share one refresh").isEqualTo(1);
+
+            // the user takes the app's access away at Google: the next call finds the Google token refused, and the
+            // one after it is told to sign in again (without waiting for the cached token's refresh time)
+            google.revokeAccess(USER_2);
+            HttpResponse<String> failed = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
+            assertThat(failed.statusCode()).isEqualTo(200);
+            assertThat(failed.body()).contains("\"isError\":true").contains("unauthenticated:");
+            HttpResponse<String> refused = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
+            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
+                    assertThat(v).contains("resource_metadata=").contains("error=\"invalid_token\""));
+            assertThat(refused.body()).contains("sign in again");
+            assertThat(client.token(java.util.Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh())).statusCode())
+                    .as("the server's own refresh token for that account ends with it").isEqualTo(400);
+            // and signing in again works
+            OAuthClient.Tokens again = client.signIn(USER_2);
+            assertThat(OAuthClient.messageIds(server.base, again.access())).hasSize(5);
+        }
+    }
+
+    @Test
+    void theMcpTypeScriptSdkClientSignsUsersInByItsOwnOAuthSupportAndRefreshesAnExpiredToken() throws Exception {
+        Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
+        assertThat(node.resolve("node_modules/@modelcontextprotocol/client"))
+                .as("npm packages of the Node tests (the build runs 'npm ci' in %s)", node).exists();
+        // the server's access tokens live 2 s here, so that the client meets an expired one and refreshes it
+        try (Instance server = new Instance(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("sdk.db"), Duration.ofSeconds(2))) {
+            ProcessBuilder builder = new ProcessBuilder("node", "mcp-oauth-check.mjs", server.base.toString(), USER_1, USER_2)
+                    .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
+            builder.environment().put("WAIT_FOR_EXPIRY_MS", "2500");
+            Process process = builder.start();
+            byte[] out = process.getInputStream().readAllBytes();
+            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.exitValue()).as("node's exit status; output: %s", new String(out, StandardCharsets.UTF_8)).isZero();
+            JsonNode results = Json.MAPPER.readTree(out);
+            for (String user : List.of(USER_1, USER_2)) {
+                JsonNode r = results.get(user);
+                List<String> ids = new ArrayList<>();
+                r.get("ids").forEach(id -> ids.add(id.asText()));
+                List<String> after = new ArrayList<>();
+                r.get("idsAfterRefresh").forEach(id -> after.add(id.asText()));
+                assertThat(ids).as(user).hasSize(5).isEqualTo(gmailIds(user));
+                assertThat(after).as(user + " after the refresh").isEqualTo(ids);
+                assertThat(r.get("refreshed").asBoolean()).as(user + ": the SDK refreshed its expired token").isTrue();
+                assertThat(r.get("registrations").asInt()).isEqualTo(1);
+            }
+        }
+    }
+
+    /** Another server on the same store, with the public URL given (port 0: its own port). */
+    private static final class Instance implements AutoCloseable {
+        final HttpService service;
+        final URI base;
+
+        final ToolRegistry tools;
+
+        /** On the class's emulator and store. */
+        Instance(URI publicUrl) throws Exception {
+            this(emulator, publicUrl, settings.store());
+        }
+
+        Instance(Emulator google, URI publicUrl, Path store) throws Exception {
+            this(google, publicUrl, store, settings.accessTokenLifetime());
+        }
+
+        Instance(Emulator google, URI publicUrl, Path store, Duration accessTokenLifetime) throws Exception {
+            URI root = google.rootUri();
+            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
+                    null, null, Set.of(), List.of(root)).withOAuth(new OAuthSettings(publicUrl,
+                    settings.googleClientId(), settings.googleClientSecret(), root.resolve("o/oauth2/auth"), root.resolve("token"),
+                    root.resolve("gmail/v1/users/me/profile"), store, settings.keys(), accessTokenLifetime,
+                    settings.refreshTokenLifetime()));
+            HttpService.Metrics metrics = HttpService.Metrics.create(options);
+            tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
+            service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
+            base = URI.create("http://127.0.0.1:" + service.port());
+        }
+
+        @Override
+        public void close() {
+            service.close();
+            tools.close();
+        }
+    }
+
+    /** The user's five newest emails as the tools list them in-process with the user's own Google token. */
+    private static List<String> gmailIds(String user) throws Exception {
+        try (ToolRegistry own = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken(emulator.tokenFor(user)).build()) {
+            JsonNode answer = new dev.agenttools.tool.ToolProtocol(own)
+                    .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 5}}").json();
+            List<String> ids = new ArrayList<>();
+            answer.get("data").get("emails").forEach(e -> ids.add(e.get("id").asText()));
+            return ids;
+        }
+    }
+
+    private static HttpResponse<String> mcp(String accessToken, String body) throws Exception {
+        return OAuthClient.mcp(base, accessToken, body);
+    }
+
+    private static List<String> messageIds(String accessToken) throws Exception {
+        return OAuthClient.messageIds(base, accessToken);
+    }
+
+    /** Writes to both streams: the test keeps a copy of stderr and still shows it. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.OutputStream b;
+
+        TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws java.io.IOException {
+            a.write(c);
+            synchronized (b) {
+                b.write(c);
+            }
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws java.io.IOException {
+            a.write(buf, off, len);
+            synchronized (b) {
+                b.write(buf, off, len);
+            }
+        }
+    }
+}
