@@ -102,8 +102,7 @@ public final class AuthorizationServer implements AutoCloseable {
      */
     public Check check(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return unauthorized(null, "a bearer token is required: sign in through " + settings.issuer()
-                    + Metadata.AUTHORIZATION_SERVER);
+            return unauthorized(null, "a bearer token is required: sign in through " + settings.authorizationServerMetadataUrl());
         }
         String token = authorization.substring(7).strip();
         try {
@@ -153,7 +152,7 @@ public final class AuthorizationServer implements AutoCloseable {
             @Override
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
                 String path = Request.getPathInContext(request);
-                String endpoint = endpoint(path);
+                String endpoint = endpoint(path, settings.pathPrefix());
                 if (endpoint == null) {
                     return false;
                 }
@@ -169,7 +168,20 @@ public final class AuthorizationServer implements AutoCloseable {
         };
     }
 
-    private static String endpoint(String path) {
+    /**
+     * The endpoint a path names, or null. The metadata is answered at the root and in the well-known forms of RFC 9728
+     * and RFC 8414 for the public URL's prefix ({@code /.well-known/oauth-protected-resource/agent-tools/mcp},
+     * {@code /.well-known/oauth-authorization-server/agent-tools}), which a proxy passes on from the host's root.
+     */
+    private static String endpoint(String path, String prefix) {
+        if (!prefix.isEmpty()) {
+            if (path.equals(Metadata.PROTECTED_RESOURCE + prefix + "/mcp")) {
+                return Metadata.PROTECTED_RESOURCE;
+            }
+            if (path.equals(Metadata.AUTHORIZATION_SERVER + prefix)) {
+                return Metadata.AUTHORIZATION_SERVER;
+            }
+        }
         return switch (path) {
             case Metadata.PROTECTED_RESOURCE, Metadata.PROTECTED_RESOURCE + "/mcp" -> Metadata.PROTECTED_RESOURCE;
             case Metadata.AUTHORIZATION_SERVER, Metadata.REGISTER, Metadata.AUTHORIZE, Metadata.CALLBACK, Metadata.TOKEN,
