@@ -206,7 +206,8 @@ public final class HttpService implements AutoCloseable {
             routes.addHandler(authorization.handler(metrics.metrics::answered));
         }
         routes.addHandler(new NotFound());
-        server.setHandler(new GracefulHandler(routes));
+        String prefix = options.oauth() == null ? "" : options.oauth().pathPrefix();
+        server.setHandler(new GracefulHandler(prefix.isEmpty() ? routes : new PathPrefix(prefix, routes)));
         try {
             server.start();
         } catch (Exception e) {

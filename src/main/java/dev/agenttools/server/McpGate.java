@@ -3,6 +3,7 @@ package dev.agenttools.server;
 import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.tool.ToolException;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -14,13 +15,21 @@ import java.util.Set;
  * In front of the MCP endpoint, what MCP's Streamable HTTP transport asks of a server and the SDK's servlet does not
  * check: the service key, or with MCP authorization the server's own OAuth token (401 with {@code WWW-Authenticate}
  * either way; the OAuth one names the protected resource metadata, RFC 9728); the {@code Origin} of a browser's request (403 unless
- * allowed: a page must not reach the tools through a user's browser, DNS rebinding included); the
+ * allowed: a page must not reach the tools through a user's browser, DNS rebinding included; an allowed one is answered
+ * with CORS headers, its preflight included, so that a browser-based MCP client can use the endpoint); the
  * {@code MCP-Protocol-Version} (400 when not one this server speaks); room to run (503).
  */
 final class McpGate extends Handler.Wrapper {
     static final String PATH = "/mcp";
     /** The versions the MCP SDK in use speaks. */
     static final Set<String> PROTOCOL_VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+
+    /** The request headers of MCP's HTTP transport a page may send (CORS preflight). */
+    static final String ALLOW_HEADERS = "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID";
+    /** The answer headers a page's script may read. */
+    static final String EXPOSE_HEADERS = "WWW-Authenticate, Mcp-Session-Id";
+    /** How long a browser may reuse a preflight's answer. */
+    static final java.time.Duration PREFLIGHT_MAX_AGE = java.time.Duration.ofHours(1);
 
     /** The request attribute that carries the Google access token of an OAuth token's user to the MCP servlet. */
     static final String GOOGLE_TOKEN_ATTRIBUTE = "agent-tools.google-access-token";
@@ -50,6 +59,15 @@ final class McpGate extends Handler.Wrapper {
                     "requests from this Origin are not allowed (the server's AGENT_TOOLS_SERVER_ALLOWED_ORIGINS)");
             return true;
         }
+        if (origin != null) {
+            allowOrigin(response, origin);
+            if (HttpMethod.OPTIONS.is(request.getMethod())) {
+                // a browser's preflight carries no Authorization (the Fetch standard leaves credentials out of it),
+                // so it is answered before the token check; the request it announces is checked in full
+                preflight(response, callback);
+                return true;
+            }
+        }
         if (authorization == null) {
             if (!gate.admitKey(request, response, callback, PATH)) {
                 return true;
@@ -60,7 +78,6 @@ final class McpGate extends Handler.Wrapper {
                     if (refused.wwwAuthenticate() != null) {
                         response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, refused.wwwAuthenticate());
                     }
-                    response.getHeaders().put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, "WWW-Authenticate");
                     gate.refuseJson(response, callback, PATH, refused.status(), refused.reason(), refused.json());
                     return true;
                 }
@@ -107,6 +124,28 @@ final class McpGate extends Handler.Wrapper {
                 gate.leave();
             }
         }
+    }
+
+    /**
+     * What lets a page of an allowed origin read the answer (CORS): that origin named back (never {@code *}: the list
+     * is the point), and the headers a client must read: the 401's {@code WWW-Authenticate}, which starts its sign-in,
+     * and the session id.
+     */
+    private static void allowOrigin(Response response, String origin) {
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        response.getHeaders().add(HttpHeader.VARY, "Origin");
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSE_HEADERS);
+    }
+
+    /** The answer to a preflight from an allowed origin: the methods and headers of MCP's HTTP transport. */
+    private void preflight(Response response, Callback callback) {
+        response.setStatus(204);
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, DELETE, OPTIONS");
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_HEADERS, authorization == null
+                ? ALLOW_HEADERS + ", " + Gate.GOOGLE_TOKEN_HEADER : ALLOW_HEADERS);
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_MAX_AGE, Long.toString(PREFLIGHT_MAX_AGE.toSeconds()));
+        gate.answered(PATH, 204);
+        response.write(true, null, callback);
     }
 
     private boolean countAnswer(Request request, Response response, Callback callback) throws Exception {

@@ -48,18 +48,26 @@ public final class AuthorizationServer implements AutoCloseable {
     private final Authorization authorization;
     private final TokenEndpoint tokens;
     private final Clock clock;
+    private final Limits limits;
+    private final RateLimiter registerLimit;
+    private final RateLimiter authorizeLimit;
+    private final RateLimiter tokenLimit;
     private final String protectedResource;
     private final String authorizationServer;
     private volatile Instant purgedAt = Instant.MIN;
 
-    private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock) {
+    private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock, Limits limits) {
         this.settings = settings;
         this.store = store;
         this.clock = clock;
+        this.limits = limits;
+        this.registerLimit = new RateLimiter(limits.register(), clock, limits.maxAddresses());
+        this.authorizeLimit = new RateLimiter(limits.authorize(), clock, limits.maxAddresses());
+        this.tokenLimit = new RateLimiter(limits.token(), clock, limits.maxAddresses());
         TokenCipher cipher = new TokenCipher(settings.keys());
         Google google = new Google(settings);
         this.googleTokens = new GoogleTokens(store, cipher, google, clock);
-        this.registration = new Registration(store, clock);
+        this.registration = new Registration(store, clock, limits);
         this.authorization = new Authorization(settings, store, cipher, google, googleTokens, clock);
         this.tokens = new TokenEndpoint(settings, store, authorization, clock);
         this.protectedResource = dev.agenttools.tool.Json.write(Metadata.protectedResource(settings));
@@ -72,8 +80,13 @@ public final class AuthorizationServer implements AutoCloseable {
      * @throws IOException naming the store file when it is refused (a link, someone else's, in a folder others write)
      */
     public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
+        return open(settings, clock, Limits.DEFAULT);
+    }
+
+    /** With other limits (the tests' small ones). */
+    static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits) throws IOException {
         try {
-            return new AuthorizationServer(settings, new OAuthStore(settings.store()), clock);
+            return new AuthorizationServer(settings, new OAuthStore(settings.store()), clock, limits);
         } catch (SQLException e) {
             throw new IOException("the OAuth store " + settings.store() + " cannot be opened: " + e.getMessage(), e);
         }
@@ -89,8 +102,7 @@ public final class AuthorizationServer implements AutoCloseable {
      */
     public Check check(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return unauthorized(null, "a bearer token is required: sign in through " + settings.issuer()
-                    + Metadata.AUTHORIZATION_SERVER);
+            return unauthorized(null, "a bearer token is required: sign in through " + settings.authorizationServerMetadataUrl());
         }
         String token = authorization.substring(7).strip();
         try {
@@ -140,7 +152,7 @@ public final class AuthorizationServer implements AutoCloseable {
             @Override
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
                 String path = Request.getPathInContext(request);
-                String endpoint = endpoint(path);
+                String endpoint = endpoint(path, settings.pathPrefix());
                 if (endpoint == null) {
                     return false;
                 }
@@ -156,7 +168,20 @@ public final class AuthorizationServer implements AutoCloseable {
         };
     }
 
-    private static String endpoint(String path) {
+    /**
+     * The endpoint a path names, or null. The metadata is answered at the root and in the well-known forms of RFC 9728
+     * and RFC 8414 for the public URL's prefix ({@code /.well-known/oauth-protected-resource/agent-tools/mcp},
+     * {@code /.well-known/oauth-authorization-server/agent-tools}), which a proxy passes on from the host's root.
+     */
+    private static String endpoint(String path, String prefix) {
+        if (!prefix.isEmpty()) {
+            if (path.equals(Metadata.PROTECTED_RESOURCE + prefix + "/mcp")) {
+                return Metadata.PROTECTED_RESOURCE;
+            }
+            if (path.equals(Metadata.AUTHORIZATION_SERVER + prefix)) {
+                return Metadata.AUTHORIZATION_SERVER;
+            }
+        }
         return switch (path) {
             case Metadata.PROTECTED_RESOURCE, Metadata.PROTECTED_RESOURCE + "/mcp" -> Metadata.PROTECTED_RESOURCE;
             case Metadata.AUTHORIZATION_SERVER, Metadata.REGISTER, Metadata.AUTHORIZE, Metadata.CALLBACK, Metadata.TOKEN,
@@ -175,6 +200,22 @@ public final class AuthorizationServer implements AutoCloseable {
             response.setStatus(204);
             response.write(true, null, callback);
             return;
+        }
+        RateLimiter limiter = switch (endpoint) {
+            case Metadata.REGISTER -> registerLimit;
+            case Metadata.AUTHORIZE, Metadata.CALLBACK -> authorizeLimit;
+            case Metadata.TOKEN, Metadata.REVOKE -> tokenLimit;
+            default -> null; // the metadata: static documents, cached
+        };
+        if (limiter != null) {
+            Duration wait = limiter.take(RateLimiter.address(request));
+            if (!wait.isZero()) {
+                long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
+                OAuthAnswers.error(response, callback, 429, "temporarily_unavailable", "too many requests to " + endpoint
+                        + " from this address (at most " + limiter.rate() + "); retry after " + seconds + " s");
+                return;
+            }
         }
         boolean post = endpoint.equals(Metadata.REGISTER) || endpoint.equals(Metadata.TOKEN) || endpoint.equals(Metadata.REVOKE);
         if (!method.equals(post ? "POST" : "GET")) {
@@ -208,6 +249,7 @@ public final class AuthorizationServer implements AutoCloseable {
         if (now.isAfter(purgedAt.plus(PURGE_EVERY))) {
             purgedAt = now;
             store.purge(now);
+            store.purgeIdleClients(now.minus(limits.idleClientAge()));
         }
     }
 

@@ -47,7 +47,7 @@ final class Metadata {
 
     /** The {@code WWW-Authenticate} value of a 401 on {@code /mcp} (RFC 9728 section 5.1, RFC 6750 section 3). */
     static String challenge(OAuthSettings s, String error, String description) {
-        return "Bearer resource_metadata=\"" + s.issuer() + PROTECTED_RESOURCE + "\", scope=\""
+        return "Bearer resource_metadata=\"" + s.protectedResourceMetadataUrl() + "\", scope=\""
                 + String.join(" ", OAuthSettings.SCOPES) + "\""
                 + (error == null ? "" : ", error=\"" + error + "\", error_description=\"" + description + "\"");
     }

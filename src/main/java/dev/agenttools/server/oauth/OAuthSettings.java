@@ -11,8 +11,9 @@ import java.util.Locale;
  * service (internal).
  *
  * @param publicUrl            where clients reach the server ({@code AGENT_TOOLS_SERVER_PUBLIC_URL}): {@code https},
- *                             or {@code http} on a loopback host; no path, query or fragment. Port 0 on a loopback
- *                             host stands for the port the server binds (local use, tests).
+ *                             or {@code http} on a loopback host; no query or fragment; a path is the prefix a
+ *                             reverse proxy publishes the server under ({@code https://host/agent-tools}). Port 0 on
+ *                             a loopback host stands for the port the server binds (local use, tests).
  * @param googleClientId       the server's OAuth client at Google (a web application whose redirect URI is
  *                             {@code <publicUrl>/oauth/callback})
  * @param googleClientSecret   its secret (never shown by {@link #toString})
@@ -115,7 +116,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         if (publicUrl.getPort() != 0) {
             return this;
         }
-        return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port),
+        return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port + pathPrefix()),
                 googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
                 accessTokenLifetime, refreshTokenLifetime);
     }
@@ -127,6 +128,33 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
 
     String issuer() {
         return publicUrl.toString();
+    }
+
+    /**
+     * The path a reverse proxy publishes the server under ({@code /agent-tools}), or {@code ""}. The server answers
+     * its paths with and without it, so that the proxy may pass it on or strip it.
+     */
+    public String pathPrefix() {
+        return publicUrl.getRawPath();
+    }
+
+    /** The scheme, host and port of the public URL: where the well-known URIs are (RFC 8414, RFC 9728). */
+    private String origin() {
+        return publicUrl.getScheme() + "://" + publicUrl.getRawAuthority();
+    }
+
+    /**
+     * Where the protected resource metadata of {@code /mcp} is: at the root without a prefix (as the server has always
+     * said), else in RFC 9728's form, the well-known path inserted before the resource's path
+     * ({@code https://host/.well-known/oauth-protected-resource/agent-tools/mcp}).
+     */
+    String protectedResourceMetadataUrl() {
+        return origin() + Metadata.PROTECTED_RESOURCE + (pathPrefix().isEmpty() ? "" : pathPrefix() + "/mcp");
+    }
+
+    /** Where the authorization server metadata is: RFC 8414's form, the well-known path inserted before the issuer's path. */
+    String authorizationServerMetadataUrl() {
+        return origin() + Metadata.AUTHORIZATION_SERVER + pathPrefix();
     }
 
     String callbackUrl() {
@@ -150,11 +178,16 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         boolean loopback = host.equals("127.0.0.1") || host.equals("localhost") || host.equals("[::1]");
         require(scheme.equals("https") || loopback, "AGENT_TOOLS_SERVER_PUBLIC_URL must be https (http only on a loopback"
                 + " host), got " + url);
-        require((url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
-                        && url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null,
-                "AGENT_TOOLS_SERVER_PUBLIC_URL must have no path, query, fragment or user (a path prefix is not supported), got " + url);
+        require(url.getRawQuery() == null && url.getRawFragment() == null && url.getRawUserInfo() == null,
+                "AGENT_TOOLS_SERVER_PUBLIC_URL must have no query, fragment or user, got " + url);
+        String path = url.getRawPath() == null ? "" : url.getRawPath().replaceFirst("/+$", "");
+        // segments of plain characters: the prefix is matched and inserted into URLs as it is, never decoded
+        require(path.isEmpty() || (path.matches("(/[A-Za-z0-9._~-]+)+") && !path.matches(".*/\\.{1,2}(/.*)?")
+                        && !path.startsWith("/.well-known") && path.length() <= 200),
+                "AGENT_TOOLS_SERVER_PUBLIC_URL's path (the prefix a proxy publishes the server under) must be segments of"
+                        + " A-Z a-z 0-9 . _ ~ - such as /agent-tools, none of them . or .., not under /.well-known, got " + url);
         require(url.getPort() != 0 || loopback, "AGENT_TOOLS_SERVER_PUBLIC_URL may have port 0 (the port bound) only on a loopback host");
-        return URI.create(scheme + "://" + host.toLowerCase(Locale.ROOT) + (url.getPort() == -1 ? "" : ":" + url.getPort()));
+        return URI.create(scheme + "://" + host.toLowerCase(Locale.ROOT) + (url.getPort() == -1 ? "" : ":" + url.getPort()) + path);
     }
 
     private static void require(boolean ok, String message) {

@@ -106,6 +106,28 @@ final class OAuthStore implements AutoCloseable {
         }
     }
 
+    /** How many clients are registered. */
+    synchronized int clientCount() throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM clients")) {
+            return r.next() ? r.getInt(1) : 0;
+        }
+    }
+
+    /**
+     * Deletes the clients registered before {@code registeredBefore} that have no sign-in under way, no code and no
+     * token left (never signed a user in, or every token has expired): what a registration flood leaves.
+     *
+     * @return how many were deleted
+     */
+    synchronized int purgeIdleClients(Instant registeredBefore) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE created_at < ?"
+                + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM codes)"
+                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens)")) {
+            p.setLong(1, registeredBefore.toEpochMilli());
+            return p.executeUpdate();
+        }
+    }
+
     synchronized void putPending(String stateDigest, Pending p) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             s.setString(1, stateDigest);

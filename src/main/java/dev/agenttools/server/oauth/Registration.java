@@ -32,12 +32,17 @@ final class Registration {
     /** Schemes that run or read something in the browser instead of reaching an app. */
     private static final Set<String> FORBIDDEN_SCHEMES = Set.of("javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss");
 
+    /** How long a client refused for the cap on registered clients is told to wait. */
+    static final java.time.Duration FULL_RETRY_AFTER = java.time.Duration.ofMinutes(10);
+
     private final OAuthStore store;
     private final Clock clock;
+    private final Limits limits;
 
-    Registration(OAuthStore store, Clock clock) {
+    Registration(OAuthStore store, Clock clock, Limits limits) {
         this.store = store;
         this.clock = clock;
+        this.limits = limits;
     }
 
     void handle(Request request, Response response, Callback callback) throws SQLException {
@@ -81,6 +86,13 @@ final class Registration {
         if (name != null && name.length() > 200) {
             name = name.substring(0, 200);
         }
+        if (store.clientCount() >= limits.maxClients() && !makeRoom()) {
+            // a bound on what anyone may make the server store; idle clients make room as they age
+            response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.RETRY_AFTER, Long.toString(FULL_RETRY_AFTER.toSeconds()));
+            OAuthAnswers.error(response, callback, 503, "temporarily_unavailable", "the server holds as many registered"
+                    + " clients as it keeps (" + limits.maxClients() + "); retry later");
+            return;
+        }
         OAuthStore.Client client = new OAuthStore.Client(Secrets.next(Secrets.CLIENT_ID), name, redirects, clock.instant());
         store.putClient(client);
         ObjectNode answer = Json.object().put("client_id", client.id())
@@ -93,6 +105,14 @@ final class Registration {
         answer.putArray("grant_types").add("authorization_code").add("refresh_token");
         answer.putArray("response_types").add("code");
         OAuthAnswers.json(response, callback, 201, answer);
+    }
+
+    /** At the cap: deletes what has expired, then the idle clients; true when there is room now. */
+    private boolean makeRoom() throws SQLException {
+        java.time.Instant now = clock.instant();
+        store.purge(now);
+        store.purgeIdleClients(now.minus(limits.idleClientAge()));
+        return store.clientCount() < limits.maxClients();
     }
 
     /**

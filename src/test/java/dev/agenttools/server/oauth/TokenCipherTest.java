@@ -63,7 +63,24 @@ class TokenCipherTest {
         assertThat(settings("https://tools.example.com/").publicUrl()).hasToString("https://tools.example.com");
         assertThat(settings("https://tools.example.com").toString()).doesNotContain("server-secret");
         assertThatThrownBy(() -> settings("http://tools.example.com")).hasMessageContaining("https");
-        assertThatThrownBy(() -> settings("https://tools.example.com/prefix")).hasMessageContaining("no path");
+        // a path is the prefix a proxy publishes the server under; everything is derived from it
+        OAuthSettings prefixed = settings("https://tools.example.com/agent-tools/");
+        assertThat(prefixed.publicUrl()).hasToString("https://tools.example.com/agent-tools");
+        assertThat(prefixed.pathPrefix()).isEqualTo("/agent-tools");
+        assertThat(prefixed.resource()).isEqualTo("https://tools.example.com/agent-tools/mcp");
+        assertThat(prefixed.callbackUrl()).isEqualTo("https://tools.example.com/agent-tools/oauth/callback");
+        assertThat(prefixed.protectedResourceMetadataUrl())
+                .isEqualTo("https://tools.example.com/.well-known/oauth-protected-resource/agent-tools/mcp");
+        assertThat(prefixed.authorizationServerMetadataUrl())
+                .isEqualTo("https://tools.example.com/.well-known/oauth-authorization-server/agent-tools");
+        assertThat(settings("http://127.0.0.1:0/a/b").withBoundPort(8123).resource()).isEqualTo("http://127.0.0.1:8123/a/b/mcp");
+        for (String bad : List.of("https://tools.example.com/a/../b", "https://tools.example.com/%2e%2e",
+                "https://tools.example.com/.well-known/x", "https://tools.example.com/a?x=1")) {
+            assertThatThrownBy(() -> settings(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("AGENT_TOOLS_SERVER_PUBLIC_URL");
+        }
+        assertThat(settings("https://tools.example.com").protectedResourceMetadataUrl())
+                .as("without a prefix, the root form clients have been told").isEqualTo("https://tools.example.com/.well-known/oauth-protected-resource");
         assertThatThrownBy(() -> settings("https://tools.example.com:0")).hasMessageContaining("port 0");
         assertThat(settings("http://127.0.0.1:0").withBoundPort(8123).resource()).isEqualTo("http://127.0.0.1:8123/mcp");
     }

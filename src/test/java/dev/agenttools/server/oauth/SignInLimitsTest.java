@@ -1,0 +1,206 @@
+package dev.agenttools.server.oauth;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Json;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The bounds on the endpoints anyone may call without a token, over real HTTP, with small limits and a clock the test
+ * moves: 429 with {@code Retry-After} and an RFC 6749 error past a client address's rate, per address and per endpoint
+ * group; the cap on registered clients, and idle clients deleted to make room.
+ */
+class SignInLimitsTest {
+    private static final String REDIRECT = "http://127.0.0.1:9/cb";
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    @TempDir
+    Path dir;
+    private final MovableClock clock = new MovableClock();
+    private Server server;
+    private AuthorizationServer authorization;
+    private URI base;
+
+    private void start(Limits limits) throws Exception {
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        URI google = URI.create("http://127.0.0.1:9/");
+        OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:8080"), "client", "secret", google, google,
+                google, dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k", key)), Duration.ofHours(1), Duration.ofDays(30));
+        authorization = AuthorizationServer.open(settings, clock, limits);
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(authorization.handler((endpoint, status) -> { }));
+        server.start();
+        base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (server != null) {
+            server.stop();
+            authorization.close();
+        }
+    }
+
+    private static Limits limits(int register, int authorize, int token, int maxClients) {
+        return new Limits(new RateLimiter.Rate(register, Duration.ofMinutes(1)), new RateLimiter.Rate(authorize, Duration.ofMinutes(1)),
+                new RateLimiter.Rate(token, Duration.ofMinutes(1)), maxClients, Duration.ofHours(1), 1_000);
+    }
+
+    @Test
+    void registrationsPastAnAddresssBurstAre429WithRetryAfterUntilItsBucketRefills() throws Exception {
+        start(limits(3, 100, 100, 100));
+        for (int i = 0; i < 3; i++) {
+            assertThat(register().statusCode()).isEqualTo(201);
+        }
+        HttpResponse<String> refused = register();
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.headers().firstValue("Retry-After")).hasValue("20"); // one more every 60 s / 3
+        JsonNode error = Json.MAPPER.readTree(refused.body());
+        assertThat(error.get("error").asText()).isEqualTo("temporarily_unavailable");
+        assertThat(error.get("error_description").asText()).contains("/oauth/register").contains("3 per 1 min").contains("20 s");
+        assertThat(refused.headers().firstValue("Access-Control-Allow-Origin")).as("a page can read it").hasValue("*");
+
+        clock.move(Duration.ofSeconds(19));
+        assertThat(register().statusCode()).as("not refilled yet").isEqualTo(429);
+        clock.move(Duration.ofSeconds(1));
+        assertThat(register().statusCode()).isEqualTo(201);
+        assertThat(register().statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void authorizeAndTokenAreLimitedApartFromRegistrationAndEachAddressHasItsOwnBuckets() throws Exception {
+        start(limits(100, 2, 3, 100));
+        for (int i = 0; i < 2; i++) {
+            assertThat(get("/oauth/authorize?client_id=unknown").statusCode()).isEqualTo(400);
+        }
+        assertThat(get("/oauth/authorize?client_id=unknown").statusCode()).isEqualTo(429);
+        assertThat(get("/oauth/callback?state=x").statusCode()).as("a sign-in's callback shares its bucket").isEqualTo(429);
+        for (int i = 0; i < 3; i++) {
+            assertThat(post("/oauth/token", "application/x-www-form-urlencoded", "grant_type=refresh_token").statusCode()).isEqualTo(401);
+        }
+        HttpResponse<String> token = post("/oauth/token", "application/x-www-form-urlencoded", "grant_type=refresh_token");
+        assertThat(token.statusCode()).isEqualTo(429);
+        assertThat(token.headers().firstValue("Retry-After")).hasValue("20");
+        assertThat(post("/oauth/revoke", "application/x-www-form-urlencoded", "token=x").statusCode()).isEqualTo(429);
+        assertThat(register().statusCode()).as("registration has its own bucket").isEqualTo(201);
+        assertThat(get("/.well-known/oauth-authorization-server").statusCode()).as("metadata is not limited").isEqualTo(200);
+
+        // another address (the loopback network is 127/8) is counted apart
+        assertThat(rawGet(InetAddress.getByName("127.0.0.2"), "/oauth/authorize?client_id=unknown")).startsWith("HTTP/1.1 400");
+        assertThat(get("/oauth/authorize?client_id=unknown").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void atTheCapOnClientsRegistrationIs503UntilIdleClientsAgeOutWhileAClientSigningInIsKept() throws Exception {
+        start(limits(100, 100, 100, 2));
+        String a = Json.MAPPER.readTree(register().body()).get("client_id").asText();
+        assertThat(register().statusCode()).isEqualTo(201);
+        HttpResponse<String> full = register();
+        assertThat(full.statusCode()).isEqualTo(503);
+        assertThat(full.headers().firstValue("Retry-After")).hasValue("600");
+        assertThat(Json.MAPPER.readTree(full.body()).get("error_description").asText()).contains("(2)");
+
+        clock.move(Duration.ofMinutes(55));
+        // client a starts a sign-in (the user is at Google's consent for up to 10 minutes): it is in use
+        HttpResponse<String> toGoogle = get("/oauth/authorize?response_type=code&client_id=" + a + "&redirect_uri="
+                + URLEncoder.encode(REDIRECT, StandardCharsets.UTF_8) + "&code_challenge=" + "A".repeat(43) + "&code_challenge_method=S256");
+        assertThat(toGoogle.statusCode()).as(toGoogle.body()).isEqualTo(302);
+        assertThat(register().statusCode()).as("nobody is idle an hour yet").isEqualTo(503);
+
+        clock.move(Duration.ofMinutes(6)); // 61 minutes after registering: the other client never signed anyone in
+        assertThat(register().statusCode()).isEqualTo(201);
+        assertThat(register().statusCode()).as("a and the new one remain").isEqualTo(503);
+        HttpResponse<String> again = get("/oauth/authorize?response_type=code&client_id=" + a + "&redirect_uri="
+                + URLEncoder.encode(REDIRECT, StandardCharsets.UTF_8) + "&code_challenge=" + "A".repeat(43) + "&code_challenge_method=S256");
+        assertThat(again.statusCode()).as("client a was kept").isEqualTo(302);
+    }
+
+    @Test
+    void theAddressesTrackedAreBounded() {
+        RateLimiter limiter = new RateLimiter(new RateLimiter.Rate(1, Duration.ofMinutes(1)), clock, 100);
+        for (int i = 0; i < 1_000; i++) {
+            limiter.take("10.0." + (i / 256) + "." + (i % 256));
+        }
+        assertThat(limiter.tracked()).isLessThanOrEqualTo(100);
+        assertThat(limiter.take("10.9.9.9")).isZero();
+        assertThat(limiter.take("10.9.9.9")).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    private HttpResponse<String> register() throws Exception {
+        return post("/oauth/register", "application/json", "{\"redirect_uris\": [\"" + REDIRECT + "\"]}");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(base.resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String path, String type, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", type)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A GET sent from another local address: the first line of the answer. */
+    private String rawGet(InetAddress from, String path) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).lines().findFirst().orElse("");
+        }
+    }
+
+    /** A clock the test moves forward. */
+    private static final class MovableClock extends Clock {
+        private volatile Instant now = Instant.parse("2026-03-01T10:00:00Z");
+
+        void move(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}
