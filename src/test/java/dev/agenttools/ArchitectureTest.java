@@ -113,7 +113,7 @@ class ArchitectureTest {
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark",
-            "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings",
+            "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
             "google.PacingShare", "google.PacingStats", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test
@@ -257,15 +257,16 @@ class ArchitectureTest {
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("mcp", "tool");
         // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
-        // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite store
+        // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite or DynamoDB store
         assertImportsOnly("server", "tool", "mcp", "google", "store");
         assertImportsOnly("shared", "google", "store"); // what instances share: the pacing's count of them
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools
         // bench reads two families' constants: the field masks its bare client must send (so the server does the same
-        // work as for the tools) and the HTML converter its decoding figure times; the front door does not carry them
-        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar");
+        // work as for the tools) and the HTML converter its decoding figure times; the front door does not carry them;
+        // and server's token check, which its row times (server.oauth.CheckTiming)
+        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar", "server");
     }
 
     @Test

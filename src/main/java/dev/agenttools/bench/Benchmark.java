@@ -240,6 +240,7 @@ public final class Benchmark {
                 out.printf(java.util.Locale.ROOT, "tracking: adds %.2f µs p50 (%.2f vs %.2f µs) and %.2f µs p99 to a call (SQLite, %s calls, %s dropped while measured)%n",
                         tracking.get("added_p50_us"), tracking.get("with_p50_us"), tracking.get("without_p50_us"),
                         tracking.get("added_p99_us"), tracking.get("calls"), tracking.get("dropped_while_measured"));
+                Map<String, Object> tokenCheck = TokenCheckBench.run(out);
                 Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
                 if (decoding != null) {
                     out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",
@@ -259,6 +260,7 @@ public final class Benchmark {
                     env.put("external_rows", externalRows);
                 }
                 env.put("tracking_overhead", tracking);
+                env.put("token_check", tokenCheck);
                 out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows, decoding));
                 boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
                 return failures ? 1 : 0;

@@ -26,6 +26,9 @@ final class ServerAuthorization {
     static final String TOKEN_KEY = "AGENT_TOOLS_SERVER_TOKEN_KEY";
     static final String TOKEN_KEY_FILE = "AGENT_TOOLS_SERVER_TOKEN_KEY_FILE";
     static final String STORE = "AGENT_TOOLS_SERVER_OAUTH_STORE";
+    /** The DynamoDB table of the OAuth store; setting it (or AGENT_TOOLS_SHARED_STATE=dynamodb) puts the store there. */
+    static final String TABLE = "AGENT_TOOLS_SERVER_OAUTH_TABLE";
+    static final String DEFAULT_TABLE = "agent-tools-oauth";
     static final String ACCESS_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME";
     static final String REFRESH_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME";
 
@@ -54,7 +57,28 @@ final class ServerAuthorization {
                 store == null || store.isBlank() ? data.resolve("agent-tools").resolve("server-oauth.db") : Path.of(store),
                 keys(settings),
                 lifetime(settings, ACCESS_TOKEN_LIFETIME, OAuthSettings.DEFAULT_ACCESS_TOKEN_LIFETIME),
-                lifetime(settings, REFRESH_TOKEN_LIFETIME, OAuthSettings.DEFAULT_REFRESH_TOKEN_LIFETIME));
+                lifetime(settings, REFRESH_TOKEN_LIFETIME, OAuthSettings.DEFAULT_REFRESH_TOKEN_LIFETIME), dynamo(settings));
+    }
+
+    /**
+     * The DynamoDB table of the OAuth store, when {@value #TABLE} is set or the instances share their state in DynamoDB
+     * ({@code AGENT_TOOLS_SHARED_STATE=dynamodb}: instances on several machines, which a SQLite file cannot serve); null:
+     * the SQLite file. Endpoint and region as tracking and the shared state read them.
+     */
+    private static OAuthSettings.DynamoTable dynamo(Settings settings) {
+        String table = settings.value(TABLE);
+        boolean shared = "dynamodb".equals(settings.value(ServerCommand.SHARED_STATE));
+        if ((table == null || table.isBlank()) && !shared) {
+            return null;
+        }
+        String store = settings.value(STORE);
+        if (store != null && !store.isBlank()) {
+            throw new IllegalArgumentException(STORE + " names a SQLite file, but the OAuth store is in DynamoDB ("
+                    + (shared ? ServerCommand.SHARED_STATE + "=dynamodb" : TABLE + " is set") + "): unset one of them");
+        }
+        var tracking = settings.tracking();
+        return new OAuthSettings.DynamoTable(table == null || table.isBlank() ? DEFAULT_TABLE : table.strip(),
+                tracking.dynamoEndpoint(), tracking.region());
     }
 
     /**

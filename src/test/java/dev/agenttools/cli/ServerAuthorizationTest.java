@@ -54,6 +54,34 @@ class ServerAuthorizationTest {
     }
 
     @Test
+    void putsTheOAuthStoreInDynamoDbWhenItsTableIsSetOrTheInstancesShareTheirStateThere() {
+        Map<String, String> env = env();
+        assertThat(ServerAuthorization.from(Settings.from(env), env).dynamo()).as("SQLite by default").isNull();
+
+        env.put("AGENT_TOOLS_SHARED_STATE", "dynamodb");
+        env.put("AGENT_TOOLS_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000");
+        env.put("AWS_REGION", "eu-west-1");
+        OAuthSettings.DynamoTable shared = ServerAuthorization.from(Settings.from(env), env).dynamo();
+        assertThat(shared).isEqualTo(new OAuthSettings.DynamoTable("agent-tools-oauth", java.net.URI.create("http://127.0.0.1:8000"), "eu-west-1"));
+
+        Map<String, String> table = env();
+        table.put("AGENT_TOOLS_SERVER_OAUTH_TABLE", "tools-oauth");
+        OAuthSettings s = ServerAuthorization.from(Settings.from(table), table);
+        assertThat(s.dynamo().table()).isEqualTo("tools-oauth");
+        assertThat(s.dynamo().endpoint()).as("AWS's").isNull();
+        assertThat(s.toString()).contains("tools-oauth");
+
+        // a SQLite file named as well is a contradiction, not a silent choice
+        table.put("AGENT_TOOLS_SERVER_OAUTH_STORE", dir.resolve("oauth.db").toString());
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(table), table))
+                .hasMessageContaining("AGENT_TOOLS_SERVER_OAUTH_STORE").hasMessageContaining("AGENT_TOOLS_SERVER_OAUTH_TABLE");
+        Map<String, String> badName = env();
+        badName.put("AGENT_TOOLS_SERVER_OAUTH_TABLE", "a b");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(badName), badName))
+                .hasMessageContaining("table name").hasMessageContaining("a b");
+    }
+
+    @Test
     void namesTheMissingSettingAndRefusesAKeyFileOthersMayRead() throws Exception {
         Map<String, String> noClient = env();
         noClient.remove("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID");

@@ -52,6 +52,11 @@ final class OAuthClient {
         return new OAuthClient(base, registered.get("client_id").asText());
     }
 
+    /** The same registered client talking to another instance (behind one public URL, as a load balancer spreads it). */
+    OAuthClient at(URI instance) {
+        return new OAuthClient(instance, id);
+    }
+
     Tokens signIn(String user) throws Exception {
         Authorized a = authorize(user);
         HttpResponse<String> answer = token(Map.of("grant_type", "authorization_code", "code", a.code(),

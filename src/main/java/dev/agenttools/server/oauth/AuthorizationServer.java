@@ -77,7 +77,8 @@ public final class AuthorizationServer implements AutoCloseable {
     /**
      * Opens the store and gets ready.
      *
-     * @throws IOException naming the store file when it is refused (a link, someone else's, in a folder others write)
+     * @throws IOException naming the store when it is refused (a SQLite file that is a link, someone else's, in a folder
+     *                     others write; a DynamoDB table that is missing in AWS or cannot be reached)
      */
     public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
         return open(settings, clock, Limits.DEFAULT);
@@ -86,7 +87,9 @@ public final class AuthorizationServer implements AutoCloseable {
     /** With other limits (the tests' small ones). */
     static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits) throws IOException {
         try {
-            return new AuthorizationServer(settings, new OAuthStore(settings.store()), clock, limits);
+            return new AuthorizationServer(settings, OAuthStore.open(settings), clock, limits);
+        } catch (OAuthStore.Unavailable e) {
+            throw new IOException(e.getMessage(), e);
         } catch (SQLException e) {
             throw new IOException("the OAuth store " + settings.store() + " cannot be opened: " + e.getMessage(), e);
         }

@@ -21,13 +21,16 @@ import java.util.Locale;
  * @param googleTokenUrl       Google's token endpoint
  * @param profileUrl           Gmail's {@code users/me/profile}, which names the account a Google token belongs to
  * @param store                the SQLite file of clients, codes, token digests and encrypted Google refresh tokens
+ *                             (when {@code dynamo} is null)
  * @param keys                 the keys Google refresh tokens are encrypted with: the first encrypts, all decrypt
  * @param accessTokenLifetime  how long the server's access tokens live (1 h by default)
  * @param refreshTokenLifetime how long a refresh token of the server lives unused (30 days by default)
+ * @param dynamo               the DynamoDB table that instances on several machines share, in place of {@code store};
+ *                             null: the SQLite file
  */
 public record OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
                             URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
-                            Duration accessTokenLifetime, Duration refreshTokenLifetime) {
+                            Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo) {
     public static final Duration DEFAULT_ACCESS_TOKEN_LIFETIME = Duration.ofHours(1);
     public static final Duration DEFAULT_REFRESH_TOKEN_LIFETIME = Duration.ofDays(30);
     /** The Google scopes asked at consent: what the tools read. */
@@ -65,12 +68,36 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         }
     }
 
+    /**
+     * The DynamoDB table of the store (docs/mcp-authorization.md names its items).
+     *
+     * @param table    its name (3..255 of {@code A-Za-z0-9._-}, as DynamoDB allows)
+     * @param endpoint a local DynamoDB (dynalite, DynamoDB Local), where the table is made when missing; null: AWS's,
+     *                 where it must exist (with TTL on {@code expires_at})
+     * @param region   the AWS region
+     */
+    public record DynamoTable(String table, URI endpoint, String region) {
+        public DynamoTable {
+            require(table != null && table.matches("[A-Za-z0-9._-]{3,255}"),
+                    "the OAuth store's DynamoDB table name must be 3..255 of A-Z a-z 0-9 . _ -, got " + table);
+            require(region != null && !region.isBlank(), "the OAuth store's DynamoDB region is missing");
+        }
+    }
+
+    /** The settings of a SQLite store (one machine). */
+    public OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
+                         URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
+                         Duration accessTokenLifetime, Duration refreshTokenLifetime) {
+        this(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
+                accessTokenLifetime, refreshTokenLifetime, null);
+    }
+
     public OAuthSettings {
         publicUrl = checkPublicUrl(publicUrl);
         require(googleClientId != null && !googleClientId.isBlank(), "the Google OAuth client id is missing");
         require(googleClientSecret != null && !googleClientSecret.isBlank(), "the Google OAuth client secret is missing");
         require(googleAuthUrl != null && googleTokenUrl != null && profileUrl != null, "Google's endpoints are missing");
-        require(store != null, "the OAuth store file is missing");
+        require(store != null || dynamo != null, "the OAuth store file is missing");
         require(keys != null && !keys.isEmpty(), "no token key: set AGENT_TOOLS_SERVER_TOKEN_KEY (ID:BASE64 of 32 bytes) "
                 + "or AGENT_TOOLS_SERVER_TOKEN_KEY_FILE");
         keys = List.copyOf(keys);
@@ -118,7 +145,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         }
         return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port + pathPrefix()),
                 googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
-                accessTokenLifetime, refreshTokenLifetime);
+                accessTokenLifetime, refreshTokenLifetime, dynamo);
     }
 
     /** The resource {@code /mcp} is, as tokens name their audience. */
@@ -165,7 +192,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
     public String toString() {
         return "OAuthSettings[publicUrl=" + publicUrl + ", googleClientId=" + googleClientId + ", googleClientSecret=(not shown)"
                 + ", googleAuthUrl=" + googleAuthUrl + ", googleTokenUrl=" + googleTokenUrl + ", profileUrl=" + profileUrl
-                + ", store=" + store + ", keys=" + keys + ", accessTokenLifetime=" + accessTokenLifetime
+                + ", store=" + (dynamo == null ? store : dynamo) + ", keys=" + keys + ", accessTokenLifetime=" + accessTokenLifetime
                 + ", refreshTokenLifetime=" + refreshTokenLifetime + "]";
     }
 

@@ -1,31 +1,34 @@
 package dev.agenttools.server.oauth;
 
-import dev.agenttools.store.SqliteStore;
-
 import java.io.IOException;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.List;
 
 /**
- * What the authorization server keeps, in one SQLite file that several instances on one machine share (opened as the
- * other stores are: owner-only, in a folder others may not write, never through a link, durable commits). Secrets are
- * kept as SHA-256 digests ({@link Secrets#digest}) or, where they must be read back, as AES-GCM ciphertexts
- * ({@link TokenCipher}). One-time values (a pending sign-in, a code, a refresh token) are spent by one statement whose
- * count of changed rows says who spent it, so two instances never both spend one.
+ * What the authorization server keeps: registered clients, sign-ins on their way through Google's consent, codes,
+ * the digests of its access and refresh tokens, and each account's Google refresh token (encrypted). Two kinds: one
+ * SQLite file that the instances on one machine share ({@link SqliteOAuthStore}), or a DynamoDB table that instances on
+ * several machines share ({@link DynamoOAuthStore}); {@link #open} picks the one the settings name. Both keep the same
+ * promises, held by one contract test run against both:
  *
- * <p>Thread-safe: one connection, used under this object's lock (each statement takes microseconds).
+ * <ul>
+ *   <li>Secrets are kept as SHA-256 digests ({@link Secrets#digest}) or, where they must be read back, as AES-GCM
+ *       ciphertexts with their key id ({@link TokenCipher}), never as they are.</li>
+ *   <li>One-time values (a pending sign-in, a code, a refresh token) are spent by one atomic operation, so that of two
+ *       instances (or threads) spending one at once exactly one gets it.</li>
+ *   <li>What has expired is never answered, whether or not it has been deleted yet.</li>
+ *   <li>Ending a grant or an account ends every token of it on the next check of this instance, and of another
+ *       instance within {@link DynamoOAuthStore#CHECK_CACHE_LIFETIME} (DynamoDB; at once with SQLite).</li>
+ * </ul>
+ *
+ * <p>Failures of the store are {@link SQLException}s (DynamoDB's as {@link Unavailable}), which the endpoints answer
+ * with 503. Thread-safe.
  */
-final class OAuthStore implements AutoCloseable {
+interface OAuthStore extends AutoCloseable {
     /** A registered client: public (no secret), with the redirect URIs it may use, matched exactly. */
     record Client(String id, String name, List<String> redirectUris, Instant createdAt) {
-        Client {
+        public Client {
             redirectUris = List.copyOf(redirectUris);
         }
     }
@@ -58,285 +61,99 @@ final class OAuthStore implements AutoCloseable {
         }
     }
 
-    private final Connection c;
 
-    OAuthStore(Path file) throws IOException, SQLException {
-        this.c = SqliteStore.openToWrite(file, true).connection();
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS clients (id TEXT PRIMARY KEY, name TEXT, redirect_uris TEXT NOT NULL,"
-                    + " created_at INTEGER NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS pending (state_digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
-                    + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
-                    + " resource TEXT NOT NULL, key_id TEXT NOT NULL, google_verifier BLOB NOT NULL, expires_at INTEGER NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS codes (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,"
-                    + " challenge TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, account TEXT NOT NULL,"
-                    + " expires_at INTEGER NOT NULL)");
-            for (String table : List.of("access_tokens", "refresh_tokens")) {
-                s.execute("CREATE TABLE IF NOT EXISTS " + table + " (digest TEXT PRIMARY KEY, account TEXT NOT NULL,"
-                        + " client_id TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL,"
-                        + " expires_at INTEGER NOT NULL" + (table.equals("refresh_tokens") ? ", spent INTEGER NOT NULL DEFAULT 0" : "") + ")");
-                s.execute("CREATE INDEX IF NOT EXISTS " + table + "_grant ON " + table + " (grant_id)");
-                s.execute("CREATE INDEX IF NOT EXISTS " + table + "_account ON " + table + " (account)");
-            }
-            s.execute("CREATE TABLE IF NOT EXISTS google_accounts (account TEXT PRIMARY KEY, key_id TEXT NOT NULL,"
-                    + " refresh_token BLOB NOT NULL, updated_at INTEGER NOT NULL)");
-        } catch (SQLException e) {
-            c.close();
-            throw e;
-        }
-    }
+    /**
+     * A DynamoDB store's failure (throttled, unreachable, refused): an {@link SQLException} so that every caller answers
+     * it as it answers SQLite's, with a 503 to retry.
+     */
+    final class Unavailable extends SQLException {
+        private static final long serialVersionUID = 1L;
 
-    synchronized void putClient(Client client) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO clients VALUES (?, ?, ?, ?)")) {
-            p.setString(1, client.id());
-            p.setString(2, client.name());
-            p.setString(3, String.join("\n", client.redirectUris())); // a URI has no line break
-            p.setLong(4, client.createdAt().toEpochMilli());
-            p.executeUpdate();
-        }
-    }
-
-    synchronized Client client(String id) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?")) {
-            p.setString(1, id);
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")),
-                        Instant.ofEpochMilli(r.getLong(3))) : null;
-            }
-        }
-    }
-
-    /** How many clients are registered. */
-    synchronized int clientCount() throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM clients")) {
-            return r.next() ? r.getInt(1) : 0;
+        Unavailable(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
     /**
+     * The store the settings name: their DynamoDB table when set, else their SQLite file.
+     *
+     * @throws IOException naming the SQLite file when it is refused (a link, someone else's, in a folder others write)
+     */
+    static OAuthStore open(OAuthSettings settings) throws IOException, SQLException {
+        return settings.dynamo() != null ? DynamoOAuthStore.open(settings.dynamo()) : new SqliteOAuthStore(settings.store());
+    }
+
+    void putClient(Client client) throws SQLException;
+
+    /** The registered client of this id, or null. */
+    Client client(String id) throws SQLException;
+
+    /**
+     * How many clients are registered, for the cap on them. DynamoDB, which cannot count items cheaply, answers how
+     * many were registered within {@link DynamoOAuthStore#CLIENT_IDLE_LIFETIME} before {@code now} (older idle ones
+     * are gone by TTL).
+     */
+    int clientCount(Instant now) throws SQLException;
+
+    /**
      * Deletes the clients registered before {@code registeredBefore} that have no sign-in under way, no code and no
-     * token left (never signed a user in, or every token has expired): what a registration flood leaves.
+     * token left (never signed a user in, or every token has expired): what a registration flood leaves. DynamoDB's
+     * TTL does it there (a client item expires a day after its registration or its newest token).
      *
      * @return how many were deleted
      */
-    synchronized int purgeIdleClients(Instant registeredBefore) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE created_at < ?"
-                + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM codes)"
-                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens)")) {
-            p.setLong(1, registeredBefore.toEpochMilli());
-            return p.executeUpdate();
-        }
-    }
+    int purgeIdleClients(Instant registeredBefore) throws SQLException;
 
-    synchronized void putPending(String stateDigest, Pending p) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, stateDigest);
-            s.setString(2, p.clientId());
-            s.setString(3, p.redirectUri());
-            s.setString(4, p.clientState());
-            s.setString(5, p.challenge());
-            s.setString(6, p.scope());
-            s.setString(7, p.resource());
-            s.setString(8, p.googleVerifier().keyId());
-            s.setBytes(9, p.googleVerifier().bytes());
-            s.setLong(10, p.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
-    }
+    void putPending(String stateDigest, Pending p) throws SQLException;
 
     /** The pending sign-in of this state, spent (null when unknown, already spent or expired). */
-    synchronized Pending takePending(String stateDigest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM pending WHERE state_digest = ? RETURNING client_id,"
-                + " redirect_uri, client_state, challenge, scope, resource, key_id, google_verifier, expires_at")) {
-            p.setString(1, stateDigest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next() || r.getLong(9) <= now.toEpochMilli()) {
-                    return null;
-                }
-                return new Pending(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)));
-            }
-        }
-    }
+    Pending takePending(String stateDigest, Instant now) throws SQLException;
 
-    synchronized void putCode(String digest, Code code) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO codes VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, digest);
-            s.setString(2, code.clientId());
-            s.setString(3, code.redirectUri());
-            s.setString(4, code.challenge());
-            s.setString(5, code.scope());
-            s.setString(6, code.resource());
-            s.setString(7, code.account());
-            s.setLong(8, code.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
-    }
+    void putCode(String digest, Code code) throws SQLException;
 
-    /** The code, spent whatever comes next (a wrong verifier cannot be retried); null when unknown, spent or expired. */
-    synchronized Code takeCode(String digest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE digest = ? RETURNING client_id, redirect_uri,"
-                + " challenge, scope, resource, account, expires_at")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next() || r.getLong(7) <= now.toEpochMilli()) {
-                    return null;
-                }
-                return new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), Instant.ofEpochMilli(r.getLong(7)));
-            }
-        }
-    }
+    /**
+     * The code, spent whatever comes next (a wrong verifier cannot be retried); null when unknown, spent, expired, or
+     * issued before its account was ended ({@link #endAccount}).
+     */
+    Code takeCode(String digest, Instant now) throws SQLException;
 
-    /** Stores an access token's and a refresh token's digests together (one transaction). */
-    synchronized void putTokens(String accessDigest, Grant access, String refreshDigest, Grant refresh) throws SQLException {
-        c.setAutoCommit(false);
-        try {
-            insertToken("access_tokens", accessDigest, access);
-            insertToken("refresh_tokens", refreshDigest, refresh);
-            c.commit();
-        } catch (SQLException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
-    }
+    /**
+     * Stores an access token's and a refresh token's digests, both of one grant. When the grant has been ended
+     * meanwhile (a reuse of its refresh token on another instance), they may be stored but are never answered.
+     */
+    void putTokens(String accessDigest, Grant access, String refreshDigest, Grant refresh) throws SQLException;
 
-    private void insertToken(String table, String digest, Grant g) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                + " (digest, account, client_id, scope, resource, grant_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, digest);
-            s.setString(2, g.account());
-            s.setString(3, g.clientId());
-            s.setString(4, g.scope());
-            s.setString(5, g.resource());
-            s.setString(6, g.grant());
-            s.setLong(7, g.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
-    }
-
-    /** The access token of this digest, null when unknown or expired. */
-    synchronized Grant accessToken(String digest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
-                + " FROM access_tokens WHERE digest = ? AND expires_at > ?")) {
-            p.setString(1, digest);
-            p.setLong(2, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? grant(r) : null;
-            }
-        }
-    }
+    /** The access token of this digest, null when unknown, expired, or of an ended grant or account. */
+    Grant accessToken(String digest, Instant now) throws SQLException;
 
     /**
      * Spends a refresh token: the first use finds it {@link Spent.Fresh}; a later one finds it spent, takes that as
      * theft (RFC 9700 section 4.14: the thief or the client, whichever comes second, must not go on) and ends its
-     * whole grant.
+     * whole grant. A token unknown, expired, or of an ended grant or account is {@link Spent.None}.
      */
-    synchronized Spent spendRefreshToken(String digest, Instant now) throws SQLException {
-        Grant grant;
-        boolean spent;
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at, spent"
-                + " FROM refresh_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next()) {
-                    return new Spent.None();
-                }
-                grant = grant(r);
-                spent = r.getInt(7) != 0;
-            }
-        }
-        if (!spent) {
-            try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1 WHERE digest = ? AND spent = 0")) {
-                p.setString(1, digest);
-                spent = p.executeUpdate() == 0; // another instance spent it in between
-            }
-        }
-        if (spent) {
-            endGrant(grant.grant());
-            return new Spent.Reused(grant.grant());
-        }
-        return grant.expiresAt().isAfter(now) ? new Spent.Fresh(grant) : new Spent.None();
-    }
+    Spent spendRefreshToken(String digest, Instant now) throws SQLException;
 
     /** Ends a grant: its access tokens and refresh tokens, spent or not. */
-    synchronized void endGrant(String grant) throws SQLException {
-        for (String table : List.of("access_tokens", "refresh_tokens")) {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE grant_id = ?")) {
-                p.setString(1, grant);
-                p.executeUpdate();
-            }
-        }
-    }
+    void endGrant(String grant) throws SQLException;
 
     /** Ends one access token (RFC 7009 for an access token); its grant's refresh token still works. */
-    synchronized void endAccessToken(String digest) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM access_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            p.executeUpdate();
-        }
-    }
+    void endAccessToken(String digest) throws SQLException;
 
-    /** The grant a refresh token (spent or not) belongs to, or null. */
-    synchronized String grantOfRefreshToken(String digest) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM refresh_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? r.getString(1) : null;
-            }
-        }
-    }
+    /** The grant a refresh token (spent or not) belongs to while that grant lasts, or null. */
+    String grantOfRefreshToken(String digest) throws SQLException;
 
-    /** Forgets an account: its Google refresh token and every token of ours issued for it (Google refused the grant). */
-    synchronized void endAccount(String account) throws SQLException {
-        for (String table : List.of("access_tokens", "refresh_tokens", "codes", "google_accounts")) {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE account = ?")) {
-                p.setString(1, account);
-                p.executeUpdate();
-            }
-        }
-    }
+    /** Forgets an account: its Google refresh token, and every code and token of ours issued for it (Google refused the grant). */
+    void endAccount(String account) throws SQLException;
 
-    synchronized void putGoogleRefreshToken(String account, TokenCipher.Sealed sealed, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO google_accounts VALUES (?, ?, ?, ?) ON CONFLICT (account)"
-                + " DO UPDATE SET key_id = excluded.key_id, refresh_token = excluded.refresh_token, updated_at = excluded.updated_at")) {
-            p.setString(1, account);
-            p.setString(2, sealed.keyId());
-            p.setBytes(3, sealed.bytes());
-            p.setLong(4, now.toEpochMilli());
-            p.executeUpdate();
-        }
-    }
+    /** Keeps the account's Google refresh token (sealed), replacing the one kept before. */
+    void putGoogleRefreshToken(String account, TokenCipher.Sealed sealed, Instant now) throws SQLException;
 
     /** The account's sealed Google refresh token, or null. */
-    synchronized TokenCipher.Sealed googleRefreshToken(String account) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT key_id, refresh_token FROM google_accounts WHERE account = ?")) {
-            p.setString(1, account);
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? new TokenCipher.Sealed(r.getString(1), r.getBytes(2)) : null;
-            }
-        }
-    }
+    TokenCipher.Sealed googleRefreshToken(String account) throws SQLException;
 
-    /** Deletes what has expired (refresh tokens spent or not, once past their lifetime). */
-    synchronized void purge(Instant now) throws SQLException {
-        for (String table : List.of("pending", "codes", "access_tokens", "refresh_tokens")) {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ?")) {
-                p.setLong(1, now.toEpochMilli());
-                p.executeUpdate();
-            }
-        }
-    }
-
-    private static Grant grant(ResultSet r) throws SQLException {
-        return new Grant(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                Instant.ofEpochMilli(r.getLong(6)));
-    }
+    /** Deletes what has expired (refresh tokens spent or not, once past their lifetime); DynamoDB's TTL does it there. */
+    void purge(Instant now) throws SQLException;
 
     @Override
-    public synchronized void close() throws SQLException {
-        c.close();
-    }
+    void close() throws SQLException;
 }

@@ -86,7 +86,7 @@ final class Registration {
         if (name != null && name.length() > 200) {
             name = name.substring(0, 200);
         }
-        if (store.clientCount() >= limits.maxClients() && !makeRoom()) {
+        if (store.clientCount(clock.instant()) >= limits.maxClients() && !makeRoom()) {
             // a bound on what anyone may make the server store; idle clients make room as they age
             response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.RETRY_AFTER, Long.toString(FULL_RETRY_AFTER.toSeconds()));
             OAuthAnswers.error(response, callback, 503, "temporarily_unavailable", "the server holds as many registered"
@@ -112,7 +112,7 @@ final class Registration {
         java.time.Instant now = clock.instant();
         store.purge(now);
         store.purgeIdleClients(now.minus(limits.idleClientAge()));
-        return store.clientCount() < limits.maxClients();
+        return store.clientCount(now) < limits.maxClients();
     }
 
     /**

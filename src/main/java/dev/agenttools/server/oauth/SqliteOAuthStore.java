@@ -1,0 +1,348 @@
+package dev.agenttools.server.oauth;
+
+import dev.agenttools.store.SqliteStore;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@link OAuthStore} in one SQLite file that several instances on one machine share (opened as the
+ * other stores are: owner-only, in a folder others may not write, never through a link, durable commits). Secrets are
+ * kept as SHA-256 digests ({@link Secrets#digest}) or, where they must be read back, as AES-GCM ciphertexts
+ * ({@link TokenCipher}). One-time values (a pending sign-in, a code, a refresh token) are spent by one statement whose
+ * count of changed rows says who spent it, so two instances never both spend one.
+ *
+ * <p>Thread-safe: one connection, used under this object's lock (each statement takes microseconds).
+ */
+final class SqliteOAuthStore implements OAuthStore {
+    private final Connection c;
+
+    SqliteOAuthStore(Path file) throws IOException, SQLException {
+        this.c = SqliteStore.openToWrite(file, true).connection();
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS clients (id TEXT PRIMARY KEY, name TEXT, redirect_uris TEXT NOT NULL,"
+                    + " created_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS pending (state_digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
+                    + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
+                    + " resource TEXT NOT NULL, key_id TEXT NOT NULL, google_verifier BLOB NOT NULL, expires_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS codes (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,"
+                    + " challenge TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, account TEXT NOT NULL,"
+                    + " expires_at INTEGER NOT NULL)");
+            for (String table : List.of("access_tokens", "refresh_tokens")) {
+                s.execute("CREATE TABLE IF NOT EXISTS " + table + " (digest TEXT PRIMARY KEY, account TEXT NOT NULL,"
+                        + " client_id TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL,"
+                        + " expires_at INTEGER NOT NULL" + (table.equals("refresh_tokens") ? ", spent INTEGER NOT NULL DEFAULT 0" : "") + ")");
+                s.execute("CREATE INDEX IF NOT EXISTS " + table + "_grant ON " + table + " (grant_id)");
+                s.execute("CREATE INDEX IF NOT EXISTS " + table + "_account ON " + table + " (account)");
+            }
+            // grants ended, so that a rotation racing the end (a reuse on another instance) stores nothing that works
+            s.execute("CREATE TABLE IF NOT EXISTS ended_grants (grant_id TEXT PRIMARY KEY, ended_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS google_accounts (account TEXT PRIMARY KEY, key_id TEXT NOT NULL,"
+                    + " refresh_token BLOB NOT NULL, updated_at INTEGER NOT NULL)");
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public synchronized void putClient(Client client) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO clients VALUES (?, ?, ?, ?)")) {
+            p.setString(1, client.id());
+            p.setString(2, client.name());
+            p.setString(3, String.join("\n", client.redirectUris())); // a URI has no line break
+            p.setLong(4, client.createdAt().toEpochMilli());
+            p.executeUpdate();
+        }
+    }
+
+    @Override
+    public synchronized Client client(String id) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?")) {
+            p.setString(1, id);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")),
+                        Instant.ofEpochMilli(r.getLong(3))) : null;
+            }
+        }
+    }
+
+    @Override
+    public synchronized int clientCount(Instant now) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM clients")) {
+            return r.next() ? r.getInt(1) : 0;
+        }
+    }
+
+    @Override
+    public synchronized int purgeIdleClients(Instant registeredBefore) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE created_at < ?"
+                + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM codes)"
+                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens)")) {
+            p.setLong(1, registeredBefore.toEpochMilli());
+            return p.executeUpdate();
+        }
+    }
+
+    @Override
+    public synchronized void putPending(String stateDigest, Pending p) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            s.setString(1, stateDigest);
+            s.setString(2, p.clientId());
+            s.setString(3, p.redirectUri());
+            s.setString(4, p.clientState());
+            s.setString(5, p.challenge());
+            s.setString(6, p.scope());
+            s.setString(7, p.resource());
+            s.setString(8, p.googleVerifier().keyId());
+            s.setBytes(9, p.googleVerifier().bytes());
+            s.setLong(10, p.expiresAt().toEpochMilli());
+            s.executeUpdate();
+        }
+    }
+
+    /** The pending sign-in of this state, spent (null when unknown, already spent or expired). */
+    @Override
+    public synchronized Pending takePending(String stateDigest, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM pending WHERE state_digest = ? RETURNING client_id,"
+                + " redirect_uri, client_state, challenge, scope, resource, key_id, google_verifier, expires_at")) {
+            p.setString(1, stateDigest);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next() || r.getLong(9) <= now.toEpochMilli()) {
+                    return null;
+                }
+                return new Pending(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
+                        r.getString(6), new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)));
+            }
+        }
+    }
+
+    @Override
+    public synchronized void putCode(String digest, Code code) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO codes VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            s.setString(1, digest);
+            s.setString(2, code.clientId());
+            s.setString(3, code.redirectUri());
+            s.setString(4, code.challenge());
+            s.setString(5, code.scope());
+            s.setString(6, code.resource());
+            s.setString(7, code.account());
+            s.setLong(8, code.expiresAt().toEpochMilli());
+            s.executeUpdate();
+        }
+    }
+
+    /** The code, spent whatever comes next (a wrong verifier cannot be retried); null when unknown, spent or expired. */
+    @Override
+    public synchronized Code takeCode(String digest, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE digest = ? RETURNING client_id, redirect_uri,"
+                + " challenge, scope, resource, account, expires_at")) {
+            p.setString(1, digest);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next() || r.getLong(7) <= now.toEpochMilli()) {
+                    return null;
+                }
+                return new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
+                        r.getString(6), Instant.ofEpochMilli(r.getLong(7)));
+            }
+        }
+    }
+
+    /** Stores an access token's and a refresh token's digests together (one transaction). */
+    @Override
+    public synchronized void putTokens(String accessDigest, Grant access, String refreshDigest, Grant refresh) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM ended_grants WHERE grant_id = ?")) {
+                p.setString(1, refresh.grant());
+                try (ResultSet r = p.executeQuery()) {
+                    if (r.next()) {
+                        c.rollback();
+                        return; // ended by a reuse of its refresh token: the client gets tokens that do not work
+                    }
+                }
+            }
+            insertToken("access_tokens", accessDigest, access);
+            insertToken("refresh_tokens", refreshDigest, refresh);
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private void insertToken(String table, String digest, Grant g) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
+                + " (digest, account, client_id, scope, resource, grant_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            s.setString(1, digest);
+            s.setString(2, g.account());
+            s.setString(3, g.clientId());
+            s.setString(4, g.scope());
+            s.setString(5, g.resource());
+            s.setString(6, g.grant());
+            s.setLong(7, g.expiresAt().toEpochMilli());
+            s.executeUpdate();
+        }
+    }
+
+    /** The access token of this digest, null when unknown or expired. */
+    @Override
+    public synchronized Grant accessToken(String digest, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
+                + " FROM access_tokens WHERE digest = ? AND expires_at > ?")) {
+            p.setString(1, digest);
+            p.setLong(2, now.toEpochMilli());
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? grant(r) : null;
+            }
+        }
+    }
+
+    /**
+     * Spends a refresh token: the first use finds it {@link Spent.Fresh}; a later one finds it spent, takes that as
+     * theft (RFC 9700 section 4.14: the thief or the client, whichever comes second, must not go on) and ends its
+     * whole grant.
+     */
+    @Override
+    public synchronized Spent spendRefreshToken(String digest, Instant now) throws SQLException {
+        Grant grant;
+        boolean spent;
+        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at, spent"
+                + " FROM refresh_tokens WHERE digest = ?")) {
+            p.setString(1, digest);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) {
+                    return new Spent.None();
+                }
+                grant = grant(r);
+                spent = r.getInt(7) != 0;
+            }
+        }
+        if (!spent) {
+            try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1 WHERE digest = ? AND spent = 0")) {
+                p.setString(1, digest);
+                spent = p.executeUpdate() == 0; // another instance spent it in between
+            }
+        }
+        if (spent) {
+            endGrant(grant.grant());
+            return new Spent.Reused(grant.grant());
+        }
+        return grant.expiresAt().isAfter(now) ? new Spent.Fresh(grant) : new Spent.None();
+    }
+
+    /** Ends a grant: its access tokens and refresh tokens, spent or not. */
+    @Override
+    public synchronized void endGrant(String grant) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            for (String table : List.of("access_tokens", "refresh_tokens")) {
+                try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE grant_id = ?")) {
+                    p.setString(1, grant);
+                    p.executeUpdate();
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement("INSERT OR IGNORE INTO ended_grants VALUES (?, ?)")) {
+                p.setString(1, grant);
+                p.setLong(2, System.currentTimeMillis()); // only for purge, which keeps it past any refresh token's life
+                p.executeUpdate();
+            }
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** Ends one access token (RFC 7009 for an access token); its grant's refresh token still works. */
+    @Override
+    public synchronized void endAccessToken(String digest) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM access_tokens WHERE digest = ?")) {
+            p.setString(1, digest);
+            p.executeUpdate();
+        }
+    }
+
+    /** The grant a refresh token (spent or not) belongs to, or null. */
+    @Override
+    public synchronized String grantOfRefreshToken(String digest) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM refresh_tokens WHERE digest = ?")) {
+            p.setString(1, digest);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? r.getString(1) : null;
+            }
+        }
+    }
+
+    /** Forgets an account: its Google refresh token and every token of ours issued for it (Google refused the grant). */
+    @Override
+    public synchronized void endAccount(String account) throws SQLException {
+        for (String table : List.of("access_tokens", "refresh_tokens", "codes", "google_accounts")) {
+            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE account = ?")) {
+                p.setString(1, account);
+                p.executeUpdate();
+            }
+        }
+    }
+
+    @Override
+    public synchronized void putGoogleRefreshToken(String account, TokenCipher.Sealed sealed, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO google_accounts VALUES (?, ?, ?, ?) ON CONFLICT (account)"
+                + " DO UPDATE SET key_id = excluded.key_id, refresh_token = excluded.refresh_token, updated_at = excluded.updated_at")) {
+            p.setString(1, account);
+            p.setString(2, sealed.keyId());
+            p.setBytes(3, sealed.bytes());
+            p.setLong(4, now.toEpochMilli());
+            p.executeUpdate();
+        }
+    }
+
+    /** The account's sealed Google refresh token, or null. */
+    @Override
+    public synchronized TokenCipher.Sealed googleRefreshToken(String account) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT key_id, refresh_token FROM google_accounts WHERE account = ?")) {
+            p.setString(1, account);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? new TokenCipher.Sealed(r.getString(1), r.getBytes(2)) : null;
+            }
+        }
+    }
+
+    /** Deletes what has expired (refresh tokens spent or not, once past their lifetime). */
+    @Override
+    public synchronized void purge(Instant now) throws SQLException {
+        for (String table : List.of("pending", "codes", "access_tokens", "refresh_tokens")) {
+            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ?")) {
+                p.setLong(1, now.toEpochMilli());
+                p.executeUpdate();
+            }
+        }
+        // a grant's refresh tokens live at most 365 days (OAuthSettings): its end need not be kept longer
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM ended_grants WHERE ended_at <= ?")) {
+            p.setLong(1, now.minus(java.time.Duration.ofDays(366)).toEpochMilli());
+            p.executeUpdate();
+        }
+    }
+
+    private static Grant grant(ResultSet r) throws SQLException {
+        return new Grant(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
+                Instant.ofEpochMilli(r.getLong(6)));
+    }
+
+    @Override
+    public synchronized void close() throws SQLException {
+        c.close();
+    }
+}

@@ -1,0 +1,234 @@
+package dev.agenttools.server.oauth;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What every {@link OAuthStore} promises (its Javadoc), run against each kind: SQLite ({@link SqliteOAuthStoreTest})
+ * and DynamoDB on dynalite ({@link DynamoOAuthStoreTest}). Two stores on one place stand for two instances.
+ */
+abstract class OAuthStoreContract {
+    static final String ACCOUNT = "me@example.com";
+    static final String RESOURCE = "https://tools.example.com/mcp";
+    static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
+    static final TokenCipher CIPHER = new TokenCipher(List.of(key("k1")));
+
+    OAuthStore store;
+    /** Another instance's store on the same place. */
+    OAuthStore other;
+
+    /** A new, empty place; {@link #open} opens stores on it. */
+    abstract void newPlace() throws Exception;
+
+    abstract OAuthStore open() throws Exception;
+
+    @BeforeEach
+    void openBoth() throws Exception {
+        newPlace();
+        store = open();
+        other = open();
+    }
+
+    @AfterEach
+    void closeBoth() throws Exception {
+        store.close();
+        other.close();
+    }
+
+    static OAuthSettings.Key key(String id) {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return new OAuthSettings.Key(id, b);
+    }
+
+    static OAuthStore.Grant grant(String grant, Duration lifetime) {
+        return new OAuthStore.Grant(ACCOUNT, "agt_client_1", "gmail.readonly calendar.readonly", RESOURCE, grant, NOW.plus(lifetime));
+    }
+
+    static OAuthStore.Code code(Duration lifetime) {
+        return new OAuthStore.Code("agt_client_1", "http://127.0.0.1:9/cb", "challenge", "gmail.readonly", RESOURCE, ACCOUNT,
+                NOW.plus(lifetime));
+    }
+
+    /** A sign-in as the callback makes one: the account's Google refresh token kept, then its first tokens. */
+    Tokens signIn(OAuthStore s) throws Exception {
+        s.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("1//google-refresh", ACCOUNT), NOW);
+        return issue(s, Secrets.next("grant_"));
+    }
+
+    static Tokens issue(OAuthStore s, String grant) throws Exception {
+        Tokens t = new Tokens(Secrets.next(Secrets.ACCESS_TOKEN), Secrets.next(Secrets.REFRESH_TOKEN), grant);
+        s.putTokens(Secrets.digest(t.access()), grant(grant, Duration.ofHours(1)), Secrets.digest(t.refresh()), grant(grant, Duration.ofDays(30)));
+        return t;
+    }
+
+    record Tokens(String access, String refresh, String grant) {
+    }
+
+    /** Runs both at once (as two instances would), and answers both results. */
+    static <T> List<T> together(Callable<T> a, Callable<T> b) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(2);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            List<Future<T>> both = new ArrayList<>();
+            for (Callable<T> c : List.of(a, b)) {
+                both.add(threads.submit(() -> {
+                    start.await();
+                    return c.call();
+                }));
+            }
+            List<T> results = new ArrayList<>();
+            for (Future<T> f : both) {
+                results.add(f.get());
+            }
+            return results;
+        }
+    }
+
+    @Test
+    void aCodeRedeemedByTwoInstancesAtOnceGoesToExactlyOne() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String digest = Secrets.digest(Secrets.next(Secrets.CODE));
+            store.putCode(digest, code(Duration.ofSeconds(60)));
+            List<OAuthStore.Code> got = together(() -> store.takeCode(digest, NOW), () -> other.takeCode(digest, NOW));
+            assertThat(got).as("round %d", round).filteredOn(c -> c != null).hasSize(1);
+            assertThat(got.stream().filter(c -> c != null).findFirst().orElseThrow().account()).isEqualTo(ACCOUNT);
+        }
+    }
+
+    @Test
+    void aPendingSignInIsSpentOnceAndKeepsItsSealedVerifier() throws Exception {
+        String digest = Secrets.digest(Secrets.next(Secrets.STATE));
+        TokenCipher.Sealed verifier = CIPHER.seal("google-verifier", "x");
+        store.putPending(digest, new OAuthStore.Pending("agt_client_1", "http://127.0.0.1:9/cb", null, "ch", "gmail.readonly",
+                RESOURCE, verifier, NOW.plusSeconds(600)));
+        OAuthStore.Pending taken = other.takePending(digest, NOW);
+        assertThat(taken).isNotNull();
+        assertThat(taken.clientState()).isNull();
+        assertThat(CIPHER.open(taken.googleVerifier(), "x")).isEqualTo("google-verifier");
+        assertThat(store.takePending(digest, NOW)).isNull();
+    }
+
+    @Test
+    void aRefreshTokenRotatesOnceAndItsReuseOnAnotherInstanceEndsTheWholeGrant() throws Exception {
+        Tokens first = signIn(store);
+        assertThat(other.accessToken(Secrets.digest(first.access()), NOW)).isNotNull();
+        assertThat(store.spendRefreshToken(Secrets.digest(first.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        Tokens second = issue(store, first.grant());
+        assertThat(other.accessToken(Secrets.digest(second.access()), NOW)).isNotNull();
+
+        OAuthStore.Spent reuse = other.spendRefreshToken(Secrets.digest(first.refresh()), NOW);
+        assertThat(reuse).isEqualTo(new OAuthStore.Spent.Reused(first.grant()));
+        assertThat(other.accessToken(Secrets.digest(second.access()), NOW)).as("the newer access token ends too").isNull();
+        assertThat(store.accessToken(Secrets.digest(first.access()), NOW)).isNull();
+        assertThat(store.spendRefreshToken(Secrets.digest(second.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(store.grantOfRefreshToken(Secrets.digest(second.refresh()))).isNull();
+        // a rotation that comes after the grant ended gives tokens that never work
+        Tokens late = issue(other, first.grant());
+        assertThat(store.accessToken(Secrets.digest(late.access()), NOW)).isNull();
+        assertThat(store.spendRefreshToken(Secrets.digest(late.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+    }
+
+    @Test
+    void aRefreshTokenSpentByTwoInstancesAtOnceIsFreshForOneAndAReuseForTheOther() throws Exception {
+        Tokens t = signIn(store);
+        String digest = Secrets.digest(t.refresh());
+        List<OAuthStore.Spent> got = together(() -> store.spendRefreshToken(digest, NOW), () -> other.spendRefreshToken(digest, NOW));
+        assertThat(got).filteredOn(s -> s instanceof OAuthStore.Spent.Fresh).hasSize(1);
+        assertThat(got).filteredOn(s -> s instanceof OAuthStore.Spent.Reused).hasSize(1);
+    }
+
+    @Test
+    void whatHasExpiredIsRefusedWhetherOrNotItIsDeletedYet() throws Exception {
+        String code = Secrets.digest(Secrets.next(Secrets.CODE));
+        store.putCode(code, code(Duration.ofSeconds(60)));
+        assertThat(other.takeCode(code, NOW.plusSeconds(60))).isNull();
+        String state = Secrets.digest(Secrets.next(Secrets.STATE));
+        store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1)));
+        assertThat(other.takePending(state, NOW.plusSeconds(2))).isNull();
+        Tokens t = signIn(store);
+        assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)).minusMillis(1))).isNotNull();
+        assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).isNull();
+        assertThat(store.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).as("checked before, but expired now").isNull();
+        assertThat(other.spendRefreshToken(Secrets.digest(t.refresh()), NOW.plus(Duration.ofDays(30)))).isInstanceOf(OAuthStore.Spent.None.class);
+        store.purge(NOW.plus(Duration.ofDays(31)));
+        assertThat(store.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofDays(31)))).isNull();
+    }
+
+    @Test
+    void endingAnAccountEndsItsTokensCodesAndGoogleSignInUntilItSignsInAgain() throws Exception {
+        Tokens t = signIn(store);
+        String code = Secrets.digest(Secrets.next(Secrets.CODE));
+        store.putCode(code, code(Duration.ofSeconds(60)));
+        assertThat(store.accessToken(Secrets.digest(t.access()), NOW)).isNotNull(); // checked (and kept, where a cache keeps it)
+
+        store.endAccount(ACCOUNT);
+        assertThat(store.accessToken(Secrets.digest(t.access()), NOW)).isNull();
+        assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
+        assertThat(other.spendRefreshToken(Secrets.digest(t.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(other.takeCode(code, NOW)).isNull();
+        assertThat(other.googleRefreshToken(ACCOUNT)).isNull();
+
+        Tokens again = signIn(other);
+        assertThat(store.accessToken(Secrets.digest(again.access()), NOW)).isNotNull();
+        assertThat(CIPHER.open(store.googleRefreshToken(ACCOUNT), ACCOUNT)).isEqualTo("1//google-refresh");
+        assertThat(store.accessToken(Secrets.digest(t.access()), NOW)).as("the old sign-in stays ended").isNull();
+    }
+
+    @Test
+    void anAccessTokenEndsAloneAndARevokedGrantEndsEverywhere() throws Exception {
+        Tokens t = signIn(store);
+        other.endAccessToken(Secrets.digest(t.access()));
+        assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
+        assertThat(other.grantOfRefreshToken(Secrets.digest(t.refresh()))).isEqualTo(t.grant());
+        assertThat(store.spendRefreshToken(Secrets.digest(t.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        Tokens next = issue(store, t.grant());
+        assertThat(store.accessToken(Secrets.digest(next.access()), NOW)).isNotNull();
+        store.endGrant(other.grantOfRefreshToken(Secrets.digest(next.refresh())));
+        assertThat(store.accessToken(Secrets.digest(next.access()), NOW)).isNull();
+        assertThat(other.accessToken(Secrets.digest(next.access()), NOW)).isNull();
+    }
+
+    @Test
+    void keepsClientsAndTheGoogleRefreshTokenSealedReplacingTheOlderOne() throws Exception {
+        store.putClient(new OAuthStore.Client("agt_client_x", null, List.of("http://127.0.0.1:9/a", "app.example:/cb"), NOW));
+        OAuthStore.Client c = other.client("agt_client_x");
+        assertThat(c.redirectUris()).containsExactly("http://127.0.0.1:9/a", "app.example:/cb");
+        assertThat(c.name()).isNull();
+        assertThat(c.createdAt()).isEqualTo(NOW);
+        assertThat(other.client("agt_client_y")).isNull();
+
+        assertThat(store.googleRefreshToken(ACCOUNT)).isNull();
+        store.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("first", ACCOUNT), NOW);
+        other.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("second", ACCOUNT), NOW);
+        TokenCipher.Sealed sealed = store.googleRefreshToken(ACCOUNT);
+        assertThat(sealed.keyId()).isEqualTo("k1");
+        assertThat(CIPHER.open(sealed, ACCOUNT)).isEqualTo("second");
+    }
+
+    @Test
+    void clientsRegisteredThroughEitherInstanceAreCountedAndAClientInUseIsNeverPurgedAsIdle() throws Exception {
+        store.putClient(new OAuthStore.Client("agt_client_1", "in use", List.of("http://127.0.0.1:9/a"), NOW));
+        other.putClient(new OAuthStore.Client("agt_client_2", "idle", List.of("http://127.0.0.1:9/b"), NOW.plus(Duration.ofHours(1))));
+        assertThat(store.clientCount(NOW.plus(Duration.ofHours(2)))).isEqualTo(2);
+        assertThat(other.clientCount(NOW.plus(Duration.ofHours(2)))).isEqualTo(2);
+
+        store.putTokens("a1", grant("g1", Duration.ofHours(1)), "r1", grant("g1", Duration.ofDays(30)));
+        store.purgeIdleClients(NOW.plus(Duration.ofHours(25)));
+        other.purgeIdleClients(NOW.plus(Duration.ofHours(25)));
+        assertThat(other.client("agt_client_1")).as("a client whose refresh token lives").isNotNull();
+    }
+}
