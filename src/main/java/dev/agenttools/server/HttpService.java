@@ -1,6 +1,7 @@
 package dev.agenttools.server;
 
 import dev.agenttools.google.PacingStats;
+import dev.agenttools.mcp.McpCaller;
 import dev.agenttools.mcp.McpHttpEndpoint;
 import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.server.oauth.OAuthSettings;
@@ -192,9 +193,8 @@ public final class HttpService implements AutoCloseable {
         }
         // with MCP authorization, the Google token is the one the gate found for the token's user, never a header's
         McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),
-                authorization == null ? request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER))
-                        : request -> (String) request.getAttribute(McpGate.GOOGLE_TOKEN_ATTRIBUTE),
-                request -> (Runnable) request.getAttribute(McpGate.ON_GOOGLE_REFUSAL_ATTRIBUTE));
+                authorization == null ? request -> McpCaller.of(Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER)))
+                        : request -> (McpCaller) request.getAttribute(McpGate.CALLER_ATTRIBUTE));
         ServletContextHandler servlets = new ServletContextHandler("/");
         servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
 
