@@ -387,6 +387,45 @@ class McpAuthorizationTest {
         }
     }
 
+    @Test
+    void theMcpTypeScriptSdkClientStepsUpToAWiderScopeAndIsSentToSignInAgainAtTheFirstCallAfterARevocation() throws Exception {
+        Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).users(2).seedMessages(20).build());
+        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup.db"))) {
+            Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2)
+                    .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            JsonNode results = null;
+            for (String line; (line = out.readLine()) != null; ) {
+                JsonNode message = Json.MAPPER.readTree(line);
+                if (message.has("revoke")) {
+                    google.revokeAccess(message.get("revoke").asText()); // the user removes the app's access at Google
+                    process.getOutputStream().write("revoked\n".getBytes(StandardCharsets.UTF_8));
+                    process.getOutputStream().flush();
+                } else {
+                    results = message;
+                }
+            }
+            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.exitValue()).as("node's exit status; results: %s", results).isZero();
+            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge").isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("firstScopeGranted").asText()).isEqualTo("gmail.readonly");
+            assertThat(results.get("ids")).hasSize(5);
+            // 403 insufficient_scope: the SDK asks the user to authorize again, with the union of the scopes
+            assertThat(results.get("eventsWithGmailOnly").get("error").asText()).isEqualTo("UnauthorizedError");
+            assertThat(results.get("stepUpRedirects").asInt()).isEqualTo(1);
+            assertThat(results.get("stepUpScopeAsked").asText()).isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("stepUpScopeGranted").asText()).isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("eventsAfterStepUp")).isNotEmpty();
+            // the first call after the revocation sends the client to sign in (its own refresh refused on the way)
+            assertThat(results.get("callAfterRevocation").toString()).contains("UnauthorizedError");
+            assertThat(results.get("redirectsAfterRevocation").asInt()).isEqualTo(1);
+            assertThat(results.get("idsAfterSigningInAgain")).isEqualTo(results.get("ids"));
+            assertThat(google.signIns()).as("sign-in, step-up, sign-in again").isEqualTo(3);
+        }
+    }
+
     /** Another server on the same store, with the public URL given (port 0: its own port). */
     private static final class Instance implements AutoCloseable {
         final HttpService service;
