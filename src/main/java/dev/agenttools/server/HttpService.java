@@ -24,6 +24,7 @@ import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,7 +190,12 @@ public final class HttpService implements AutoCloseable {
         AuthorizationServer authorization = null;
         if (options.oauth() != null) {
             connector.open(); // the port bound, for a public URL of port 0 on a loopback host
-            authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+            try {
+                authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+            } catch (IOException | RuntimeException e) {
+                connector.close(); // the port is not kept by a server that does not start
+                throw e;
+            }
         }
         // with MCP authorization, the Google token is the one the gate found for the token's user, never a header's
         McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),

@@ -72,11 +72,15 @@ public final class AuthorizationServer implements AutoCloseable {
     /**
      * Opens the store and gets ready.
      *
-     * @throws IOException naming the store file when it is refused (a link, someone else's, in a folder others write)
+     * @throws IllegalArgumentException naming {@code AGENT_TOOLS_SERVER_OAUTH_STORE} when the store file is refused (a
+     *                                  link, someone else's, in a folder others write) or cannot be made: a setting to fix
+     * @throws IOException              naming the store file when SQLite cannot open it
      */
     public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
         try {
             return new AuthorizationServer(settings, new OAuthStore(settings.store()), clock);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("AGENT_TOOLS_SERVER_OAUTH_STORE " + settings.store() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
             throw new IOException("the OAuth store " + settings.store() + " cannot be opened: " + e.getMessage(), e);
         }
