@@ -112,7 +112,7 @@ class ArchitectureTest {
             "auth.AuthException", "auth.SignIn",
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
-            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "server.HttpService", "bench.Benchmark",
+            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "server.HttpService", "bench.Benchmark",
             "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
             "google.PacingShare", "google.PacingStats", "shared.DynamoPacingShare", "store.DynamoClients");
 

@@ -12,10 +12,18 @@ import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.ServletConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +36,8 @@ import java.util.function.Function;
  * package (internal).
  */
 public final class McpHttpEndpoint implements AutoCloseable {
-    private static final String TOKEN = "agent-tools.google-access-token";
-    private static final String ON_REFUSED = "agent-tools.on-google-refusal";
+    private static final String CALLER = "agent-tools.caller";
+    private static final String PENDING = "agent-tools.pending-answer";
 
     private final HttpServletStatelessServerTransport transport;
     private final McpStatelessSyncServer server;
@@ -43,35 +51,24 @@ public final class McpHttpEndpoint implements AutoCloseable {
      * @param names         MCP tool name by registry command
      * @param path          where the servlet is mounted (the SDK's message endpoint)
      * @param maxBodyBytes  the largest request body read
-     * @param tokenOf       the caller's Google access token, from the HTTP request (null: none)
+     * @param callerOf      who the HTTP request runs as (its Google token; in the server's OAuth mode, what the token's
+     *                      scope allows and what happens when Google refuses the user's token)
      */
     public static McpHttpEndpoint create(ToolRegistry registry, Map<String, String> names, String version, String path,
-                                         int maxBodyBytes, Function<HttpServletRequest, String> tokenOf) {
-        return create(registry, names, version, path, maxBodyBytes, tokenOf, request -> null);
-    }
-
-    /**
-     * @param onRefused what to run, for the HTTP request, when Google refused its token in a tool call
-     *                  ({@code unauthenticated}): null for nothing. The server's OAuth mode forgets the user's cached
-     *                  Google token then, so that the next request finds out whether the grant was revoked.
-     */
-    public static McpHttpEndpoint create(ToolRegistry registry, Map<String, String> names, String version, String path,
-                                         int maxBodyBytes, Function<HttpServletRequest, String> tokenOf,
-                                         Function<HttpServletRequest, Runnable> onRefused) {
+                                         int maxBodyBytes, Function<HttpServletRequest, McpCaller> callerOf) {
         JsonMapper jackson = JsonMapper.builder().build();
         McpJsonMapper mapper = new JacksonMcpJsonMapper(jackson);
         JsonSchemaValidator validator = new DefaultJsonSchemaValidator(jackson);
         HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(mapper).messageEndpoint(path).maxRequestSize(maxBodyBytes)
                 .contextExtractor(request -> {
-                    String token = tokenOf.apply(request);
-                    Runnable refused = onRefused.apply(request);
                     Map<String, Object> context = new java.util.HashMap<>();
-                    if (token != null) {
-                        context.put(TOKEN, token);
+                    McpCaller caller = callerOf.apply(request);
+                    if (caller != null) {
+                        context.put(CALLER, caller);
                     }
-                    if (refused != null) {
-                        context.put(ON_REFUSED, refused);
+                    if (request.getAttribute(PENDING) instanceof PendingAnswer pending) {
+                        context.put(PENDING, pending);
                     }
                     return context.isEmpty() ? McpTransportContext.EMPTY : McpTransportContext.create(context);
                 })
@@ -81,15 +78,9 @@ public final class McpHttpEndpoint implements AutoCloseable {
         for (ToolSpec spec : registry.specs()) {
             McpSchema.Tool tool = calls.tool(spec);
             tools.add(new McpStatelessServerFeatures.SyncToolSpecification(tool,
-                    (context, request) -> {
-                        McpSchema.CallToolResult result = calls.call(spec.name(), tool, request, (String) context.get(TOKEN), "mcp-http");
-                        if (Boolean.TRUE.equals(result.isError()) && context.get(ON_REFUSED) instanceof Runnable refused
-                                && result.content().getFirst() instanceof McpSchema.TextContent text
-                                && text.text().startsWith("unauthenticated:")) {
-                            refused.run();
-                        }
-                        return result;
-                    }));
+                    (context, request) -> call(calls, spec.name(), tool, request,
+                            context.get(CALLER) instanceof McpCaller c ? c : McpCaller.of(null),
+                            context.get(PENDING) instanceof PendingAnswer p ? p : null)));
         }
         McpStatelessSyncServer server = McpServer.sync(transport).serverInfo("agent-tools", version)
                 .jsonMapper(mapper)
@@ -102,13 +93,178 @@ public final class McpHttpEndpoint implements AutoCloseable {
         return new McpHttpEndpoint(transport, server);
     }
 
+    /**
+     * One tools/call: refused when the caller may not call the tool; run with the caller's Google token; and when
+     * Google refuses that token, run once more with the fresh one the caller gets, or refused over HTTP when the
+     * caller says the user must sign in again.
+     */
+    private static McpSchema.CallToolResult call(McpToolCalls calls, String command, McpSchema.Tool tool,
+                                                 McpSchema.CallToolRequest request, McpCaller caller, PendingAnswer pending) {
+        try {
+            caller.mayCall(command);
+        } catch (McpCaller.Refusal refusal) {
+            if (pending == null || !pending.refuse(refusal)) {
+                return McpToolCalls.error("permission_denied: the caller may not call " + tool.name());
+            }
+            return McpToolCalls.error("permission_denied: answered over HTTP"); // never sent: the HTTP answer replaces it
+        }
+        String token = caller.googleToken();
+        McpSchema.CallToolResult result = calls.call(command, tool, request, token, "mcp-http");
+        if (Boolean.TRUE.equals(result.isError()) && result.content().getFirst() instanceof McpSchema.TextContent text
+                && text.text().startsWith("unauthenticated:")) {
+            try {
+                String fresh = caller.afterGoogleRefused(token);
+                if (fresh != null) {
+                    result = calls.call(command, tool, request, fresh, "mcp-http");
+                }
+            } catch (McpCaller.Refusal refusal) {
+                if (pending != null) {
+                    pending.refuse(refusal); // when the answer is committed already, the tool error stands
+                }
+            }
+        }
+        return result;
+    }
+
     /** The servlet to mount at the path given to {@link #create}. */
     public HttpServlet servlet() {
-        return transport;
+        return new Answering(transport);
     }
 
     @Override
     public void close() {
         server.closeGracefully();
+    }
+
+    /**
+     * A request's HTTP answer while the transport handles it: set to a refusal by a tool call, it replaces what the
+     * transport writes after the call (the stateless transport writes only once the handler has returned).
+     */
+    private static final class PendingAnswer {
+        private final HttpServletResponse response;
+        private volatile McpCaller.Refusal refusal;
+
+        PendingAnswer(HttpServletResponse response) {
+            this.response = response;
+        }
+
+        /** Whether the refusal will be the answer (false: the answer has gone out already). */
+        boolean refuse(McpCaller.Refusal r) {
+            if (response.isCommitted()) {
+                return false;
+            }
+            refusal = r;
+            return true;
+        }
+    }
+
+    /** The transport's servlet, with a tool call's refusal written as the request's HTTP answer. */
+    private static final class Answering extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient HttpServletStatelessServerTransport transport;
+
+        Answering(HttpServletStatelessServerTransport transport) {
+            this.transport = transport;
+        }
+
+        @Override
+        public void init(ServletConfig config) throws ServletException {
+            super.init(config);
+            transport.init(config);
+        }
+
+        @Override
+        public void destroy() {
+            transport.destroy();
+            super.destroy();
+        }
+
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+            PendingAnswer pending = new PendingAnswer(response);
+            request.setAttribute(PENDING, pending);
+            transport.service((jakarta.servlet.ServletRequest) request, (jakarta.servlet.ServletResponse) new HttpServletResponseWrapper(response) {
+                private boolean refused() {
+                    return pending.refusal != null;
+                }
+
+                @Override
+                public void setStatus(int sc) {
+                    if (!refused()) {
+                        super.setStatus(sc);
+                    }
+                }
+
+                @Override
+                public void setContentType(String type) {
+                    if (!refused()) {
+                        super.setContentType(type);
+                    }
+                }
+
+                @Override
+                public void setCharacterEncoding(String charset) {
+                    if (!refused()) {
+                        super.setCharacterEncoding(charset);
+                    }
+                }
+
+                @Override
+                public void setHeader(String name, String value) {
+                    if (!refused()) {
+                        super.setHeader(name, value);
+                    }
+                }
+
+                @Override
+                public void addHeader(String name, String value) {
+                    if (!refused()) {
+                        super.addHeader(name, value);
+                    }
+                }
+
+                @Override
+                public void sendError(int sc, String msg) throws IOException {
+                    if (!refused()) {
+                        super.sendError(sc, msg);
+                    }
+                }
+
+                @Override
+                public void sendError(int sc) throws IOException {
+                    if (!refused()) {
+                        super.sendError(sc);
+                    }
+                }
+
+                @Override
+                public PrintWriter getWriter() throws IOException {
+                    return refused() ? new PrintWriter(Writer.nullWriter()) : super.getWriter();
+                }
+
+                @Override
+                public ServletOutputStream getOutputStream() throws IOException {
+                    if (refused()) {
+                        throw new IOException("the request was answered by a refusal");
+                    }
+                    return super.getOutputStream();
+                }
+            });
+            McpCaller.Refusal refusal = pending.refusal;
+            if (refusal != null) {
+                response.setStatus(refusal.status());
+                if (refusal.wwwAuthenticate() != null) {
+                    // a page reads it through the Access-Control-Expose-Headers McpGate put on every answer to its origin
+                    response.setHeader("WWW-Authenticate", refusal.wwwAuthenticate());
+                }
+                response.setHeader("Cache-Control", "no-store");
+                response.setContentType("application/json");
+                response.setCharacterEncoding("UTF-8");
+                PrintWriter out = response.getWriter();
+                out.write(refusal.json());
+                out.write('\n');
+                out.flush();
+            }
+        }
     }
 }

@@ -75,7 +75,7 @@ final class McpToolCalls {
         }
     }
 
-    private static McpSchema.CallToolResult error(String text) {
+    static McpSchema.CallToolResult error(String text) {
         return McpSchema.CallToolResult.builder().addTextContent(text).isError(true).build();
     }
 }

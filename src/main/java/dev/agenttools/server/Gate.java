@@ -80,6 +80,11 @@ final class Gate {
         Answers.json(response, callback, status, json);
     }
 
+    /** Counts a refusal answered elsewhere (by the MCP servlet, for a tool call) in {@code agent_tools_http_refused}. */
+    void refused(String reason) {
+        metrics.refused(reason);
+    }
+
     void answered(String endpoint, int status) {
         metrics.answered(endpoint, status);
     }

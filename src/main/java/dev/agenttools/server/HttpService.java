@@ -1,6 +1,7 @@
 package dev.agenttools.server;
 
 import dev.agenttools.google.PacingStats;
+import dev.agenttools.mcp.McpCaller;
 import dev.agenttools.mcp.McpHttpEndpoint;
 import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.server.oauth.OAuthSettings;
@@ -23,6 +24,7 @@ import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,13 +190,17 @@ public final class HttpService implements AutoCloseable {
         AuthorizationServer authorization = null;
         if (options.oauth() != null) {
             connector.open(); // the port bound, for a public URL of port 0 on a loopback host
-            authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+            try {
+                authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+            } catch (IOException | RuntimeException e) {
+                connector.close(); // the port is not kept by a server that does not start
+                throw e;
+            }
         }
         // with MCP authorization, the Google token is the one the gate found for the token's user, never a header's
         McpHttpEndpoint mcp = McpHttpEndpoint.create(registry, names, version, McpGate.PATH, options.maxBodyBytes(),
-                authorization == null ? request -> Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER))
-                        : request -> (String) request.getAttribute(McpGate.GOOGLE_TOKEN_ATTRIBUTE),
-                request -> (Runnable) request.getAttribute(McpGate.ON_GOOGLE_REFUSAL_ATTRIBUTE));
+                authorization == null ? request -> McpCaller.of(Gate.googleToken(request.getHeader(Gate.GOOGLE_TOKEN_HEADER)))
+                        : request -> (McpCaller) request.getAttribute(McpGate.CALLER_ATTRIBUTE));
         ServletContextHandler servlets = new ServletContextHandler("/");
         servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
 

@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import dev.agenttools.mcp.McpCaller;
 import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.tool.ToolException;
 import org.eclipse.jetty.http.HttpHeader;
@@ -31,10 +32,8 @@ final class McpGate extends Handler.Wrapper {
     /** How long a browser may reuse a preflight's answer. */
     static final java.time.Duration PREFLIGHT_MAX_AGE = java.time.Duration.ofHours(1);
 
-    /** The request attribute that carries the Google access token of an OAuth token's user to the MCP servlet. */
-    static final String GOOGLE_TOKEN_ATTRIBUTE = "agent-tools.google-access-token";
-    /** The request attribute that carries what to do when Google refuses that token in a tool call. */
-    static final String ON_GOOGLE_REFUSAL_ATTRIBUTE = "agent-tools.on-google-refusal";
+    /** The request attribute that carries an OAuth token's caller (its user's Google token, its scope) to the MCP servlet. */
+    static final String CALLER_ATTRIBUTE = "agent-tools.mcp-caller";
 
     private final Gate gate;
     private final Set<String> allowedOrigins;
@@ -81,13 +80,7 @@ final class McpGate extends Handler.Wrapper {
                     gate.refuseJson(response, callback, PATH, refused.status(), refused.reason(), refused.json());
                     return true;
                 }
-                case AuthorizationServer.Check.Admitted admitted -> {
-                    request.setAttribute(GOOGLE_TOKEN_ATTRIBUTE, admitted.googleAccessToken());
-                    // Google refusing a token it gave is how a grant revoked at Google shows first: the cached token
-                    // is dropped, and the next request's refresh tells whether the user must sign in again
-                    Runnable refused = () -> authorization.googleRefused(admitted.account());
-                    request.setAttribute(ON_GOOGLE_REFUSAL_ATTRIBUTE, refused);
-                }
+                case AuthorizationServer.Check.Admitted admitted -> request.setAttribute(CALLER_ATTRIBUTE, caller(admitted));
             }
         }
         String version = request.getHeaders().get("MCP-Protocol-Version");
@@ -146,6 +139,43 @@ final class McpGate extends Handler.Wrapper {
         response.getHeaders().put(HttpHeader.ACCESS_CONTROL_MAX_AGE, Long.toString(PREFLIGHT_MAX_AGE.toSeconds()));
         gate.answered(PATH, 204);
         response.write(true, null, callback);
+    }
+
+    /**
+     * What a tools/call of the admitted token may do: only the tools its scope allows (else 403 insufficient_scope);
+     * and when Google refuses the user's token in the call (how a grant revoked at Google shows first), the token is
+     * renewed at once and the call runs again, or, when Google refuses the renewal too, the request is answered 401,
+     * which sends the MCP client to sign the user in again.
+     */
+    private McpCaller caller(AuthorizationServer.Check.Admitted admitted) {
+        return new McpCaller() {
+            @Override
+            public String googleToken() {
+                return admitted.googleAccessToken();
+            }
+
+            @Override
+            public void mayCall(String command) throws Refusal {
+                AuthorizationServer.Check.Refused refused = authorization.scopeRefusal(admitted, command);
+                if (refused != null) {
+                    throw refusal(refused);
+                }
+            }
+
+            @Override
+            public String afterGoogleRefused(String token) throws Refusal {
+                return switch (authorization.afterGoogleRefused(admitted, token)) {
+                    case AuthorizationServer.Check.Admitted renewed -> renewed.googleAccessToken();
+                    case AuthorizationServer.Check.Refused refused -> throw refusal(refused);
+                    case null -> null;
+                };
+            }
+        };
+    }
+
+    private McpCaller.Refusal refusal(AuthorizationServer.Check.Refused refused) {
+        gate.refused(refused.reason());
+        return new McpCaller.Refusal(refused.status(), refused.wwwAuthenticate(), refused.json());
     }
 
     private boolean countAnswer(Request request, Response response, Callback callback) throws Exception {

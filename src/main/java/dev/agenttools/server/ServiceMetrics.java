@@ -34,7 +34,7 @@ final class ServiceMetrics implements CallListener {
     private final Counter requests = Counter.builder().name("agent_tools_http_requests")
             .help("HTTP requests answered, by endpoint and status").labelNames("endpoint", "status").register(registry);
     private final Counter refused = Counter.builder().name("agent_tools_http_refused")
-            .help("HTTP requests refused before a call ran, by reason (unauthorized, invalid_token, unavailable, overloaded, too_large, origin, protocol_version)")
+            .help("HTTP requests refused before a call ran, by reason (unauthorized, invalid_token, insufficient_scope, unavailable, overloaded, too_large, origin, protocol_version)")
             .labelNames("reason").register(registry);
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final PacingStats pacingStats;

@@ -158,6 +158,41 @@ class McpAuthorizationTest {
     }
 
     @Test
+    void aTokenWhoseScopeLacksAToolsFamilyIsAnswered403InsufficientScopeForThatToolOnly() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        // offline_access (OpenID's "and a refresh token") is taken and dropped: every sign-in gets a refresh token
+        OAuthClient.Tokens gmailOnly = client.signIn(USER_1, "gmail.readonly offline_access");
+        assertThat(gmailOnly.scope()).isEqualTo("gmail.readonly");
+        assertThat(messageIds(gmailOnly.access())).isEqualTo(gmailIds(USER_1));
+
+        HttpResponse<String> events = mcp(gmailOnly.access(), OAuthClient.call("list_events", "{}"));
+        assertThat(events.statusCode()).as(events.body()).isEqualTo(403);
+        assertThat(events.headers().firstValue("WWW-Authenticate")).hasValue("Bearer error=\"insufficient_scope\", "
+                + "scope=\"gmail.readonly calendar.readonly\", resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", "
+                + "error_description=\"the token's scope (gmail.readonly) lacks calendar.readonly, which calendar.list-events needs; "
+                + "sign in again with it\"");
+        assertThat(Json.MAPPER.readTree(events.body()).get("error").asText()).isEqualTo("insufficient_scope");
+        // tools/list still lists every tool: what a wider sign-in would allow stays discoverable
+        HttpResponse<String> list = mcp(gmailOnly.access(), "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(list.body()).contains("\"list_events\"").contains("\"list_emails\"");
+        // a refresh may narrow the scope, never widen it (RFC 6749 section 6)
+        HttpResponse<String> wider = client.token(Map.of("grant_type", "refresh_token", "refresh_token", gmailOnly.refresh(),
+                "scope", "gmail.readonly calendar.readonly"));
+        assertThat(wider.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(wider.body()).get("error").asText()).isEqualTo("invalid_scope");
+
+        OAuthClient.Tokens calendarOnly = client.signIn(USER_1, "calendar.readonly");
+        HttpResponse<String> calendar = mcp(calendarOnly.access(), OAuthClient.call("list_events", "{}"));
+        assertThat(calendar.statusCode()).isEqualTo(200);
+        assertThat(calendar.body()).doesNotContain("\"isError\":true");
+        HttpResponse<String> mail = mcp(calendarOnly.access(), OAuthClient.listEmails(1));
+        assertThat(mail.statusCode()).isEqualTo(403);
+        assertThat(mail.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("lacks gmail.readonly");
+        assertThat(OAuthClient.get(base.resolve("/metrics")).body()).contains("reason=\"insufficient_scope\"");
+    }
+
+    @Test
     void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
         OAuthClient client = OAuthClient.register(base);
         OAuthClient.Tokens first = client.signIn(USER_1);
@@ -205,8 +240,10 @@ class McpAuthorizationTest {
         assertThat(noPkce.get("error_description")).contains("code_challenge");
         Map<String, String> otherResource = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
         assertThat(otherResource).containsEntry("error", "invalid_target");
-        Map<String, String> unknownScope = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp", "gmail.send")));
+        Map<String, String> unknownScope = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp",
+                "gmail.readonly gmail.send")));
         assertThat(unknownScope).containsEntry("error", "invalid_scope");
+        assertThat(unknownScope.get("error_description")).contains("gmail.send").contains("gmail.readonly, calendar.readonly");
         // registration refuses a redirect URI that would carry the code in the clear or run in the browser
         for (String uri : List.of("http://example.com/cb", "javascript:alert(1)", "https://x.example/cb#frag", "/relative")) {
             HttpResponse<String> answer = OAuthClient.post(base.resolve("/oauth/register"), "application/json",
@@ -257,14 +294,14 @@ class McpAuthorizationTest {
             }
             assertThat(google.tokenRefreshes()).as("20 concurrent calls share one refresh").isEqualTo(1);
 
-            // the user takes the app's access away at Google: the next call finds the Google token refused, and the
-            // one after it is told to sign in again (without waiting for the cached token's refresh time)
+            // the user takes the app's access away at Google: the very call that finds the Google token refused
+            // renews it at once, is refused the renewal, and is answered 401 (no tool error first), which sends the
+            // client to sign in again; the calls after it are answered alike
             google.revokeAccess(USER_2);
-            HttpResponse<String> failed = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
-            assertThat(failed.statusCode()).isEqualTo(200);
-            assertThat(failed.body()).contains("\"isError\":true").contains("unauthenticated:");
             HttpResponse<String> refused = OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1));
-            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(401);
+            assertThat(refused.body()).doesNotContain("isError");
+            assertThat(OAuthClient.mcp(server.base, tokens.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
             assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
                     assertThat(v).contains("resource_metadata=").contains("error=\"invalid_token\""));
             assertThat(refused.body()).contains("sign in again");
@@ -273,6 +310,51 @@ class McpAuthorizationTest {
             // and signing in again works
             OAuthClient.Tokens again = client.signIn(USER_2);
             assertThat(OAuthClient.messageIds(server.base, again.access())).hasSize(5);
+        }
+    }
+
+    @Test
+    void aGoogleTokenRefusedBeforeItsTimeIsRenewedAtOnceAndTheCallRunsAgain() throws Exception {
+        // Google's tokens end after 2 s, but a token endpoint in between says they live an hour: the server learns that
+        // its Google token has ended only when Gmail refuses it in a call
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).users(2).seedMessages(20).tokenLifetime(Duration.ofSeconds(2)).build());
+        com.sun.net.httpserver.HttpServer lying = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        lying.createContext("/token", exchange -> {
+            HttpResponse<String> real;
+            try {
+                real = http.send(HttpRequest.newBuilder(google.rootUri().resolve("token"))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(exchange.getRequestBody().readAllBytes())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (InterruptedException e) {
+                throw new java.io.IOException(e);
+            }
+            assertThat(real.body()).containsPattern("\"expires_in\": *2\\b"); // what is rewritten
+            byte[] body = real.body().replaceAll("\"expires_in\": *\\d+", "\"expires_in\":3600").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(real.statusCode(), body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        lying.start();
+        URI root = google.rootUri();
+        try (Instance server = new Instance(google, new OAuthSettings(URI.create("http://127.0.0.1:0"), settings.googleClientId(),
+                settings.googleClientSecret(), root.resolve("o/oauth2/auth"),
+                URI.create("http://127.0.0.1:" + lying.getAddress().getPort() + "/token"), root.resolve("gmail/v1/users/me/profile"),
+                dir.resolve("lying.db"), settings.keys(), Duration.ofHours(1), Duration.ofDays(30)))) {
+            OAuthClient client = OAuthClient.register(server.base);
+            OAuthClient.Tokens tokens = client.signIn(USER_2);
+            List<String> before = OAuthClient.messageIds(server.base, tokens.access());
+            assertThat(google.tokenRefreshes()).isZero();
+            Thread.sleep(2_300);
+            // the call Gmail refuses is not answered with that refusal: the token is renewed and the call made again
+            assertThat(OAuthClient.messageIds(server.base, tokens.access())).isEqualTo(before);
+            assertThat(google.tokenRefreshes()).isEqualTo(1);
+            assertThat(OAuthClient.messageIds(server.base, tokens.access())).isEqualTo(before);
+            assertThat(google.tokenRefreshes()).as("the renewed token is kept").isEqualTo(1);
+        } finally {
+            lying.stop(0);
         }
     }
 
@@ -305,6 +387,45 @@ class McpAuthorizationTest {
         }
     }
 
+    @Test
+    void theMcpTypeScriptSdkClientStepsUpToAWiderScopeAndIsSentToSignInAgainAtTheFirstCallAfterARevocation() throws Exception {
+        Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).users(2).seedMessages(20).build());
+        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup.db"))) {
+            Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2)
+                    .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            JsonNode results = null;
+            for (String line; (line = out.readLine()) != null; ) {
+                JsonNode message = Json.MAPPER.readTree(line);
+                if (message.has("revoke")) {
+                    google.revokeAccess(message.get("revoke").asText()); // the user removes the app's access at Google
+                    process.getOutputStream().write("revoked\n".getBytes(StandardCharsets.UTF_8));
+                    process.getOutputStream().flush();
+                } else {
+                    results = message;
+                }
+            }
+            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.exitValue()).as("node's exit status; results: %s", results).isZero();
+            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge").isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("firstScopeGranted").asText()).isEqualTo("gmail.readonly");
+            assertThat(results.get("ids")).hasSize(5);
+            // 403 insufficient_scope: the SDK asks the user to authorize again, with the union of the scopes
+            assertThat(results.get("eventsWithGmailOnly").get("error").asText()).isEqualTo("UnauthorizedError");
+            assertThat(results.get("stepUpRedirects").asInt()).isEqualTo(1);
+            assertThat(results.get("stepUpScopeAsked").asText()).isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("stepUpScopeGranted").asText()).isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("eventsAfterStepUp")).isNotEmpty();
+            // the first call after the revocation sends the client to sign in (its own refresh refused on the way)
+            assertThat(results.get("callAfterRevocation").toString()).contains("UnauthorizedError");
+            assertThat(results.get("redirectsAfterRevocation").asInt()).isEqualTo(1);
+            assertThat(results.get("idsAfterSigningInAgain")).isEqualTo(results.get("ids"));
+            assertThat(google.signIns()).as("sign-in, step-up, sign-in again").isEqualTo(3);
+        }
+    }
+
     /** Another server on the same store, with the public URL given (port 0: its own port). */
     private static final class Instance implements AutoCloseable {
         final HttpService service;
@@ -322,12 +443,16 @@ class McpAuthorizationTest {
         }
 
         Instance(Emulator google, URI publicUrl, Path store, Duration accessTokenLifetime) throws Exception {
+            this(google, new OAuthSettings(publicUrl, settings.googleClientId(), settings.googleClientSecret(),
+                    google.rootUri().resolve("o/oauth2/auth"), google.rootUri().resolve("token"),
+                    google.rootUri().resolve("gmail/v1/users/me/profile"), store, settings.keys(), accessTokenLifetime,
+                    settings.refreshTokenLifetime()));
+        }
+
+        Instance(Emulator google, OAuthSettings oauth) throws Exception {
             URI root = google.rootUri();
             HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                    null, null, Set.of(), List.of(root)).withOAuth(new OAuthSettings(publicUrl,
-                    settings.googleClientId(), settings.googleClientSecret(), root.resolve("o/oauth2/auth"), root.resolve("token"),
-                    root.resolve("gmail/v1/users/me/profile"), store, settings.keys(), accessTokenLifetime,
-                    settings.refreshTokenLifetime()));
+                    null, null, Set.of(), List.of(root)).withOAuth(oauth);
             HttpService.Metrics metrics = HttpService.Metrics.create(options);
             tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
             service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);

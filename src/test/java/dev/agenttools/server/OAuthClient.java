@@ -29,7 +29,7 @@ final class OAuthClient {
     static final String REDIRECT = "http://127.0.0.1:9/callback";
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-    record Tokens(String access, String refresh) {
+    record Tokens(String access, String refresh, String scope) {
     }
 
     record Authorized(String code, String verifier) {
@@ -58,7 +58,12 @@ final class OAuthClient {
     }
 
     Tokens signIn(String user) throws Exception {
-        Authorized a = authorize(user);
+        return signIn(user, null);
+    }
+
+    /** Signs {@code user} in asking for {@code scope} (null: none named, so every scope). */
+    Tokens signIn(String user, String scope) throws Exception {
+        Authorized a = authorize(user, scope);
         HttpResponse<String> answer = token(Map.of("grant_type", "authorization_code", "code", a.code(),
                 "redirect_uri", REDIRECT, "code_verifier", a.verifier(), "resource", base + "/mcp"));
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
@@ -76,13 +81,17 @@ final class OAuthClient {
         assertThat(t.get("token_type").asText()).isEqualTo("Bearer");
         assertThat(t.get("expires_in").asLong()).isPositive();
         assertThat(answer.headers().firstValue("Cache-Control")).hasValue("no-store");
-        return new Tokens(t.get("access_token").asText(), t.get("refresh_token").asText());
+        return new Tokens(t.get("access_token").asText(), t.get("refresh_token").asText(), t.get("scope").asText());
     }
 
     /** Follows the redirects a browser would: ours, the emulator's consent, ours again, to the client's redirect URI. */
     Authorized authorize(String user) throws Exception {
+        return authorize(user, null);
+    }
+
+    Authorized authorize(String user, String scope) throws Exception {
         String verifier = verifier();
-        URI next = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", null) + "&login_hint=" + enc(user));
+        URI next = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", scope) + "&login_hint=" + enc(user));
         for (int hop = 0; hop < 5; hop++) {
             HttpResponse<String> answer = get(next);
             assertThat(answer.statusCode()).as(next + ": " + answer.body()).isEqualTo(302);
@@ -123,7 +132,12 @@ final class OAuthClient {
     }
 
     static String listEmails(int max) {
-        return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_emails\",\"arguments\":{\"max_results\":" + max + "}}}";
+        return call("list_emails", "{\"max_results\":" + max + "}");
+    }
+
+    /** A tools/call of the MCP tool {@code name} with the JSON object {@code arguments}. */
+    static String call(String name, String arguments) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"" + name + "\",\"arguments\":" + arguments + "}}";
     }
 
     /** The ids of the newest emails list_emails answers at {@code at}/mcp for the token's user. */

@@ -7,11 +7,8 @@ import org.eclipse.jetty.util.Callback;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -99,10 +96,11 @@ final class Authorization {
                         "code_challenge must be 43 characters of base64url (the S256 of the verifier)");
                 return;
             }
-            String scope = scope(p.get("scope"));
-            if (scope == null) {
-                back(response, callback, redirect, clientState, "invalid_scope",
-                        "scope may hold only " + String.join(", ", OAuthSettings.SCOPES));
+            String scope;
+            try {
+                scope = Scopes.parse(p.get("scope"));
+            } catch (Scopes.Unknown unknown) {
+                back(response, callback, redirect, clientState, "invalid_scope", unknown.getMessage());
                 return;
             }
             String resource = p.get("resource");
@@ -191,18 +189,6 @@ final class Authorization {
     /** RFC 8707's resource as this server names {@code /mcp} (a trailing slash is the same resource). */
     boolean sameResource(String resource) {
         return resource.equals(settings.resource()) || resource.equals(settings.resource() + "/");
-    }
-
-    /** The scope asked for, in this server's order, or null when it names one this server does not issue. */
-    static String scope(String asked) {
-        if (asked == null) {
-            return String.join(" ", OAuthSettings.SCOPES);
-        }
-        Set<String> names = new LinkedHashSet<>(Arrays.asList(asked.strip().split(" +")));
-        if (!OAuthSettings.SCOPES.containsAll(names)) {
-            return null;
-        }
-        return String.join(" ", OAuthSettings.SCOPES.stream().filter(names::contains).toList());
     }
 
     private void back(Response response, Callback callback, String redirect, String clientState, String error, String description) {

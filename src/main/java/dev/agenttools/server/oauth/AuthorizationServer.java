@@ -24,11 +24,14 @@ public final class AuthorizationServer implements AutoCloseable {
 
     /** What {@link #check} decided. */
     public sealed interface Check {
-        /** A token of ours for this resource: the tools run as {@code account} with its Google access token. */
-        record Admitted(String account, String googleAccessToken) implements Check {
+        /**
+         * A token of ours for this resource: the tools run as {@code account} with its Google access token, and only
+         * those the token's {@code scope} allows.
+         */
+        record Admitted(String account, String googleAccessToken, String scope) implements Check {
             @Override
             public String toString() {
-                return "Admitted[account=" + account + ", (token not shown)]";
+                return "Admitted[account=" + account + ", scope=" + scope + ", (token not shown)]";
             }
         }
 
@@ -77,8 +80,11 @@ public final class AuthorizationServer implements AutoCloseable {
     /**
      * Opens the store and gets ready.
      *
-     * @throws IOException naming the store when it is refused (a SQLite file that is a link, someone else's, in a folder
-     *                     others write; a DynamoDB table that is missing in AWS or cannot be reached)
+     * @throws IllegalArgumentException naming {@code AGENT_TOOLS_SERVER_OAUTH_STORE} when the SQLite store file is
+     *                                  refused (a link, someone else's, in a folder others write) or cannot be made: a
+     *                                  setting to fix
+     * @throws IOException              naming the store when SQLite cannot open it, or when a DynamoDB table is
+     *                                  missing in AWS or cannot be reached
      */
     public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
         return open(settings, clock, Limits.DEFAULT);
@@ -90,6 +96,8 @@ public final class AuthorizationServer implements AutoCloseable {
             return new AuthorizationServer(settings, OAuthStore.open(settings), clock, limits);
         } catch (OAuthStore.Unavailable e) {
             throw new IOException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("AGENT_TOOLS_SERVER_OAUTH_STORE " + settings.store() + ": " + e.getMessage(), e);
         } catch (SQLException e) {
             throw new IOException("the OAuth store " + settings.store() + " cannot be opened: " + e.getMessage(), e);
         }
@@ -117,7 +125,7 @@ public final class AuthorizationServer implements AutoCloseable {
             if (!grant.resource().equals(settings.resource())) {
                 return unauthorized("invalid_token", "the access token was issued for another resource");
             }
-            return new Check.Admitted(grant.account(), googleTokens.accessToken(grant.account()));
+            return new Check.Admitted(grant.account(), googleTokens.accessToken(grant.account()), grant.scope());
         } catch (GoogleTokens.SignedOut signedOut) {
             return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
         } catch (Google.Unavailable unavailable) {
@@ -132,11 +140,42 @@ public final class AuthorizationServer implements AutoCloseable {
     }
 
     /**
-     * Google refused the account's access token in a call: the cached token is dropped, so that the next request
-     * refreshes it, and answers 401 when Google refuses the refresh too (the user revoked the grant).
+     * Whether an admitted token may call the tool {@code command}: null when its scope has what the tool's family
+     * needs, else 403 {@code insufficient_scope} naming the scope to ask for (RFC 6750 section 3.1; MCP authorization's
+     * scope challenge: the token's scope and the tool's together, so that a client which asks for exactly the scope
+     * named keeps what it had).
      */
-    public void googleRefused(String account) {
-        googleTokens.forget(account);
+    public Check.Refused scopeRefusal(Check.Admitted admitted, String command) {
+        java.util.List<String> needed = Scopes.needed(command);
+        if (Scopes.covers(admitted.scope(), needed)) {
+            return null;
+        }
+        String description = "the token's scope (" + admitted.scope() + ") lacks " + String.join(" ", needed)
+                + ", which " + command + " needs; sign in again with it";
+        return new Check.Refused(403, Metadata.scopeChallenge(settings, Scopes.union(admitted.scope(), needed), description),
+                dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope", description)), "insufficient_scope");
+    }
+
+    /**
+     * Google refused the account's access token {@code refused} in a call: refreshed at once (one refresh per account
+     * at a time), so that the call runs again with the new token, or, when Google refuses the refresh too (the user
+     * revoked the grant), 401 {@code invalid_token}, which sends the MCP client to sign in again.
+     *
+     * @return {@link Check.Admitted} with the new token, {@link Check.Refused} 401, or null when Google or the store
+     *         cannot be reached (the call's error stands; the next request tries again)
+     */
+    public Check afterGoogleRefused(Check.Admitted admitted, String refused) {
+        try {
+            return new Check.Admitted(admitted.account(), googleTokens.renewed(admitted.account(), refused), admitted.scope());
+        } catch (GoogleTokens.SignedOut signedOut) {
+            return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
+        } catch (Google.Unavailable unavailable) {
+            System.err.println("agent-tools server: " + unavailable.getMessage());
+            return null;
+        } catch (SQLException e) {
+            System.err.println("agent-tools server: the OAuth store failed: " + e.getMessage());
+            return null;
+        }
     }
 
     private Check unauthorized(String error, String description) {

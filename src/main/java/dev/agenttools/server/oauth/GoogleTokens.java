@@ -11,8 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Each user's Google access token, kept in memory by account and refreshed from the stored (encrypted) refresh token
  * before it expires: when less than min(60 s, half its lifetime) is left. One refresh runs at a time per account; calls
  * that need the account's token meanwhile wait for it and take its result. Each instance refreshes on its own (Google
- * accepts concurrent refreshes of one refresh token), so instances need no lock between them. When Google refuses the
- * refresh token, the account is forgotten (its stored token and every token of ours for it), so that its MCP client
+ * accepts concurrent refreshes of one refresh token), so instances need no lock between them. A token Google refused in
+ * a call is renewed at once ({@link #renewed}), under the same lock. When Google refuses the refresh token, the account is forgotten (its stored token and every token of ours for it), so that its MCP client
  * signs the user in again. Thread-safe.
  */
 final class GoogleTokens {
@@ -75,48 +75,70 @@ final class GoogleTokens {
             if (c != null && clock.instant().isBefore(c.refreshAt())) {
                 return c.token();
             }
-            TokenCipher.Sealed sealed = store.googleRefreshToken(account);
-            if (sealed == null) {
-                e.cached = null;
-                throw new SignedOut("the account's Google sign-in is not stored here any more; sign in again");
-            }
-            String refreshToken;
-            try {
-                refreshToken = cipher.open(sealed, account);
-            } catch (TokenCipher.Unreadable unreadable) {
-                e.cached = null;
-                throw new SignedOut("the account's stored Google sign-in cannot be read (" + unreadable.getMessage() + "); sign in again");
-            }
-            Google.Tokens tokens;
-            try {
-                tokens = google.refresh(refreshToken);
-            } catch (Google.Refused refused) {
-                e.cached = null;
-                store.endAccount(account);
-                throw new SignedOut("Google refused the account's sign-in (revoked or expired); sign in again");
-            } catch (Google.Unavailable unavailable) {
-                if (c != null && clock.instant().isBefore(c.expiresAt())) {
-                    return c.token(); // not expired yet: the refresh is tried again on the next call
-                }
-                throw unavailable;
-            }
-            if (tokens.refreshToken() != null && !tokens.refreshToken().equals(refreshToken)) {
-                store.putGoogleRefreshToken(account, cipher.seal(tokens.refreshToken(), account), clock.instant());
-            }
-            Cached fresh = cached(tokens);
-            e.cached = fresh;
-            return fresh.token();
+            return refresh(e, account, c);
         } finally {
             e.lock.unlock();
         }
     }
 
-    /** Forgets the account's access token here: the next call refreshes it (the entry and its lock stay). */
-    void forget(String account) {
-        Entry e = entries.get(account);
-        if (e != null) {
-            e.cached = null;
+    /**
+     * A new Google access token for the account, after Google refused {@code refused} in a call (the user may have
+     * revoked the grant, or the token ended early): refreshed at once, one refresh at a time per account; calls that
+     * were refused the same token meanwhile take the token the first one got.
+     *
+     * @throws SignedOut when Google refuses the refresh too: the account is forgotten, its client must sign in again
+     */
+    String renewed(String account, String refused) throws SignedOut, Google.Unavailable, SQLException {
+        Entry e = entry(account);
+        e.lock.lock();
+        try {
+            Cached c = e.cached;
+            if (c != null && !c.token().equals(refused) && clock.instant().isBefore(c.refreshAt())) {
+                return c.token(); // renewed by the call this one waited for
+            }
+            return refresh(e, account, null);
+        } finally {
+            e.lock.unlock();
         }
+    }
+
+    /**
+     * Refreshes under the entry's lock.
+     *
+     * @param usable the cached token to fall back on while it lasts when Google cannot be reached (null: none)
+     */
+    private String refresh(Entry e, String account, Cached usable) throws SignedOut, Google.Unavailable, SQLException {
+        TokenCipher.Sealed sealed = store.googleRefreshToken(account);
+        if (sealed == null) {
+            e.cached = null;
+            throw new SignedOut("the account's Google sign-in is not stored here any more; sign in again");
+        }
+        String refreshToken;
+        try {
+            refreshToken = cipher.open(sealed, account);
+        } catch (TokenCipher.Unreadable unreadable) {
+            e.cached = null;
+            throw new SignedOut("the account's stored Google sign-in cannot be read (" + unreadable.getMessage() + "); sign in again");
+        }
+        Google.Tokens tokens;
+        try {
+            tokens = google.refresh(refreshToken);
+        } catch (Google.Refused refused) {
+            e.cached = null;
+            store.endAccount(account);
+            throw new SignedOut("Google refused the account's sign-in (revoked or expired); sign in again");
+        } catch (Google.Unavailable unavailable) {
+            if (usable != null && clock.instant().isBefore(usable.expiresAt())) {
+                return usable.token(); // not expired yet: the refresh is tried again on the next call
+            }
+            throw unavailable;
+        }
+        if (tokens.refreshToken() != null && !tokens.refreshToken().equals(refreshToken)) {
+            store.putGoogleRefreshToken(account, cipher.seal(tokens.refreshToken(), account), clock.instant());
+        }
+        Cached fresh = cached(tokens);
+        e.cached = fresh;
+        return fresh.token();
     }
 
     private Entry entry(String account) {

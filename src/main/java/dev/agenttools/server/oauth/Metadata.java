@@ -51,4 +51,13 @@ final class Metadata {
                 + String.join(" ", OAuthSettings.SCOPES) + "\""
                 + (error == null ? "" : ", error=\"" + error + "\", error_description=\"" + description + "\"");
     }
+
+    /**
+     * The {@code WWW-Authenticate} value of a 403 for a token whose scope lacks what a tool needs (RFC 6750 section
+     * 3.1, MCP authorization's scope challenge): {@code scope} is what to ask for at the next authorization.
+     */
+    static String scopeChallenge(OAuthSettings s, String scope, String description) {
+        return "Bearer error=\"insufficient_scope\", scope=\"" + scope + "\", resource_metadata=\"" + s.issuer()
+                + PROTECTED_RESOURCE + "\", error_description=\"" + description + "\"";
+    }
 }

@@ -48,7 +48,9 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
     public record Key(String id, byte[] secret) {
         public Key {
             if (id == null || !id.matches("[A-Za-z0-9._-]{1,32}")) {
-                throw new IllegalArgumentException("a token key id must be 1..32 of A-Z a-z 0-9 . _ -, got " + id);
+                // a misplaced secret may stand where the id goes: its value is never repeated
+                throw new IllegalArgumentException("a token key id must be 1..32 of A-Z a-z 0-9 . _ -, got "
+                        + (id == null ? "none" : id.length() + " characters"));
             }
             if (secret == null || secret.length != 32) {
                 throw new IllegalArgumentException("token key " + id + " must be 32 bytes (base64 of 32 random bytes: "
@@ -104,10 +106,11 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         require(keys.stream().map(Key::id).distinct().count() == keys.size(), "token key ids must differ");
         require(accessTokenLifetime != null && !accessTokenLifetime.isNegative() && !accessTokenLifetime.isZero()
                         && accessTokenLifetime.compareTo(Duration.ofDays(1)) <= 0,
-                "the access token lifetime must be over 0 and at most 1 day, got " + accessTokenLifetime);
+                "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME must be over 0 and at most 1 day, got " + accessTokenLifetime);
         require(refreshTokenLifetime != null && refreshTokenLifetime.compareTo(accessTokenLifetime) >= 0
                         && refreshTokenLifetime.compareTo(Duration.ofDays(365)) <= 0,
-                "the refresh token lifetime must be from the access token lifetime to 365 days, got " + refreshTokenLifetime);
+                "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME must be from AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME ("
+                        + accessTokenLifetime + ") to 365 days, got " + refreshTokenLifetime);
     }
 
     /**
@@ -131,9 +134,16 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
             try {
                 secret = java.util.Base64.getDecoder().decode(parts[1].strip());
             } catch (IllegalArgumentException bad) {
-                throw new IllegalArgumentException(source + " entry " + n + " (key " + parts[0] + "): not base64");
+                throw new IllegalArgumentException(source + " entry " + n + ": not base64");
             }
-            keys.add(new Key(parts[0], secret));
+            try {
+                keys.add(new Key(parts[0], secret));
+            } catch (IllegalArgumentException bad) {
+                throw new IllegalArgumentException(source + " entry " + n + ": " + bad.getMessage(), bad);
+            }
+        }
+        if (keys.stream().map(Key::id).distinct().count() != keys.size()) {
+            throw new IllegalArgumentException(source + ": token key ids must differ (each ciphertext names its key by id)");
         }
         return keys;
     }

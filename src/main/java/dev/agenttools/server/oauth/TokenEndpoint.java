@@ -9,8 +9,7 @@ import org.eclipse.jetty.util.Callback;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.HashSet;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -115,12 +114,17 @@ final class TokenEndpoint {
                 String scope = g.scope();
                 String asked = p.get("scope");
                 if (asked != null) {
-                    var have = new HashSet<>(Arrays.asList(g.scope().split(" ")));
-                    if (!have.containsAll(Arrays.asList(asked.strip().split(" +")))) {
+                    try {
+                        scope = Scopes.parse(asked);
+                    } catch (Scopes.Unknown unknown) {
+                        OAuthAnswers.error(response, callback, 400, "invalid_scope", unknown.getMessage());
+                        return;
+                    }
+                    if (!Scopes.covers(g.scope(), List.of(scope.split(" ")))) {
+                        // RFC 6749 section 6: a refresh never widens; a wider scope takes a new authorization
                         OAuthAnswers.error(response, callback, 400, "invalid_scope", "scope may only narrow the sign-in's scope: " + g.scope());
                         return;
                     }
-                    scope = Authorization.scope(asked);
                 }
                 issue(g.account(), clientId, scope, g.resource(), g.grant(), response, callback);
             }

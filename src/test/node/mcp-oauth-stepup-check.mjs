@@ -1,0 +1,107 @@
+// The official MCP TypeScript SDK client against `agent-tools server` when a sign-in is not enough, as
+// McpAuthorizationTest starts it:
+//  1. a sign-in for Gmail only (the scope narrowed in the authorization request, as a client asking for less does);
+//     list_emails works; list_events is answered 403 insufficient_scope, and the SDK's step-up asks the user to
+//     authorize again with the wider scope; after that sign-in, list_events works;
+//  2. the user's Google grant is revoked (the test does it when this script prints {"revoke": USER} and answers
+//     with a line on stdin); the very next call must send the client to sign in again, not answer a tool error.
+//
+//   node mcp-oauth-stepup-check.mjs SERVER_URL USER > results.json
+import { createInterface } from 'node:readline';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+
+const [server, user] = process.argv.slice(2);
+const REDIRECT = 'http://127.0.0.1:9/node-callback';
+const stdin = createInterface({ input: process.stdin });
+const lines = stdin[Symbol.asyncIterator]();
+
+/** An in-memory OAuthClientProvider that counts the times it is asked to send the user to sign in. */
+class MemoryProvider {
+  constructor() { this.saved = []; this.redirects = []; }
+  get redirectUrl() { return REDIRECT; }
+  get clientMetadata() {
+    return { client_name: 'mcp-oauth-stepup-check', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  state() { return 'node-state'; }
+  clientInformation() { return this.client; }
+  saveClientInformation(info) { this.client = info; }
+  tokens() { return this.saved.at(-1); }
+  saveTokens(tokens) { this.saved.push(tokens); }
+  invalidateCredentials(what) { if (what === 'tokens' || what === 'all') this.saved.push(undefined); }
+  redirectToAuthorization(url) { this.redirects.push(url); }
+  saveCodeVerifier(verifier) { this.verifier = verifier; }
+  codeVerifier() { return this.verifier; }
+}
+
+/** Follows redirects as a browser would, until one goes to the client's redirect URI: its query. */
+async function browse(url) {
+  let next = url.toString();
+  for (let hop = 0; hop < 6; hop++) {
+    const r = await fetch(next, { redirect: 'manual' });
+    const location = r.headers.get('location');
+    if (r.status !== 302 || !location) throw new Error(`hop ${hop}: HTTP ${r.status} ${await r.text()}`);
+    if (location.startsWith(REDIRECT)) return new URL(location).searchParams;
+    next = new URL(location, next).toString();
+  }
+  throw new Error('no redirect to the client after 6 hops');
+}
+
+/** The user signs in at the authorization URL the SDK asked for last (optionally with a narrower scope). */
+async function signIn(provider, transport, scope) {
+  const url = new URL(provider.redirects.at(-1));
+  url.searchParams.set('login_hint', user);
+  if (scope) url.searchParams.set('scope', scope);
+  await transport.finishAuth(await browse(url));
+}
+
+/** A tool call that the SDK must answer by asking for a sign-in: the error's name, or what came instead. */
+async function refusedCall(client, name, args) {
+  try {
+    const result = await client.callTool({ name, arguments: args });
+    return { error: null, result: result.content[0].text.slice(0, 200) };
+  } catch (e) {
+    return { error: e instanceof UnauthorizedError ? 'UnauthorizedError' : `${e.constructor.name}: ${e.message}` };
+  }
+}
+
+async function ok(client, name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
+  return JSON.parse(result.content[0].text);
+}
+
+const provider = new MemoryProvider();
+const first = new StreamableHTTPClientTransport(new URL(`${server}/mcp`), { authProvider: provider });
+try {
+  await new Client({ name: 'mcp-oauth-stepup-check', version: '1.0.0' }).connect(first);
+  throw new Error('connected without signing in');
+} catch (e) {
+  if (!(e instanceof UnauthorizedError)) throw e;
+}
+const results = { firstScopeAsked: new URL(provider.redirects[0]).searchParams.get('scope') };
+await signIn(provider, first, 'gmail.readonly');
+const transport = new StreamableHTTPClientTransport(new URL(`${server}/mcp`), { authProvider: provider });
+const client = new Client({ name: 'mcp-oauth-stepup-check', version: '1.0.0' });
+await client.connect(transport);
+results.firstScopeGranted = provider.tokens().scope;
+results.ids = (await ok(client, 'list_emails', { max_results: 5 })).emails.map((e) => e.id);
+
+const redirectsBefore = provider.redirects.length;
+results.eventsWithGmailOnly = await refusedCall(client, 'list_events', {});
+results.stepUpRedirects = provider.redirects.length - redirectsBefore;
+results.stepUpScopeAsked = new URL(provider.redirects.at(-1)).searchParams.get('scope');
+await signIn(provider, transport);
+results.stepUpScopeGranted = provider.tokens().scope;
+results.eventsAfterStepUp = Object.keys(await ok(client, 'list_events', {}));
+
+process.stdout.write(JSON.stringify({ revoke: user }) + '\n');
+await lines.next(); // the test has revoked the user's grant at Google
+const redirectsBeforeRevoked = provider.redirects.length;
+results.callAfterRevocation = await refusedCall(client, 'list_emails', { max_results: 5 });
+results.redirectsAfterRevocation = provider.redirects.length - redirectsBeforeRevoked;
+await signIn(provider, transport);
+results.idsAfterSigningInAgain = (await ok(client, 'list_emails', { max_results: 5 })).emails.map((e) => e.id);
+await client.close();
+stdin.close();
+process.stdout.write(JSON.stringify(results) + '\n');
