@@ -270,6 +270,39 @@ class McpAuthorizationTest {
     }
 
     @Test
+    void aNewKeyListedFirstReEncryptsAUsersGoogleSignInAtItsNextRefreshSoThatTheOldKeyCanGo() throws Exception {
+        Path store = dir.resolve("key-rotation.db");
+        OAuthSettings.Key old = key("k-old");
+        OAuthSettings.Key fresh = key("k-new");
+        try (Instance before = new Instance(emulator, withKeys(URI.create("http://127.0.0.1:0"), store, List.of(old)))) {
+            OAuthClient.Tokens tokens = OAuthClient.register(before.base).signIn(USER_1);
+            URI publicUrl = before.base; // one public URL for the three instances: one audience
+            // rotation: the new key first, the old one still listed; a new instance refreshes the user's Google token
+            // at its first call, and writes the stored refresh token again under the new key
+            try (Instance during = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh, old)))) {
+                assertThat(OAuthClient.messageIds(during.base, tokens.access())).isEqualTo(gmailIds(USER_1));
+            }
+            // the old key removed: the user's sign-in still holds (it was read with the old key before the rewrite)
+            try (Instance after = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh)))) {
+                assertThat(OAuthClient.messageIds(after.base, tokens.access())).isEqualTo(gmailIds(USER_1));
+            }
+        }
+    }
+
+    private static OAuthSettings.Key key(String id) {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        return new OAuthSettings.Key(id, secret);
+    }
+
+    private static OAuthSettings withKeys(URI publicUrl, Path store, List<OAuthSettings.Key> keys) {
+        URI root = emulator.rootUri();
+        return new OAuthSettings(publicUrl, settings.googleClientId(), settings.googleClientSecret(),
+                root.resolve("o/oauth2/auth"), root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store, keys,
+                settings.accessTokenLifetime(), settings.refreshTokenLifetime());
+    }
+
+    @Test
     void theGoogleTokenIsRefreshedBeforeItExpiresOnceForConcurrentCallsAndARevokedGrantAnswers401() throws Exception {
         // Google's access tokens live 4 s here: the server refreshes one when less than half of that is left
         Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
