@@ -31,6 +31,8 @@ final class ServerAuthorization {
     static final String DEFAULT_TABLE = "agent-tools-oauth";
     static final String ACCESS_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME";
     static final String REFRESH_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME";
+    /** How long a spent refresh token may be spent again by its client (a retry), 0: never. */
+    static final String REFRESH_TOKEN_REUSE_GRACE = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE";
 
     private ServerAuthorization() {
     }
@@ -57,7 +59,8 @@ final class ServerAuthorization {
                 store == null || store.isBlank() ? data.resolve("agent-tools").resolve("server-oauth.db") : Path.of(store),
                 keys(settings),
                 lifetime(settings, ACCESS_TOKEN_LIFETIME, OAuthSettings.DEFAULT_ACCESS_TOKEN_LIFETIME),
-                lifetime(settings, REFRESH_TOKEN_LIFETIME, OAuthSettings.DEFAULT_REFRESH_TOKEN_LIFETIME), dynamo(settings));
+                lifetime(settings, REFRESH_TOKEN_LIFETIME, OAuthSettings.DEFAULT_REFRESH_TOKEN_LIFETIME), dynamo(settings),
+                lifetime(settings, REFRESH_TOKEN_REUSE_GRACE, OAuthSettings.DEFAULT_REFRESH_TOKEN_REUSE_GRACE));
     }
 
     /**

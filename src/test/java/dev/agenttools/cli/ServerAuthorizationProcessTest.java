@@ -153,6 +153,7 @@ class ServerAuthorizationProcessTest {
                 new Case(with("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "2d"), "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "at most 1 day"),
                 new Case(with("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "1h", "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME", "30m"),
                         "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME", "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME"),
+                new Case(with("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "10m"), "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "300s"),
                 new Case(with("AGENT_TOOLS_SERVER_OAUTH_STORE", sharedFolder.resolve("oauth.db").toString()), "AGENT_TOOLS_SERVER_OAUTH_STORE"));
         for (Case c : cases) {
             Map<String, String> env = oauthEnv(freePort(), dir.resolve("refused.db"));

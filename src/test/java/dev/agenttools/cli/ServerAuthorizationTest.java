@@ -50,6 +50,7 @@ class ServerAuthorizationTest {
         assertThat(s.store()).isEqualTo(dir.resolve("data/agent-tools/server-oauth.db"));
         assertThat(s.accessTokenLifetime()).isEqualTo(Duration.ofMinutes(5));
         assertThat(s.refreshTokenLifetime()).isEqualTo(Duration.ofDays(30));
+        assertThat(s.refreshTokenReuseGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.toString()).doesNotContain("GOCSPX-secret").doesNotContain(KEY);
     }
 
@@ -107,5 +108,23 @@ class ServerAuthorizationTest {
         Map<String, String> badLifetime = env();
         badLifetime.put("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "soon");
         assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(badLifetime), badLifetime)).hasMessageContaining("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME");
+    }
+
+    @Test
+    void readsTheGraceForARefreshTokensReuseFromZeroToFiveMinutesAndRefusesOthersNamingIt() {
+        for (Map.Entry<String, Duration> ok : Map.of("0", Duration.ZERO, "5m", Duration.ofMinutes(5), "10s", Duration.ofSeconds(10)).entrySet()) {
+            Map<String, String> env = env();
+            env.put("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", ok.getKey());
+            assertThat(ServerAuthorization.from(Settings.from(env), env).refreshTokenReuseGrace()).as(ok.getKey()).isEqualTo(ok.getValue());
+        }
+        for (String bad : new String[] {"301s", "1h", "soon", "-1s"}) {
+            Map<String, String> env = env();
+            env.put("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", bad);
+            assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(env), env)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE");
+        }
+        Map<String, String> tooLong = env();
+        tooLong.put("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "6m");
+        assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(tooLong), tooLong)).hasMessageContaining("from 0").hasMessageContaining("300s");
     }
 }

@@ -194,19 +194,66 @@ class McpAuthorizationTest {
 
     @Test
     void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
+        // no grace for a reuse here (the class's server has the default 30 s, which the next test is about)
+        try (Instance strict = new Instance(emulator, settings(URI.create("http://127.0.0.1:0"), dir.resolve("no-grace.db"))
+                .withRefreshTokenReuseGrace(Duration.ZERO))) {
+            OAuthClient client = OAuthClient.register(strict.base);
+            OAuthClient.Tokens first = client.signIn(USER_1);
+            OAuthClient.Tokens second = client.refresh(first.refresh());
+            assertThat(second.refresh()).isNotEqualTo(first.refresh());
+            assertThat(OAuthClient.messageIds(strict.base, second.access())).hasSize(5);
+
+            HttpResponse<String> reuse = client.token(Map.of("grant_type", "refresh_token", "refresh_token", first.refresh()));
+            assertThat(reuse.statusCode()).isEqualTo(400);
+            assertThat(Json.MAPPER.readTree(reuse.body()).get("error").asText()).isEqualTo("invalid_grant");
+            assertThat(reuse.body()).contains("refresh_token").doesNotContain(first.refresh());
+            // the reuse looks like theft: the newer tokens of that sign-in end too
+            assertThat(OAuthClient.mcp(strict.base, second.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+            assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", second.refresh())).statusCode()).isEqualTo(400);
+        }
+    }
+
+    @Test
+    void aClientWhoseRefreshAnswerWasLostRetriesWithTheOldRefreshTokenAndKeepsWorkingButAnotherClientEndsTheSignIn() throws Exception {
         OAuthClient client = OAuthClient.register(base);
         OAuthClient.Tokens first = client.signIn(USER_1);
-        OAuthClient.Tokens second = client.refresh(first.refresh());
-        assertThat(second.refresh()).isNotEqualTo(first.refresh());
-        assertThat(messageIds(second.access())).hasSize(5);
+        OAuthClient.Tokens lost = client.refresh(first.refresh()); // spent, but the answer never reached the client
+        // the client retries with the refresh token it still has, within the grace (30 s): another pair, same sign-in
+        OAuthClient.Tokens retried = client.refresh(first.refresh());
+        assertThat(retried.refresh()).isNotEqualTo(lost.refresh()).isNotEqualTo(first.refresh());
+        assertThat(retried.scope()).isEqualTo(first.scope());
+        assertThat(messageIds(retried.access())).isEqualTo(gmailIds(USER_1));
+        assertThat(messageIds(lost.access())).as("the pair of the first spending stays valid").isEqualTo(gmailIds(USER_1));
+        // and goes on refreshing as usual
+        OAuthClient.Tokens next = client.refresh(retried.refresh());
+        assertThat(messageIds(next.access())).isEqualTo(gmailIds(USER_1));
 
-        HttpResponse<String> reuse = client.token(Map.of("grant_type", "refresh_token", "refresh_token", first.refresh()));
-        assertThat(reuse.statusCode()).isEqualTo(400);
-        assertThat(Json.MAPPER.readTree(reuse.body()).get("error").asText()).isEqualTo("invalid_grant");
-        assertThat(reuse.body()).contains("refresh_token").doesNotContain(first.refresh());
-        // the reuse looks like theft: the newer tokens of that sign-in end too
-        assertThat(mcp(second.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
-        assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", second.refresh())).statusCode()).isEqualTo(400);
+        // two requests of the client that both got a 401 refresh at once with the same token: both go on
+        List<HttpResponse<String>> both = new ArrayList<>();
+        try (var threads = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            List<java.util.concurrent.Future<HttpResponse<String>>> calls = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                calls.add(threads.submit(() -> client.token(Map.of("grant_type", "refresh_token", "refresh_token", next.refresh()))));
+            }
+            for (var call : calls) {
+                both.add(call.get());
+            }
+        }
+        for (HttpResponse<String> answer : both) {
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            assertThat(messageIds(Json.MAPPER.readTree(answer.body()).get("access_token").asText())).isEqualTo(gmailIds(USER_1));
+        }
+
+        // the same spent token from another client, within the grace: theft, the whole sign-in ends
+        OAuthClient thief = OAuthClient.register(base);
+        HttpResponse<String> stolen = thief.token(Map.of("grant_type", "refresh_token", "refresh_token", next.refresh()));
+        assertThat(stolen.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(stolen.body()).get("error").asText()).isEqualTo("invalid_grant");
+        String access = Json.MAPPER.readTree(both.get(0).body()).get("access_token").asText();
+        assertThat(mcp(access, OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(mcp(retried.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", next.refresh())).statusCode())
+                .as("nor its own client after that").isEqualTo(400);
     }
 
     @Test
@@ -267,6 +314,39 @@ class McpAuthorizationTest {
             assertThat(answer.statusCode()).isEqualTo(401);
             assertThat(answer.body()).contains("another resource");
         }
+    }
+
+    @Test
+    void aNewKeyListedFirstReEncryptsAUsersGoogleSignInAtItsNextRefreshSoThatTheOldKeyCanGo() throws Exception {
+        Path store = dir.resolve("key-rotation.db");
+        OAuthSettings.Key old = key("k-old");
+        OAuthSettings.Key fresh = key("k-new");
+        try (Instance before = new Instance(emulator, withKeys(URI.create("http://127.0.0.1:0"), store, List.of(old)))) {
+            OAuthClient.Tokens tokens = OAuthClient.register(before.base).signIn(USER_1);
+            URI publicUrl = before.base; // one public URL for the three instances: one audience
+            // rotation: the new key first, the old one still listed; a new instance refreshes the user's Google token
+            // at its first call, and writes the stored refresh token again under the new key
+            try (Instance during = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh, old)))) {
+                assertThat(OAuthClient.messageIds(during.base, tokens.access())).isEqualTo(gmailIds(USER_1));
+            }
+            // the old key removed: the user's sign-in still holds (it was read with the old key before the rewrite)
+            try (Instance after = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh)))) {
+                assertThat(OAuthClient.messageIds(after.base, tokens.access())).isEqualTo(gmailIds(USER_1));
+            }
+        }
+    }
+
+    private static OAuthSettings.Key key(String id) {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        return new OAuthSettings.Key(id, secret);
+    }
+
+    private static OAuthSettings withKeys(URI publicUrl, Path store, List<OAuthSettings.Key> keys) {
+        URI root = emulator.rootUri();
+        return new OAuthSettings(publicUrl, settings.googleClientId(), settings.googleClientSecret(),
+                root.resolve("o/oauth2/auth"), root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store, keys,
+                settings.accessTokenLifetime(), settings.refreshTokenLifetime());
     }
 
     @Test

@@ -69,12 +69,18 @@ class SharedOAuthStoreTest {
         OAuthClient viaTwo = viaOne.at(two.base);
         OAuthClient.Tokens refreshed = viaTwo.refresh(tokens.refresh());
         assertThat(OAuthClient.messageIds(one.base, refreshed.access())).isEqualTo(onTwo);
-        // the first refresh token, spent on two, is a reuse on one: the whole sign-in ends, on both
-        HttpResponse<String> reuse = viaOne.token(Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh()));
+        // the client retrying on one (two's answer lost) within the grace: another pair of the same sign-in
+        OAuthClient.Tokens retried = viaOne.refresh(tokens.refresh());
+        assertThat(OAuthClient.messageIds(two.base, retried.access())).isEqualTo(onTwo);
+        // the first refresh token, spent on two, from another client on one: the whole sign-in ends, on both
+        OAuthClient thief = OAuthClient.register(one.base);
+        HttpResponse<String> reuse = thief.token(Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh()));
         assertThat(reuse.statusCode()).isEqualTo(400);
         assertThat(reuse.body()).contains("already used");
         assertThat(OAuthClient.mcp(one.base, refreshed.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(OAuthClient.mcp(one.base, retried.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
         assertThat(viaTwo.token(Map.of("grant_type", "refresh_token", "refresh_token", refreshed.refresh())).statusCode()).isEqualTo(400);
+        assertThat(viaTwo.token(Map.of("grant_type", "refresh_token", "refresh_token", retried.refresh())).statusCode()).isEqualTo(400);
     }
 
     @Test

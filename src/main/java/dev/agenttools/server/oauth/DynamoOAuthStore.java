@@ -250,18 +250,24 @@ final class DynamoOAuthStore implements OAuthStore {
         return grant;
     }
 
+    /**
+     * Spends a refresh token ({@link OAuthStore#spendRefreshToken}): one conditional UpdateItem sets {@code spent} and
+     * {@code spent_ms} (when) together, so exactly one instance spends it, and {@code spent_ms}, never changed after,
+     * decides every reuse.
+     */
     @Override
-    public Spent spendRefreshToken(String digest, Instant now) throws Unavailable {
+    public Spent spendRefreshToken(String digest, String clientId, Instant now, Duration grace) throws Unavailable {
         Map<String, AttributeValue> item;
         try {
             item = run(() -> client.updateItem(b -> b.tableName(table).key(key("rt#" + digest))
-                    .updateExpression("SET spent = :t").conditionExpression("attribute_exists(pk) AND spent = :f")
-                    .expressionAttributeValues(Map.of(":t", TRUE, ":f", FALSE)).returnValues(ReturnValue.ALL_NEW))).attributes();
+                    .updateExpression("SET spent = :t, spent_ms = :now").conditionExpression("attribute_exists(pk) AND spent = :f")
+                    .expressionAttributeValues(Map.of(":t", TRUE, ":f", FALSE, ":now", n(now.toEpochMilli())))
+                    .returnValues(ReturnValue.ALL_NEW))).attributes();
         } catch (Unavailable e) {
             if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
                 throw e;
             }
-            // unknown, or spent before (by this client or by a thief): which?
+            // unknown, or spent before (by this client retrying, or by a thief): which?
             Map<String, AttributeValue> spent = get("rt#" + digest);
             if (spent == null) {
                 return new Spent.None();
@@ -269,6 +275,11 @@ final class DynamoOAuthStore implements OAuthStore {
             Grant grant = grant(spent);
             if (!lasts(grant)) {
                 return new Spent.None();
+            }
+            // no spent_ms: spent before it was recorded, so no grace
+            Instant spentAt = spent.containsKey("spent_ms") ? Instant.ofEpochMilli(num(spent, "spent_ms")) : null;
+            if (OAuthStore.isRetry(grant, spentAt, clientId, now, grace)) {
+                return new Spent.Again(grant);
             }
             endGrant(grant.grant());
             return new Spent.Reused(grant.grant());

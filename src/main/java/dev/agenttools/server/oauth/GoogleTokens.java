@@ -135,6 +135,10 @@ final class GoogleTokens {
         }
         if (tokens.refreshToken() != null && !tokens.refreshToken().equals(refreshToken)) {
             store.putGoogleRefreshToken(account, cipher.seal(tokens.refreshToken(), account), clock.instant());
+        } else if (!sealed.keyId().equals(cipher.currentKeyId())) {
+            // a key rotation under way: the token that still works is written again under the new key, so that an
+            // active user's row leaves the old key within one Google token lifetime (an hour) and the old key can go
+            store.putGoogleRefreshToken(account, cipher.seal(refreshToken, account), clock.instant());
         }
         Cached fresh = cached(tokens);
         e.cached = fresh;

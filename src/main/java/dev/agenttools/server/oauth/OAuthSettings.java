@@ -27,12 +27,23 @@ import java.util.Locale;
  * @param refreshTokenLifetime how long a refresh token of the server lives unused (30 days by default)
  * @param dynamo               the DynamoDB table that instances on several machines share, in place of {@code store};
  *                             null: the SQLite file
+ * @param refreshTokenReuseGrace how long after a refresh token is spent its client may spend it again and get another
+ *                             pair of the same grant (a lost answer retried, two refreshes at once) instead of ending
+ *                             the grant as a theft (30 s by default, 0: never, at most {@link #MAX_REFRESH_TOKEN_REUSE_GRACE})
  */
 public record OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
                             URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
-                            Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo) {
+                            Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo,
+                            Duration refreshTokenReuseGrace) {
     public static final Duration DEFAULT_ACCESS_TOKEN_LIFETIME = Duration.ofHours(1);
     public static final Duration DEFAULT_REFRESH_TOKEN_LIFETIME = Duration.ofDays(30);
+    /** Okta's default "grace period for token rotation": a retry or a second refresh in flight comes within seconds. */
+    public static final Duration DEFAULT_REFRESH_TOKEN_REUSE_GRACE = Duration.ofSeconds(30);
+    /**
+     * At most 5 minutes: within the grace a reuse by the token's client (whose id is public) is not taken as theft, so
+     * a longer one would leave a stolen refresh token of a client usable for that long after the client spent it.
+     */
+    public static final Duration MAX_REFRESH_TOKEN_REUSE_GRACE = Duration.ofMinutes(5);
     /** The Google scopes asked at consent: what the tools read. */
     static final List<String> GOOGLE_SCOPES = List.of("https://www.googleapis.com/auth/gmail.readonly",
             "https://www.googleapis.com/auth/calendar.readonly");
@@ -94,6 +105,14 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
                 accessTokenLifetime, refreshTokenLifetime, null);
     }
 
+    /** The settings with the default grace for a refresh token's reuse. */
+    public OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
+                         URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
+                         Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo) {
+        this(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
+                accessTokenLifetime, refreshTokenLifetime, dynamo, DEFAULT_REFRESH_TOKEN_REUSE_GRACE);
+    }
+
     public OAuthSettings {
         publicUrl = checkPublicUrl(publicUrl);
         require(googleClientId != null && !googleClientId.isBlank(), "the Google OAuth client id is missing");
@@ -111,6 +130,10 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
                         && refreshTokenLifetime.compareTo(Duration.ofDays(365)) <= 0,
                 "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME must be from AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME ("
                         + accessTokenLifetime + ") to 365 days, got " + refreshTokenLifetime);
+        require(refreshTokenReuseGrace != null && !refreshTokenReuseGrace.isNegative()
+                        && refreshTokenReuseGrace.compareTo(MAX_REFRESH_TOKEN_REUSE_GRACE) <= 0,
+                "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE must be from 0 (no grace: every reuse ends the sign-in) to "
+                        + MAX_REFRESH_TOKEN_REUSE_GRACE.toSeconds() + "s, got " + refreshTokenReuseGrace);
     }
 
     /**
@@ -155,7 +178,13 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         }
         return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port + pathPrefix()),
                 googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
-                accessTokenLifetime, refreshTokenLifetime, dynamo);
+                accessTokenLifetime, refreshTokenLifetime, dynamo, refreshTokenReuseGrace);
+    }
+
+    /** The same settings with another grace for a refresh token's reuse. */
+    public OAuthSettings withRefreshTokenReuseGrace(Duration grace) {
+        return new OAuthSettings(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl,
+                store, keys, accessTokenLifetime, refreshTokenLifetime, dynamo, grace);
     }
 
     /** The resource {@code /mcp} is, as tokens name their audience. */
@@ -203,7 +232,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         return "OAuthSettings[publicUrl=" + publicUrl + ", googleClientId=" + googleClientId + ", googleClientSecret=(not shown)"
                 + ", googleAuthUrl=" + googleAuthUrl + ", googleTokenUrl=" + googleTokenUrl + ", profileUrl=" + profileUrl
                 + ", store=" + (dynamo == null ? store : dynamo) + ", keys=" + keys + ", accessTokenLifetime=" + accessTokenLifetime
-                + ", refreshTokenLifetime=" + refreshTokenLifetime + "]";
+                + ", refreshTokenLifetime=" + refreshTokenLifetime + ", refreshTokenReuseGrace=" + refreshTokenReuseGrace + "]";
     }
 
     private static URI checkPublicUrl(URI url) {

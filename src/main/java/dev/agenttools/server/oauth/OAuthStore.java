@@ -2,6 +2,7 @@ package dev.agenttools.server.oauth;
 
 import java.io.IOException;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -16,7 +17,8 @@ import java.util.List;
  *   <li>Secrets are kept as SHA-256 digests ({@link Secrets#digest}) or, where they must be read back, as AES-GCM
  *       ciphertexts with their key id ({@link TokenCipher}), never as they are.</li>
  *   <li>One-time values (a pending sign-in, a code, a refresh token) are spent by one atomic operation, so that of two
- *       instances (or threads) spending one at once exactly one gets it.</li>
+ *       instances (or threads) spending one at once exactly one gets it. A refresh token's spending records when, in
+ *       the same operation, and that time never changes: what a later reuse is taken as follows from it alone.</li>
  *   <li>What has expired is never answered, whether or not it has been deleted yet.</li>
  *   <li>Ending a grant or an account ends every token of it on the next check of this instance, and of another
  *       instance within {@link DynamoOAuthStore#CHECK_CACHE_LIFETIME} (DynamoDB; at once with SQLite).</li>
@@ -53,11 +55,18 @@ interface OAuthStore extends AutoCloseable {
         record None() implements Spent {
         }
 
-        /** Already spent: its whole grant has now been ended. */
+        /** Already spent, by another client or past the grace: its whole grant has now been ended. */
         record Reused(String grant) implements Spent {
         }
 
         record Fresh(Grant grant) implements Spent {
+        }
+
+        /**
+         * Already spent, but by its own client within the grace after the first spending, its grant still alive: taken
+         * as a retry (an answer lost on the way, two refreshes at once), to be answered with another pair of the grant.
+         */
+        record Again(Grant grant) implements Spent {
         }
     }
 
@@ -81,6 +90,16 @@ interface OAuthStore extends AutoCloseable {
      */
     static OAuthStore open(OAuthSettings settings) throws IOException, SQLException {
         return settings.dynamo() != null ? DynamoOAuthStore.open(settings.dynamo()) : new SqliteOAuthStore(settings.store());
+    }
+
+    /**
+     * Whether a reuse of a refresh token of a live grant, spent at {@code spentAt}, is a retry ({@link Spent.Again}) rather
+     * than a theft: asked by the token's own client, before {@code grace} has passed since the spending, the token not
+     * expired. Both stores decide by this alone. {@code spentAt} null (spent before its time was recorded): never.
+     */
+    static boolean isRetry(Grant grant, Instant spentAt, String clientId, Instant now, Duration grace) {
+        return spentAt != null && grant.clientId().equals(clientId) && grant.expiresAt().isAfter(now)
+                && now.isBefore(spentAt.plus(grace));
     }
 
     void putClient(Client client) throws SQLException;
@@ -127,11 +146,17 @@ interface OAuthStore extends AutoCloseable {
     Grant accessToken(String digest, Instant now) throws SQLException;
 
     /**
-     * Spends a refresh token: the first use finds it {@link Spent.Fresh}; a later one finds it spent, takes that as
-     * theft (RFC 9700 section 4.14: the thief or the client, whichever comes second, must not go on) and ends its
-     * whole grant. A token unknown, expired, or of an ended grant or account is {@link Spent.None}.
+     * Spends a refresh token for {@code clientId}, recording when ({@code now}) in the same atomic write. The first use
+     * finds it {@link Spent.Fresh} (whatever client asks: the caller refuses another client's). A later one finds it
+     * spent: when it comes from the token's own client before {@code grace} has passed since that first spending and
+     * the token has not expired, it is {@link Spent.Again} (a retry: concurrent ones all get it); any other reuse is
+     * taken as theft (RFC 9700 section 4.14: the thief or the client, whichever comes second, must not go on) and
+     * ends the whole grant, {@link Spent.Reused}. A token unknown, or of an ended grant or account, is
+     * {@link Spent.None}, as is an unspent one that has expired.
+     *
+     * @param grace {@link Duration#ZERO}: every reuse is a theft
      */
-    Spent spendRefreshToken(String digest, Instant now) throws SQLException;
+    Spent spendRefreshToken(String digest, String clientId, Instant now, Duration grace) throws SQLException;
 
     /** Ends a grant: its access tokens and refresh tokens, spent or not. */
     void endGrant(String grant) throws SQLException;

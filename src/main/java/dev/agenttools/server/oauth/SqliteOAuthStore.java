@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -39,10 +40,12 @@ final class SqliteOAuthStore implements OAuthStore {
             for (String table : List.of("access_tokens", "refresh_tokens")) {
                 s.execute("CREATE TABLE IF NOT EXISTS " + table + " (digest TEXT PRIMARY KEY, account TEXT NOT NULL,"
                         + " client_id TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL,"
-                        + " expires_at INTEGER NOT NULL" + (table.equals("refresh_tokens") ? ", spent INTEGER NOT NULL DEFAULT 0" : "") + ")");
+                        + " expires_at INTEGER NOT NULL" + (table.equals("refresh_tokens")
+                        ? ", spent INTEGER NOT NULL DEFAULT 0, spent_at INTEGER" : "") + ")");
                 s.execute("CREATE INDEX IF NOT EXISTS " + table + "_grant ON " + table + " (grant_id)");
                 s.execute("CREATE INDEX IF NOT EXISTS " + table + "_account ON " + table + " (account)");
             }
+            addSpentAt(s);
             // grants ended, so that a rotation racing the end (a reuse on another instance) stores nothing that works
             s.execute("CREATE TABLE IF NOT EXISTS ended_grants (grant_id TEXT PRIMARY KEY, ended_at INTEGER NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS google_accounts (account TEXT PRIMARY KEY, key_id TEXT NOT NULL,"
@@ -50,6 +53,29 @@ final class SqliteOAuthStore implements OAuthStore {
         } catch (SQLException e) {
             c.close();
             throw e;
+        }
+    }
+
+    /**
+     * A file made before the reuse grace has {@code refresh_tokens} without {@code spent_at}: the column is added (its
+     * rows spent then have none, so a reuse of one ends its grant, as it did). Of two instances opening such a file at
+     * once, the second's ALTER fails on the column the first added, which is then there.
+     */
+    private static void addSpentAt(Statement s) throws SQLException {
+        if (!hasSpentAt(s)) {
+            try {
+                s.execute("ALTER TABLE refresh_tokens ADD COLUMN spent_at INTEGER");
+            } catch (SQLException e) {
+                if (!hasSpentAt(s)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean hasSpentAt(Statement s) throws SQLException {
+        try (ResultSet r = s.executeQuery("SELECT 1 FROM pragma_table_info('refresh_tokens') WHERE name = 'spent_at'")) {
+            return r.next();
         }
     }
 
@@ -209,15 +235,26 @@ final class SqliteOAuthStore implements OAuthStore {
     }
 
     /**
-     * Spends a refresh token: the first use finds it {@link Spent.Fresh}; a later one finds it spent, takes that as
-     * theft (RFC 9700 section 4.14: the thief or the client, whichever comes second, must not go on) and ends its
-     * whole grant.
+     * Spends a refresh token ({@link OAuthStore#spendRefreshToken}): one UPDATE sets {@code spent} and {@code spent_at}
+     * together, so exactly one instance spends it, and {@code spent_at}, never changed after, decides every reuse.
      */
     @Override
-    public synchronized Spent spendRefreshToken(String digest, Instant now) throws SQLException {
+    public synchronized Spent spendRefreshToken(String digest, String clientId, Instant now, Duration grace) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1, spent_at = ? WHERE digest = ?"
+                + " AND spent = 0 RETURNING account, client_id, scope, resource, grant_id, expires_at")) {
+            p.setLong(1, now.toEpochMilli());
+            p.setString(2, digest);
+            try (ResultSet r = p.executeQuery()) {
+                if (r.next()) {
+                    Grant grant = grant(r);
+                    return grant.expiresAt().isAfter(now) ? new Spent.Fresh(grant) : new Spent.None();
+                }
+            }
+        }
+        // unknown (or its grant or account ended: their rows are deleted), or spent before
         Grant grant;
-        boolean spent;
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at, spent"
+        Instant spentAt;
+        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at, spent_at"
                 + " FROM refresh_tokens WHERE digest = ?")) {
             p.setString(1, digest);
             try (ResultSet r = p.executeQuery()) {
@@ -225,20 +262,15 @@ final class SqliteOAuthStore implements OAuthStore {
                     return new Spent.None();
                 }
                 grant = grant(r);
-                spent = r.getInt(7) != 0;
+                long at = r.getLong(7);
+                spentAt = r.wasNull() ? null : Instant.ofEpochMilli(at); // null: spent before the column was added
             }
         }
-        if (!spent) {
-            try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1 WHERE digest = ? AND spent = 0")) {
-                p.setString(1, digest);
-                spent = p.executeUpdate() == 0; // another instance spent it in between
-            }
+        if (OAuthStore.isRetry(grant, spentAt, clientId, now, grace)) {
+            return new Spent.Again(grant);
         }
-        if (spent) {
-            endGrant(grant.grant());
-            return new Spent.Reused(grant.grant());
-        }
-        return grant.expiresAt().isAfter(now) ? new Spent.Fresh(grant) : new Spent.None();
+        endGrant(grant.grant());
+        return new Spent.Reused(grant.grant());
     }
 
     /** Ends a grant: its access tokens and refresh tokens, spent or not. */

@@ -47,6 +47,11 @@ final class TokenCipher {
         this.currentId = keys.getFirst().id();
     }
 
+    /** The id of the key that {@link #seal} uses: the first one listed. */
+    String currentKeyId() {
+        return currentId;
+    }
+
     Sealed seal(String plaintext, String associated) {
         byte[] nonce = new byte[NONCE_BYTES];
         RANDOM.nextBytes(nonce);

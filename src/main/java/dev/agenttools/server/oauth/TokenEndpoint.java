@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * {@code POST /oauth/token} (a code traded once with its PKCE verifier; a refresh token used once and replaced) and
+ * {@code POST /oauth/token} (a code traded once with its PKCE verifier; a refresh token used once and replaced, or
+ * again by its client within {@link OAuthSettings#refreshTokenReuseGrace()}, a retry, for another pair) and
  * {@code POST /oauth/revoke} (RFC 7009). Clients are public: {@code client_id} in the form names them, and a code or
  * refresh token works only for the client it was issued to.
  */
@@ -98,37 +99,46 @@ final class TokenEndpoint {
             return;
         }
         OAuthStore.Spent spent = token.length() > Secrets.MAX_LENGTH ? new OAuthStore.Spent.None()
-                : store.spendRefreshToken(Secrets.digest(token), clock.instant());
+                : store.spendRefreshToken(Secrets.digest(token), clientId, clock.instant(), settings.refreshTokenReuseGrace());
+        OAuthStore.Grant g;
         switch (spent) {
-            case OAuthStore.Spent.None none -> OAuthAnswers.error(response, callback, 400, "invalid_grant",
-                    "refresh_token is unknown, expired or revoked");
-            case OAuthStore.Spent.Reused reused -> OAuthAnswers.error(response, callback, 400, "invalid_grant",
-                    "refresh_token was already used; every token of its sign-in is now revoked (sign in again)");
+            case OAuthStore.Spent.None none -> {
+                OAuthAnswers.error(response, callback, 400, "invalid_grant", "refresh_token is unknown, expired or revoked");
+                return;
+            }
+            case OAuthStore.Spent.Reused reused -> {
+                OAuthAnswers.error(response, callback, 400, "invalid_grant",
+                        "refresh_token was already used; every token of its sign-in is now revoked (sign in again)");
+                return;
+            }
             case OAuthStore.Spent.Fresh fresh -> {
-                OAuthStore.Grant g = fresh.grant();
+                g = fresh.grant();
                 if (!g.clientId().equals(clientId)) {
                     store.endGrant(g.grant()); // another client holds this client's token: neither goes on with it
                     OAuthAnswers.error(response, callback, 400, "invalid_grant", "refresh_token was issued to another client_id");
                     return;
                 }
-                String scope = g.scope();
-                String asked = p.get("scope");
-                if (asked != null) {
-                    try {
-                        scope = Scopes.parse(asked);
-                    } catch (Scopes.Unknown unknown) {
-                        OAuthAnswers.error(response, callback, 400, "invalid_scope", unknown.getMessage());
-                        return;
-                    }
-                    if (!Scopes.covers(g.scope(), List.of(scope.split(" ")))) {
-                        // RFC 6749 section 6: a refresh never widens; a wider scope takes a new authorization
-                        OAuthAnswers.error(response, callback, 400, "invalid_scope", "scope may only narrow the sign-in's scope: " + g.scope());
-                        return;
-                    }
-                }
-                issue(g.account(), clientId, scope, g.resource(), g.grant(), response, callback);
+            }
+            // its own client again within the grace (the store checked both): another pair of the same grant, the
+            // pair of the first spending still valid (which of them the client keeps is its choice)
+            case OAuthStore.Spent.Again again -> g = again.grant();
+        }
+        String scope = g.scope();
+        String asked = p.get("scope");
+        if (asked != null) {
+            try {
+                scope = Scopes.parse(asked);
+            } catch (Scopes.Unknown unknown) {
+                OAuthAnswers.error(response, callback, 400, "invalid_scope", unknown.getMessage());
+                return;
+            }
+            if (!Scopes.covers(g.scope(), List.of(scope.split(" ")))) {
+                // RFC 6749 section 6: a refresh never widens; a wider scope takes a new authorization
+                OAuthAnswers.error(response, callback, 400, "invalid_scope", "scope may only narrow the sign-in's scope: " + g.scope());
+                return;
             }
         }
+        issue(g.account(), clientId, scope, g.resource(), g.grant(), response, callback);
     }
 
     private void issue(String account, String clientId, String scope, String resource, String grant, Response response,

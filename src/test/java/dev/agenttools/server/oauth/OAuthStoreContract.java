@@ -26,6 +26,8 @@ abstract class OAuthStoreContract {
     static final String RESOURCE = "https://tools.example.com/mcp";
     static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
     static final TokenCipher CIPHER = new TokenCipher(List.of(key("k1")));
+    static final String CLIENT = "agt_client_1";
+    static final Duration GRACE = OAuthSettings.DEFAULT_REFRESH_TOKEN_REUSE_GRACE;
 
     OAuthStore store;
     /** Another instance's store on the same place. */
@@ -55,8 +57,13 @@ abstract class OAuthStoreContract {
         return new OAuthSettings.Key(id, b);
     }
 
+    /** Spends the refresh token as {@link #CLIENT} at {@code at}, with the default grace. */
+    static OAuthStore.Spent spend(OAuthStore s, String refresh, Instant at) throws Exception {
+        return s.spendRefreshToken(Secrets.digest(refresh), CLIENT, at, GRACE);
+    }
+
     static OAuthStore.Grant grant(String grant, Duration lifetime) {
-        return new OAuthStore.Grant(ACCOUNT, "agt_client_1", "gmail.readonly calendar.readonly", RESOURCE, grant, NOW.plus(lifetime));
+        return new OAuthStore.Grant(ACCOUNT, CLIENT, "gmail.readonly calendar.readonly", RESOURCE, grant, NOW.plus(lifetime));
     }
 
     static OAuthStore.Code code(Duration lifetime) {
@@ -126,29 +133,99 @@ abstract class OAuthStoreContract {
     void aRefreshTokenRotatesOnceAndItsReuseOnAnotherInstanceEndsTheWholeGrant() throws Exception {
         Tokens first = signIn(store);
         assertThat(other.accessToken(Secrets.digest(first.access()), NOW)).isNotNull();
-        assertThat(store.spendRefreshToken(Secrets.digest(first.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        assertThat(spend(store, first.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
         Tokens second = issue(store, first.grant());
         assertThat(other.accessToken(Secrets.digest(second.access()), NOW)).isNotNull();
 
-        OAuthStore.Spent reuse = other.spendRefreshToken(Secrets.digest(first.refresh()), NOW);
+        // the grace is over exactly GRACE after the spending
+        OAuthStore.Spent reuse = spend(other, first.refresh(), NOW.plus(GRACE));
         assertThat(reuse).isEqualTo(new OAuthStore.Spent.Reused(first.grant()));
         assertThat(other.accessToken(Secrets.digest(second.access()), NOW)).as("the newer access token ends too").isNull();
         assertThat(store.accessToken(Secrets.digest(first.access()), NOW)).isNull();
-        assertThat(store.spendRefreshToken(Secrets.digest(second.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, second.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
         assertThat(store.grantOfRefreshToken(Secrets.digest(second.refresh()))).isNull();
         // a rotation that comes after the grant ended gives tokens that never work
         Tokens late = issue(other, first.grant());
         assertThat(store.accessToken(Secrets.digest(late.access()), NOW)).isNull();
-        assertThat(store.spendRefreshToken(Secrets.digest(late.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, late.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
     }
 
     @Test
     void aRefreshTokenSpentByTwoInstancesAtOnceIsFreshForOneAndAReuseForTheOther() throws Exception {
         Tokens t = signIn(store);
         String digest = Secrets.digest(t.refresh());
-        List<OAuthStore.Spent> got = together(() -> store.spendRefreshToken(digest, NOW), () -> other.spendRefreshToken(digest, NOW));
+        List<OAuthStore.Spent> got = together(() -> store.spendRefreshToken(digest, CLIENT, NOW, Duration.ZERO),
+                () -> other.spendRefreshToken(digest, CLIENT, NOW, Duration.ZERO));
         assertThat(got).filteredOn(s -> s instanceof OAuthStore.Spent.Fresh).hasSize(1);
         assertThat(got).filteredOn(s -> s instanceof OAuthStore.Spent.Reused).hasSize(1);
+
+        // with a grace, the second of two refreshes at once is a retry: both go on, the grant with them
+        Tokens u = signIn(store);
+        String again = Secrets.digest(u.refresh());
+        List<OAuthStore.Spent> both = together(() -> store.spendRefreshToken(again, CLIENT, NOW, GRACE),
+                () -> other.spendRefreshToken(again, CLIENT, NOW, GRACE));
+        assertThat(both).filteredOn(s -> s instanceof OAuthStore.Spent.Fresh).hasSize(1);
+        assertThat(both).filteredOn(s -> s instanceof OAuthStore.Spent.Again).hasSize(1);
+        assertThat(store.grantOfRefreshToken(again)).isEqualTo(u.grant());
+    }
+
+    @Test
+    void aReuseByItsOwnClientWithinTheGraceIsARetryAnsweredWithTheGrantWhichLivesOn() throws Exception {
+        Tokens first = signIn(store);
+        assertThat(spend(store, first.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        Tokens second = issue(store, first.grant()); // the answer the client never got
+
+        OAuthStore.Spent retry = spend(other, first.refresh(), NOW.plus(GRACE).minusMillis(1));
+        assertThat(retry).isEqualTo(new OAuthStore.Spent.Again(grant(first.grant(), Duration.ofDays(30))));
+        Tokens third = issue(other, first.grant());
+        // the pair of the first spending and the pair of the retry both work, on either instance
+        for (OAuthStore s : List.of(store, other)) {
+            assertThat(s.accessToken(Secrets.digest(second.access()), NOW)).isNotNull();
+            assertThat(s.accessToken(Secrets.digest(third.access()), NOW)).isNotNull();
+        }
+        // two retries at once both get the grant
+        List<OAuthStore.Spent> both = together(() -> spend(store, first.refresh(), NOW.plusSeconds(1)),
+                () -> spend(other, first.refresh(), NOW.plusSeconds(1)));
+        assertThat(both).allSatisfy(s -> assertThat(s).isInstanceOf(OAuthStore.Spent.Again.class));
+        assertThat(spend(store, third.refresh(), NOW.plusSeconds(2))).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        assertThat(spend(other, second.refresh(), NOW.plusSeconds(2))).isInstanceOf(OAuthStore.Spent.Fresh.class);
+
+        // no retry for a grant whose account has ended, within the grace or not
+        store.endAccount(ACCOUNT);
+        assertThat(spend(other, first.refresh(), NOW.plusSeconds(3))).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, third.refresh(), NOW.plusSeconds(3))).isInstanceOf(OAuthStore.Spent.None.class);
+    }
+
+    @Test
+    void aReuseAfterTheGraceEndsTheGrantWithTheTokensOfTheRetryToo() throws Exception {
+        Tokens first = signIn(store);
+        assertThat(spend(store, first.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        Tokens second = issue(store, first.grant());
+        assertThat(spend(other, first.refresh(), NOW.plusSeconds(10))).isInstanceOf(OAuthStore.Spent.Again.class);
+        Tokens third = issue(other, first.grant());
+
+        assertThat(spend(other, first.refresh(), NOW.plus(GRACE).plusSeconds(1))).isEqualTo(new OAuthStore.Spent.Reused(first.grant()));
+        for (Tokens t : List.of(first, second, third)) {
+            assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
+            assertThat(store.grantOfRefreshToken(Secrets.digest(t.refresh()))).isNull();
+        }
+        assertThat(spend(store, third.refresh(), NOW.plus(GRACE).plusSeconds(2))).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, second.refresh(), NOW.plus(GRACE).plusSeconds(2))).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, first.refresh(), NOW.plusSeconds(11))).as("ended: no retry any more").isInstanceOf(OAuthStore.Spent.None.class);
+    }
+
+    @Test
+    void aReuseWithinTheGraceByAnotherClientEndsTheGrant() throws Exception {
+        Tokens first = signIn(store);
+        assertThat(spend(store, first.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        Tokens second = issue(store, first.grant());
+
+        OAuthStore.Spent foreign = other.spendRefreshToken(Secrets.digest(first.refresh()), "agt_client_2", NOW.plusSeconds(1), GRACE);
+        assertThat(foreign).isEqualTo(new OAuthStore.Spent.Reused(first.grant()));
+        assertThat(other.accessToken(Secrets.digest(second.access()), NOW)).isNull();
+        assertThat(store.accessToken(Secrets.digest(second.access()), NOW)).isNull();
+        assertThat(spend(store, first.refresh(), NOW.plusSeconds(2))).as("nor its own client after that").isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(store, second.refresh(), NOW.plusSeconds(2))).isInstanceOf(OAuthStore.Spent.None.class);
     }
 
     @Test
@@ -163,7 +240,7 @@ abstract class OAuthStoreContract {
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)).minusMillis(1))).isNotNull();
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).isNull();
         assertThat(store.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).as("checked before, but expired now").isNull();
-        assertThat(other.spendRefreshToken(Secrets.digest(t.refresh()), NOW.plus(Duration.ofDays(30)))).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(other, t.refresh(), NOW.plus(Duration.ofDays(30)))).isInstanceOf(OAuthStore.Spent.None.class);
         store.purge(NOW.plus(Duration.ofDays(31)));
         assertThat(store.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofDays(31)))).isNull();
     }
@@ -178,7 +255,7 @@ abstract class OAuthStoreContract {
         store.endAccount(ACCOUNT);
         assertThat(store.accessToken(Secrets.digest(t.access()), NOW)).isNull();
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
-        assertThat(other.spendRefreshToken(Secrets.digest(t.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(spend(other, t.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
         assertThat(other.takeCode(code, NOW)).isNull();
         assertThat(other.googleRefreshToken(ACCOUNT)).isNull();
 
@@ -194,7 +271,7 @@ abstract class OAuthStoreContract {
         other.endAccessToken(Secrets.digest(t.access()));
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
         assertThat(other.grantOfRefreshToken(Secrets.digest(t.refresh()))).isEqualTo(t.grant());
-        assertThat(store.spendRefreshToken(Secrets.digest(t.refresh()), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+        assertThat(spend(store, t.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
         Tokens next = issue(store, t.grant());
         assertThat(store.accessToken(Secrets.digest(next.access()), NOW)).isNotNull();
         store.endGrant(other.grantOfRefreshToken(Secrets.digest(next.refresh())));

@@ -1,8 +1,15 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.store.SqliteStore;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The store's promises on one SQLite file that two instances (two connections) share. */
 class SqliteOAuthStoreTest extends OAuthStoreContract {
@@ -19,5 +26,38 @@ class SqliteOAuthStoreTest extends OAuthStoreContract {
     @Override
     OAuthStore open() throws Exception {
         return new SqliteOAuthStore(file);
+    }
+
+    @Test
+    void aFileMadeBeforeTheReuseGraceGetsItsColumnAndTheTokensSpentThenNoGrace() throws Exception {
+        Path old = dir.resolve("before-grace.db");
+        String spentBefore = Secrets.next(Secrets.REFRESH_TOKEN);
+        String unspent = Secrets.next(Secrets.REFRESH_TOKEN);
+        // refresh_tokens as the store made it before spent_at, with one token spent then and one not
+        try (Connection c = SqliteStore.openToWrite(old, true).connection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE refresh_tokens (digest TEXT PRIMARY KEY, account TEXT NOT NULL, client_id TEXT NOT NULL,"
+                    + " scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL, expires_at INTEGER NOT NULL,"
+                    + " spent INTEGER NOT NULL DEFAULT 0)");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO refresh_tokens VALUES (?, ?, ?, 'gmail.readonly', ?, ?, ?, ?)")) {
+                for (String token : new String[] {spentBefore, unspent}) {
+                    p.setString(1, Secrets.digest(token));
+                    p.setString(2, ACCOUNT);
+                    p.setString(3, CLIENT);
+                    p.setString(4, RESOURCE);
+                    p.setString(5, token == spentBefore ? "grant_old" : "grant_new");
+                    p.setLong(6, NOW.plusSeconds(86_400).toEpochMilli());
+                    p.setInt(7, token == spentBefore ? 1 : 0);
+                    p.executeUpdate();
+                }
+            }
+        }
+        // two instances opening it at once: one adds the column, the other finds it added
+        java.util.List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
+        try (OAuthStore a = both.get(0); OAuthStore b = both.get(1)) {
+            assertThat(spend(a, unspent, NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+            assertThat(spend(b, unspent, NOW.plusSeconds(1))).isInstanceOf(OAuthStore.Spent.Again.class);
+            assertThat(spend(b, spentBefore, NOW)).as("spent at an unknown time: no grace")
+                    .isEqualTo(new OAuthStore.Spent.Reused("grant_old"));
+        }
     }
 }
