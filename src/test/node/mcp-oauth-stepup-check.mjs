@@ -9,43 +9,11 @@
 //   node mcp-oauth-stepup-check.mjs SERVER_URL USER > results.json
 import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { MemoryProvider, browse } from './oauth-memory-provider.mjs';
 
 const [server, user] = process.argv.slice(2);
-const REDIRECT = 'http://127.0.0.1:9/node-callback';
 const stdin = createInterface({ input: process.stdin });
 const lines = stdin[Symbol.asyncIterator]();
-
-/** An in-memory OAuthClientProvider that counts the times it is asked to send the user to sign in. */
-class MemoryProvider {
-  constructor() { this.saved = []; this.redirects = []; }
-  get redirectUrl() { return REDIRECT; }
-  get clientMetadata() {
-    return { client_name: 'mcp-oauth-stepup-check', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  state() { return 'node-state'; }
-  clientInformation() { return this.client; }
-  saveClientInformation(info) { this.client = info; }
-  tokens() { return this.saved.at(-1); }
-  saveTokens(tokens) { this.saved.push(tokens); }
-  invalidateCredentials(what) { if (what === 'tokens' || what === 'all') this.saved.push(undefined); }
-  redirectToAuthorization(url) { this.redirects.push(url); }
-  saveCodeVerifier(verifier) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
-}
-
-/** Follows redirects as a browser would, until one goes to the client's redirect URI: its query. */
-async function browse(url) {
-  let next = url.toString();
-  for (let hop = 0; hop < 6; hop++) {
-    const r = await fetch(next, { redirect: 'manual' });
-    const location = r.headers.get('location');
-    if (r.status !== 302 || !location) throw new Error(`hop ${hop}: HTTP ${r.status} ${await r.text()}`);
-    if (location.startsWith(REDIRECT)) return new URL(location).searchParams;
-    next = new URL(location, next).toString();
-  }
-  throw new Error('no redirect to the client after 6 hops');
-}
 
 /** The user signs in at the authorization URL the SDK asked for last (optionally with a narrower scope). */
 async function signIn(provider, transport, scope) {
@@ -71,7 +39,7 @@ async function ok(client, name, args) {
   return JSON.parse(result.content[0].text);
 }
 
-const provider = new MemoryProvider();
+const provider = new MemoryProvider('mcp-oauth-stepup-check');
 const first = new StreamableHTTPClientTransport(new URL(`${server}/mcp`), { authProvider: provider });
 try {
   await new Client({ name: 'mcp-oauth-stepup-check', version: '1.0.0' }).connect(first);

@@ -17,22 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,8 +44,7 @@ class McpAuthorizationTest {
     @TempDir
     static Path dir;
     private static Emulator emulator;
-    private static ToolRegistry registry;
-    private static HttpService service;
+    private static OAuthServer server;
     private static URI base;
     private static OAuthSettings settings;
     private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -67,29 +59,18 @@ class McpAuthorizationTest {
         emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
                 .quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20).build());
         settings = settings(URI.create("http://127.0.0.1:0"), dir.resolve("oauth.db"));
-        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                null, null, Set.of(), List.of(emulator.rootUri())).withOAuth(settings);
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
-        registry = Tools.builder().rootUrl(emulator.rootUri().toString()).noTokenMessage("no Google access token")
-                .listener(metrics).build();
-        service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-        base = URI.create("http://127.0.0.1:" + service.port());
+        server = new OAuthServer(emulator, settings);
+        base = server.base;
     }
 
     static OAuthSettings settings(URI publicUrl, Path store) {
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        URI root = emulator.rootUri();
-        return new OAuthSettings(publicUrl, "agent-tools-server", "server-secret", root.resolve("o/oauth2/auth"),
-                root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store,
-                List.of(new OAuthSettings.Key("k1", key)), Duration.ofHours(1), Duration.ofDays(30));
+        return OAuthServer.settings(emulator, publicUrl, store);
     }
 
     @AfterAll
     static void stop() {
         System.setErr(originalErr);
-        service.close();
-        registry.close();
+        server.close();
     }
 
     @Test
@@ -195,7 +176,7 @@ class McpAuthorizationTest {
     @Test
     void aRefreshTokenWorksOnceAndItsReuseEndsTheWholeSignIn() throws Exception {
         // no grace for a reuse here (the class's server has the default 30 s, which the next test is about)
-        try (Instance strict = new Instance(emulator, settings(URI.create("http://127.0.0.1:0"), dir.resolve("no-grace.db"))
+        try (OAuthServer strict = new OAuthServer(emulator, settings(URI.create("http://127.0.0.1:0"), dir.resolve("no-grace.db"))
                 .withRefreshTokenReuseGrace(Duration.ZERO))) {
             OAuthClient client = OAuthClient.register(strict.base);
             OAuthClient.Tokens first = client.signIn(USER_1);
@@ -305,11 +286,11 @@ class McpAuthorizationTest {
         OAuthClient client = OAuthClient.register(base);
         OAuthClient.Tokens tokens = client.signIn(USER_2);
         // a second instance on the same store and public URL takes the token (the store is what instances share)
-        try (Instance same = new Instance(URI.create(base.toString()))) {
+        try (OAuthServer same = instance(URI.create(base.toString()))) {
             assertThat(OAuthClient.messageIds(same.base, tokens.access())).isEqualTo(gmailIds(USER_2));
         }
         // a server with another public URL on the same store refuses it: not its audience
-        try (Instance other = new Instance(URI.create("http://localhost:0"))) {
+        try (OAuthServer other = instance(URI.create("http://localhost:0"))) {
             HttpResponse<String> answer = OAuthClient.mcp(other.base, tokens.access(), OAuthClient.listEmails(1));
             assertThat(answer.statusCode()).isEqualTo(401);
             assertThat(answer.body()).contains("another resource");
@@ -319,34 +300,25 @@ class McpAuthorizationTest {
     @Test
     void aNewKeyListedFirstReEncryptsAUsersGoogleSignInAtItsNextRefreshSoThatTheOldKeyCanGo() throws Exception {
         Path store = dir.resolve("key-rotation.db");
-        OAuthSettings.Key old = key("k-old");
-        OAuthSettings.Key fresh = key("k-new");
-        try (Instance before = new Instance(emulator, withKeys(URI.create("http://127.0.0.1:0"), store, List.of(old)))) {
+        OAuthSettings.Key old = OAuthServer.newKey("k-old");
+        OAuthSettings.Key fresh = OAuthServer.newKey("k-new");
+        try (OAuthServer before = new OAuthServer(emulator, withKeys(URI.create("http://127.0.0.1:0"), store, List.of(old)))) {
             OAuthClient.Tokens tokens = OAuthClient.register(before.base).signIn(USER_1);
             URI publicUrl = before.base; // one public URL for the three instances: one audience
             // rotation: the new key first, the old one still listed; a new instance refreshes the user's Google token
             // at its first call, and writes the stored refresh token again under the new key
-            try (Instance during = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh, old)))) {
+            try (OAuthServer during = new OAuthServer(emulator, withKeys(publicUrl, store, List.of(fresh, old)))) {
                 assertThat(OAuthClient.messageIds(during.base, tokens.access())).isEqualTo(gmailIds(USER_1));
             }
             // the old key removed: the user's sign-in still holds (it was read with the old key before the rewrite)
-            try (Instance after = new Instance(emulator, withKeys(publicUrl, store, List.of(fresh)))) {
+            try (OAuthServer after = new OAuthServer(emulator, withKeys(publicUrl, store, List.of(fresh)))) {
                 assertThat(OAuthClient.messageIds(after.base, tokens.access())).isEqualTo(gmailIds(USER_1));
             }
         }
     }
 
-    private static OAuthSettings.Key key(String id) {
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        return new OAuthSettings.Key(id, secret);
-    }
-
     private static OAuthSettings withKeys(URI publicUrl, Path store, List<OAuthSettings.Key> keys) {
-        URI root = emulator.rootUri();
-        return new OAuthSettings(publicUrl, settings.googleClientId(), settings.googleClientSecret(),
-                root.resolve("o/oauth2/auth"), root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store, keys,
-                settings.accessTokenLifetime(), settings.refreshTokenLifetime());
+        return OAuthServer.settings(emulator, publicUrl, store, settings.accessTokenLifetime(), keys);
     }
 
     @Test
@@ -355,7 +327,7 @@ class McpAuthorizationTest {
         Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20)
                 .tokenLifetime(Duration.ofSeconds(4)).build());
-        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("short-lived.db"))) {
+        try (OAuthServer server = instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("short-lived.db"))) {
             OAuthClient client = OAuthClient.register(server.base);
             OAuthClient.Tokens tokens = client.signIn(USER_2);
             assertThat(OAuthClient.messageIds(server.base, tokens.access())).hasSize(5);
@@ -419,7 +391,7 @@ class McpAuthorizationTest {
         });
         lying.start();
         URI root = google.rootUri();
-        try (Instance server = new Instance(google, new OAuthSettings(URI.create("http://127.0.0.1:0"), settings.googleClientId(),
+        try (OAuthServer server = new OAuthServer(google, new OAuthSettings(URI.create("http://127.0.0.1:0"), settings.googleClientId(),
                 settings.googleClientSecret(), root.resolve("o/oauth2/auth"),
                 URI.create("http://127.0.0.1:" + lying.getAddress().getPort() + "/token"), root.resolve("gmail/v1/users/me/profile"),
                 dir.resolve("lying.db"), settings.keys(), Duration.ofHours(1), Duration.ofDays(30)))) {
@@ -444,7 +416,7 @@ class McpAuthorizationTest {
         assertThat(node.resolve("node_modules/@modelcontextprotocol/client"))
                 .as("npm packages of the Node tests (the build runs 'npm ci' in %s)", node).exists();
         // the server's access tokens live 2 s here, so that the client meets an expired one and refreshes it
-        try (Instance server = new Instance(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("sdk.db"), Duration.ofSeconds(2))) {
+        try (OAuthServer server = instance(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("sdk.db"), Duration.ofSeconds(2))) {
             ProcessBuilder builder = new ProcessBuilder("node", "mcp-oauth-check.mjs", server.base.toString(), USER_1, USER_2)
                     .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
             builder.environment().put("WAIT_FOR_EXPIRY_MS", "2500");
@@ -472,7 +444,7 @@ class McpAuthorizationTest {
         Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).seedMessages(20).build());
-        try (Instance server = new Instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup.db"))) {
+        try (OAuthServer server = instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup.db"))) {
             Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2)
                     .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             var out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -506,44 +478,17 @@ class McpAuthorizationTest {
         }
     }
 
-    /** Another server on the same store, with the public URL given (port 0: its own port). */
-    private static final class Instance implements AutoCloseable {
-        final HttpService service;
-        final URI base;
+    /** Another instance on the class's emulator and store, with the class's keys (one store, one key list). */
+    private static OAuthServer instance(URI publicUrl) throws Exception {
+        return instance(emulator, publicUrl, settings.store());
+    }
 
-        final ToolRegistry tools;
+    private static OAuthServer instance(Emulator google, URI publicUrl, Path store) throws Exception {
+        return instance(google, publicUrl, store, settings.accessTokenLifetime());
+    }
 
-        /** On the class's emulator and store. */
-        Instance(URI publicUrl) throws Exception {
-            this(emulator, publicUrl, settings.store());
-        }
-
-        Instance(Emulator google, URI publicUrl, Path store) throws Exception {
-            this(google, publicUrl, store, settings.accessTokenLifetime());
-        }
-
-        Instance(Emulator google, URI publicUrl, Path store, Duration accessTokenLifetime) throws Exception {
-            this(google, new OAuthSettings(publicUrl, settings.googleClientId(), settings.googleClientSecret(),
-                    google.rootUri().resolve("o/oauth2/auth"), google.rootUri().resolve("token"),
-                    google.rootUri().resolve("gmail/v1/users/me/profile"), store, settings.keys(), accessTokenLifetime,
-                    settings.refreshTokenLifetime()));
-        }
-
-        Instance(Emulator google, OAuthSettings oauth) throws Exception {
-            URI root = google.rootUri();
-            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                    null, null, Set.of(), List.of(root)).withOAuth(oauth);
-            HttpService.Metrics metrics = HttpService.Metrics.create(options);
-            tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
-            service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-            base = URI.create("http://127.0.0.1:" + service.port());
-        }
-
-        @Override
-        public void close() {
-            service.close();
-            tools.close();
-        }
+    private static OAuthServer instance(Emulator google, URI publicUrl, Path store, Duration accessTokenLifetime) throws Exception {
+        return new OAuthServer(google, OAuthServer.settings(google, publicUrl, store, accessTokenLifetime, settings.keys()));
     }
 
     /** The user's five newest emails as the tools list them in-process with the user's own Google token. */

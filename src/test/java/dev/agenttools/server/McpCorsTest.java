@@ -1,11 +1,8 @@
 package dev.agenttools.server;
 
-import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
-import dev.agenttools.server.oauth.OAuthSettings;
-import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,7 +14,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -37,8 +33,7 @@ class McpCorsTest {
     static final Emulators emulators = new Emulators();
     @TempDir
     static Path dir;
-    private static ToolRegistry registry;
-    private static HttpService service;
+    private static OAuthServer server;
     private static URI base;
     private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -46,24 +41,14 @@ class McpCorsTest {
     static void start() throws Exception {
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(1).seedMessages(5).build());
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        URI root = emulator.rootUri();
-        OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:0"), "agent-tools-server", "server-secret",
-                root.resolve("o/oauth2/auth"), root.resolve("token"), root.resolve("gmail/v1/users/me/profile"),
-                dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k1", key)), Duration.ofHours(1), Duration.ofDays(30));
-        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                null, null, Set.of(APP), List.of(root)).withOAuth(settings);
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
-        registry = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
-        service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-        base = URI.create("http://127.0.0.1:" + service.port());
+        server = new OAuthServer(emulator, OAuthServer.settings(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("oauth.db")),
+                Set.of(APP));
+        base = server.base;
     }
 
     @AfterAll
     static void stop() {
-        service.close();
-        registry.close();
+        server.close();
     }
 
     @Test

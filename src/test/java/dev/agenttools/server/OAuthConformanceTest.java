@@ -1,13 +1,10 @@
 package dev.agenttools.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
-import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,11 +17,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -56,7 +51,7 @@ class OAuthConformanceTest {
         assertThat(cli).as("the MCP conformance suite (the build runs 'npm install' in %s)", node).exists();
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(1).seedMessages(5).build());
-        try (Server server = new Server(emulator, dir.resolve("oauth.db"))) {
+        try (OAuthServer server = new OAuthServer(emulator, OAuthServer.settings(emulator, URI.create("http://127.0.0.1:0"), dir.resolve("oauth.db")))) {
             int callbackPort = freePort();
             String redirect = "http://127.0.0.1:" + callbackPort + "/callback";
             HttpResponse<String> registered = OAuthClient.post(server.base.resolve("/oauth/register"), "application/json",
@@ -134,34 +129,6 @@ class OAuthConformanceTest {
     private static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
-        }
-    }
-
-    /** {@code agent-tools server} with MCP authorization on a loopback public URL, the emulator as Google. */
-    private static final class Server implements AutoCloseable {
-        final HttpService service;
-        final ToolRegistry tools;
-        final URI base;
-
-        Server(Emulator google, Path store) throws Exception {
-            byte[] key = new byte[32];
-            new SecureRandom().nextBytes(key);
-            URI root = google.rootUri();
-            OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:0"), "agent-tools-server", "server-secret",
-                    root.resolve("o/oauth2/auth"), root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), store,
-                    List.of(new OAuthSettings.Key("k1", key)), Duration.ofHours(1), Duration.ofDays(30));
-            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                    null, null, Set.of(), List.of(root)).withOAuth(settings);
-            HttpService.Metrics metrics = HttpService.Metrics.create(options);
-            tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
-            service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-            base = URI.create("http://127.0.0.1:" + service.port());
-        }
-
-        @Override
-        public void close() {
-            service.close();
-            tools.close();
         }
     }
 }

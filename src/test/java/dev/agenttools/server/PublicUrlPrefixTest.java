@@ -1,13 +1,10 @@
 package dev.agenttools.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
-import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tool.Json;
-import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,10 +15,8 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,8 +31,7 @@ class PublicUrlPrefixTest {
     static final Emulators emulators = new Emulators();
     @TempDir
     static Path dir;
-    private static ToolRegistry registry;
-    private static HttpService service;
+    private static OAuthServer server;
     /** The host's root, as the proxy's clients see it. */
     private static URI root;
     /** The public URL: the root and the prefix. */
@@ -47,25 +41,15 @@ class PublicUrlPrefixTest {
     static void start() throws Exception {
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).seedMessages(20).build());
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        URI google = emulator.rootUri();
-        OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:0/agent-tools/"), "agent-tools-server",
-                "server-secret", google.resolve("o/oauth2/auth"), google.resolve("token"), google.resolve("gmail/v1/users/me/profile"),
-                dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k1", key)), Duration.ofSeconds(2), Duration.ofDays(30));
-        HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                null, null, Set.of(), List.of(google)).withOAuth(settings);
-        HttpService.Metrics metrics = HttpService.Metrics.create(options);
-        registry = Tools.builder().rootUrl(google.toString()).noTokenMessage("no Google access token").listener(metrics).build();
-        service = HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-        root = URI.create("http://127.0.0.1:" + service.port());
+        server = new OAuthServer(emulator, OAuthServer.settings(emulator, URI.create("http://127.0.0.1:0/agent-tools/"),
+                dir.resolve("oauth.db"), Duration.ofSeconds(2), List.of(OAuthServer.newKey("k1"))));
+        root = server.base;
         publicUrl = URI.create(root + "/agent-tools");
     }
 
     @AfterAll
     static void stop() {
-        service.close();
-        registry.close();
+        server.close();
     }
 
     @Test

@@ -1,11 +1,9 @@
 package dev.agenttools.server;
 
-import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.server.oauth.OAuthSettings;
-import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.DynaliteAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,11 +13,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,19 +33,17 @@ class SharedOAuthStoreTest {
     static final Emulators emulators = new Emulators();
     private static DynaliteAccess dynalite;
     private static Emulator emulator;
-    private static Instance one;
-    private static Instance two;
+    private static OAuthServer one;
+    private static OAuthServer two;
 
     @BeforeAll
     static void start() throws Exception {
         dynalite = DynaliteAccess.start();
         emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
                 .quotaPerMinute(60_000_000).maxConcurrent(1_000).users(2).seedMessages(20).build());
-        byte[] key = new byte[32];
-        new SecureRandom().nextBytes(key);
-        OAuthSettings.Key k = new OAuthSettings.Key("k1", key);
-        one = new Instance(URI.create("http://127.0.0.1:0"), k);
-        two = new Instance(one.base, k); // the same public URL: the same issuer and audience, another process's port
+        OAuthSettings.Key k = OAuthServer.newKey("k1");
+        one = new OAuthServer(emulator, onDynamo(URI.create("http://127.0.0.1:0"), k));
+        two = new OAuthServer(emulator, onDynamo(one.base, k)); // the same public URL: the same issuer and audience, another port
     }
 
     @AfterAll
@@ -110,30 +104,11 @@ class SharedOAuthStoreTest {
         assertThat(OAuthClient.messageIds(one.base, client.at(two.base).refresh(tokens.refresh()).access())).hasSize(5);
     }
 
-    /** One server on the class's emulator and DynamoDB table. */
-    private static final class Instance implements AutoCloseable {
-        final HttpService service;
-        final ToolRegistry tools;
-        final URI base;
-
-        Instance(URI publicUrl, OAuthSettings.Key key) throws Exception {
-            URI root = emulator.rootUri();
-            OAuthSettings settings = new OAuthSettings(publicUrl, "agent-tools-server", "server-secret", root.resolve("o/oauth2/auth"),
-                    root.resolve("token"), root.resolve("gmail/v1/users/me/profile"), Path.of("unused.db"), List.of(key),
-                    Duration.ofHours(1), Duration.ofDays(30),
-                    new OAuthSettings.DynamoTable("agent-tools-oauth", dynalite.endpoint(), "us-east-1"));
-            HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                    null, null, Set.of(), List.of(root)).withOAuth(settings);
-            HttpService.Metrics metrics = HttpService.Metrics.create(options);
-            tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
-            service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);
-            base = URI.create("http://127.0.0.1:" + service.port()); // its own port, whatever the public URL
-        }
-
-        @Override
-        public void close() {
-            service.close();
-            tools.close();
-        }
+    /** A server's settings on the class's emulator and DynamoDB table. */
+    private static OAuthSettings onDynamo(URI publicUrl, OAuthSettings.Key key) {
+        OAuthSettings sqlite = OAuthServer.settings(emulator, publicUrl, Path.of("unused.db"), Duration.ofHours(1), List.of(key));
+        return new OAuthSettings(sqlite.publicUrl(), sqlite.googleClientId(), sqlite.googleClientSecret(), sqlite.googleAuthUrl(),
+                sqlite.googleTokenUrl(), sqlite.profileUrl(), sqlite.store(), sqlite.keys(), sqlite.accessTokenLifetime(),
+                sqlite.refreshTokenLifetime(), new OAuthSettings.DynamoTable("agent-tools-oauth", dynalite.endpoint(), "us-east-1"));
     }
 }
