@@ -33,6 +33,8 @@ final class ServerAuthorization {
     static final String REFRESH_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME";
     /** How long a spent refresh token may be spent again by its client (a retry), 0: never. */
     static final String REFRESH_TOKEN_REUSE_GRACE = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE";
+    /** The load balancers whose X-Forwarded-For the sign-in endpoints' rate limits believe. */
+    static final String TRUSTED_PROXIES = "AGENT_TOOLS_SERVER_TRUSTED_PROXIES";
 
     private ServerAuthorization() {
     }
@@ -44,6 +46,8 @@ final class ServerAuthorization {
      * @throws IllegalArgumentException naming the setting that is missing or bad
      */
     static OAuthSettings from(Settings settings, java.util.Map<String, String> env) {
+        // read even when authorization is off, so that a typo is refused at start rather than found when it is on
+        List<String> proxies = OAuthSettings.parseTrustedProxies(settings.value(TRUSTED_PROXIES));
         String publicUrl = settings.value(PUBLIC_URL);
         if (publicUrl == null || publicUrl.isBlank()) {
             return null;
@@ -60,7 +64,7 @@ final class ServerAuthorization {
                 keys(settings),
                 lifetime(settings, ACCESS_TOKEN_LIFETIME, OAuthSettings.DEFAULT_ACCESS_TOKEN_LIFETIME),
                 lifetime(settings, REFRESH_TOKEN_LIFETIME, OAuthSettings.DEFAULT_REFRESH_TOKEN_LIFETIME), dynamo(settings),
-                lifetime(settings, REFRESH_TOKEN_REUSE_GRACE, OAuthSettings.DEFAULT_REFRESH_TOKEN_REUSE_GRACE));
+                lifetime(settings, REFRESH_TOKEN_REUSE_GRACE, OAuthSettings.DEFAULT_REFRESH_TOKEN_REUSE_GRACE), proxies);
     }
 
     /**

@@ -154,6 +154,8 @@ class ServerAuthorizationProcessTest {
                 new Case(with("AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME", "1h", "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME", "30m"),
                         "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME", "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME"),
                 new Case(with("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "10m"), "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "300s"),
+                new Case(with("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "127.0.0.1,lb.internal"), "AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "\"lb.internal\""),
+                new Case(with("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "10.0.0.0/40"), "AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "\"10.0.0.0/40\"", "0..32"),
                 new Case(with("AGENT_TOOLS_SERVER_OAUTH_STORE", sharedFolder.resolve("oauth.db").toString()), "AGENT_TOOLS_SERVER_OAUTH_STORE"));
         for (Case c : cases) {
             Map<String, String> env = oauthEnv(freePort(), dir.resolve("refused.db"));

@@ -127,4 +127,26 @@ class ServerAuthorizationTest {
         tooLong.put("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "6m");
         assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(tooLong), tooLong)).hasMessageContaining("from 0").hasMessageContaining("300s");
     }
+
+    @Test
+    void readsTheTrustedProxiesAsAddressesAndCidrRangesAndRefusesABadEntryNamingItEvenWithAuthorizationOff() {
+        Map<String, String> env = env();
+        assertThat(ServerAuthorization.from(Settings.from(env), env).trustedProxies()).as("unset: none").isEmpty();
+        env.put("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", " 127.0.0.1, 10.0.0.0/8,fd00::/8 ,::1,192.168.1.0/24,");
+        assertThat(ServerAuthorization.from(Settings.from(env), env).trustedProxies())
+                .containsExactly("127.0.0.1/32", "10.0.0.0/8", "fd00:0:0:0:0:0:0:0/8", "0:0:0:0:0:0:0:1/128", "192.168.1.0/24");
+        for (String bad : new String[] {"proxy.internal", "10.0.0.0/33", "fd00::/129", "10.0.0.1/8", "10.0.0", "10.0.0.0/x",
+                "10.0.0.0/", "256.1.1.1", "10.0.0.0-10.0.0.9", "fe80::1%eth0"}) {
+            for (boolean authorizationOn : new boolean[] {true, false}) {
+                Map<String, String> withBad = env();
+                if (!authorizationOn) {
+                    withBad.remove("AGENT_TOOLS_SERVER_PUBLIC_URL");
+                }
+                withBad.put("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "127.0.0.1," + bad);
+                assertThatThrownBy(() -> ServerAuthorization.from(Settings.from(withBad), withBad)).as(bad)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("AGENT_TOOLS_SERVER_TRUSTED_PROXIES").hasMessageContaining("\"" + bad + "\"");
+            }
+        }
+    }
 }

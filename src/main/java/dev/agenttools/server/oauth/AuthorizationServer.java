@@ -55,6 +55,7 @@ public final class AuthorizationServer implements AutoCloseable {
     private final RateLimiter registerLimit;
     private final RateLimiter authorizeLimit;
     private final RateLimiter tokenLimit;
+    private final TrustedProxies proxies;
     private final String protectedResource;
     private final String authorizationServer;
     private volatile Instant purgedAt = Instant.MIN;
@@ -67,6 +68,7 @@ public final class AuthorizationServer implements AutoCloseable {
         this.registerLimit = new RateLimiter(limits.register(), clock, limits.maxAddresses());
         this.authorizeLimit = new RateLimiter(limits.authorize(), clock, limits.maxAddresses());
         this.tokenLimit = new RateLimiter(limits.token(), clock, limits.maxAddresses());
+        this.proxies = new TrustedProxies(settings.trustedProxies());
         TokenCipher cipher = new TokenCipher(settings.keys());
         Google google = new Google(settings);
         this.googleTokens = new GoogleTokens(store, cipher, google, clock);
@@ -250,7 +252,7 @@ public final class AuthorizationServer implements AutoCloseable {
             default -> null; // the metadata: static documents, cached
         };
         if (limiter != null) {
-            Duration wait = limiter.take(RateLimiter.address(request));
+            Duration wait = limiter.take(proxies.clientAddress(request));
             if (!wait.isZero()) {
                 long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
                 response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));

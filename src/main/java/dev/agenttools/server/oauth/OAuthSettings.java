@@ -30,11 +30,14 @@ import java.util.Locale;
  * @param refreshTokenReuseGrace how long after a refresh token is spent its client may spend it again and get another
  *                             pair of the same grant (a lost answer retried, two refreshes at once) instead of ending
  *                             the grant as a theft (30 s by default, 0: never, at most {@link #MAX_REFRESH_TOKEN_REUSE_GRACE})
+ * @param trustedProxies       the proxies whose {@code X-Forwarded-For} the sign-in endpoints' rate limits believe
+ *                             ({@code AGENT_TOOLS_SERVER_TRUSTED_PROXIES}), each an address or CIDR range as
+ *                             {@link #parseTrustedProxies} gives them; empty: every request counts as its peer
  */
 public record OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
                             URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
                             Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo,
-                            Duration refreshTokenReuseGrace) {
+                            Duration refreshTokenReuseGrace, List<String> trustedProxies) {
     public static final Duration DEFAULT_ACCESS_TOKEN_LIFETIME = Duration.ofHours(1);
     public static final Duration DEFAULT_REFRESH_TOKEN_LIFETIME = Duration.ofDays(30);
     /** Okta's default "grace period for token rotation": a retry or a second refresh in flight comes within seconds. */
@@ -113,6 +116,15 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
                 accessTokenLifetime, refreshTokenLifetime, dynamo, DEFAULT_REFRESH_TOKEN_REUSE_GRACE);
     }
 
+    /** The settings with no trusted proxy: every request counts as its connection's peer. */
+    public OAuthSettings(URI publicUrl, String googleClientId, String googleClientSecret, URI googleAuthUrl,
+                         URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
+                         Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo,
+                         Duration refreshTokenReuseGrace) {
+        this(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
+                accessTokenLifetime, refreshTokenLifetime, dynamo, refreshTokenReuseGrace, List.of());
+    }
+
     public OAuthSettings {
         publicUrl = checkPublicUrl(publicUrl);
         require(googleClientId != null && !googleClientId.isBlank(), "the Google OAuth client id is missing");
@@ -134,6 +146,17 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
                         && refreshTokenReuseGrace.compareTo(MAX_REFRESH_TOKEN_REUSE_GRACE) <= 0,
                 "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE must be from 0 (no grace: every reuse ends the sign-in) to "
                         + MAX_REFRESH_TOKEN_REUSE_GRACE.toSeconds() + "s, got " + refreshTokenReuseGrace);
+        trustedProxies = trustedProxies == null ? List.of() : trustedProxies.stream().map(TrustedProxies::check).toList();
+    }
+
+    /**
+     * {@code AGENT_TOOLS_SERVER_TRUSTED_PROXIES}: comma-separated IPv4 and IPv6 addresses and CIDR ranges
+     * ({@code 127.0.0.1,10.0.0.0/8,fd00::/8}), each as {@code ADDRESS/BITS}; none for null or blank.
+     *
+     * @throws IllegalArgumentException naming the setting and the entry that is not an address or range
+     */
+    public static List<String> parseTrustedProxies(String text) {
+        return TrustedProxies.parse(text);
     }
 
     /**
@@ -178,13 +201,19 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         }
         return new OAuthSettings(URI.create(publicUrl.getScheme() + "://" + publicUrl.getHost() + ":" + port + pathPrefix()),
                 googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl, store, keys,
-                accessTokenLifetime, refreshTokenLifetime, dynamo, refreshTokenReuseGrace);
+                accessTokenLifetime, refreshTokenLifetime, dynamo, refreshTokenReuseGrace, trustedProxies);
     }
 
     /** The same settings with another grace for a refresh token's reuse. */
     public OAuthSettings withRefreshTokenReuseGrace(Duration grace) {
         return new OAuthSettings(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl,
-                store, keys, accessTokenLifetime, refreshTokenLifetime, dynamo, grace);
+                store, keys, accessTokenLifetime, refreshTokenLifetime, dynamo, grace, trustedProxies);
+    }
+
+    /** The same settings with these trusted proxies (as {@link #parseTrustedProxies} reads them). */
+    public OAuthSettings withTrustedProxies(List<String> proxies) {
+        return new OAuthSettings(publicUrl, googleClientId, googleClientSecret, googleAuthUrl, googleTokenUrl, profileUrl,
+                store, keys, accessTokenLifetime, refreshTokenLifetime, dynamo, refreshTokenReuseGrace, proxies);
     }
 
     /** The resource {@code /mcp} is, as tokens name their audience. */
@@ -232,7 +261,8 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
         return "OAuthSettings[publicUrl=" + publicUrl + ", googleClientId=" + googleClientId + ", googleClientSecret=(not shown)"
                 + ", googleAuthUrl=" + googleAuthUrl + ", googleTokenUrl=" + googleTokenUrl + ", profileUrl=" + profileUrl
                 + ", store=" + (dynamo == null ? store : dynamo) + ", keys=" + keys + ", accessTokenLifetime=" + accessTokenLifetime
-                + ", refreshTokenLifetime=" + refreshTokenLifetime + ", refreshTokenReuseGrace=" + refreshTokenReuseGrace + "]";
+                + ", refreshTokenLifetime=" + refreshTokenLifetime + ", refreshTokenReuseGrace=" + refreshTokenReuseGrace
+                + ", trustedProxies=" + trustedProxies + "]";
     }
 
     private static URI checkPublicUrl(URI url) {

@@ -1,10 +1,6 @@
 package dev.agenttools.server.oauth;
 
-import org.eclipse.jetty.server.Request;
-
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
@@ -72,24 +68,19 @@ final class RateLimiter {
     }
 
     /**
-     * The address a request is counted under: the connection's peer (the server reads no {@code X-Forwarded-For}:
-     * a client could write any address there). An IPv6 address counts as its /64, since a host is given a whole /64
-     * and may use any address in it.
+     * The key an address is counted under: an IPv4 address as it is, an IPv6 address as its /64, since a host is given
+     * a whole /64 and may use any address in it. Which address a request counts as is {@link TrustedProxies}'s.
      */
-    static String address(Request request) {
-        SocketAddress remote = request.getConnectionMetaData().getRemoteSocketAddress();
-        if (remote instanceof InetSocketAddress inet && inet.getAddress() != null) {
-            byte[] bytes = inet.getAddress().getAddress();
-            if (bytes.length == 16) {
-                try {
-                    return InetAddress.getByAddress(Arrays.copyOf(Arrays.copyOf(bytes, 8), 16)).getHostAddress() + "/64";
-                } catch (UnknownHostException cannot) {
-                    throw new IllegalStateException(cannot); // 16 bytes are always an address
-                }
+    static String key(InetAddress address) {
+        byte[] bytes = address.getAddress();
+        if (bytes.length == 16) {
+            try {
+                return InetAddress.getByAddress(Arrays.copyOf(Arrays.copyOf(bytes, 8), 16)).getHostAddress() + "/64";
+            } catch (UnknownHostException cannot) {
+                throw new IllegalStateException(cannot); // 16 bytes are always an address
             }
-            return inet.getAddress().getHostAddress();
         }
-        return String.valueOf(remote);
+        return address.getHostAddress();
     }
 
     private static final class Bucket {

@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The bounds on the endpoints anyone may call without a token, over real HTTP, with small limits and a clock the test
  * moves: 429 with {@code Retry-After} and an RFC 6749 error past a client address's rate, per address and per endpoint
- * group; the cap on registered clients, and idle clients deleted to make room.
+ * group; the cap on registered clients, and idle clients deleted to make room; the client address behind a trusted
+ * proxy taken from {@code X-Forwarded-For}, and the header of anyone else ignored.
  */
 class SignInLimitsTest {
     private static final String REDIRECT = "http://127.0.0.1:9/cb";
@@ -45,11 +46,17 @@ class SignInLimitsTest {
     private URI base;
 
     private void start(Limits limits) throws Exception {
+        start(limits, null);
+    }
+
+    /** @param trustedProxies as AGENT_TOOLS_SERVER_TRUSTED_PROXIES gives them (null: unset) */
+    private void start(Limits limits, String trustedProxies) throws Exception {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         URI google = URI.create("http://127.0.0.1:9/");
         OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:8080"), "client", "secret", google, google,
-                google, dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k", key)), Duration.ofHours(1), Duration.ofDays(30));
+                google, dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k", key)), Duration.ofHours(1), Duration.ofDays(30))
+                .withTrustedProxies(OAuthSettings.parseTrustedProxies(trustedProxies));
         authorization = AuthorizationServer.open(settings, clock, limits);
         server = new Server();
         ServerConnector connector = new ServerConnector(server);
@@ -142,6 +149,80 @@ class SignInLimitsTest {
         assertThat(again.statusCode()).as("client a was kept").isEqualTo(302);
     }
 
+    /** An authorize request that fails its own checks (400) unless its address is past the limit (429). */
+    private static final String AUTHORIZE = "/oauth/authorize?client_id=unknown";
+
+    @Test
+    void behindATrustedProxyEachForwardedClientHasItsOwnBucket() throws Exception {
+        start(limits(100, 1, 100, 100), "127.0.0.1, 10.0.0.0/8, fd00::/8");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.7")).startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.7")).startsWith("HTTP/1.1 429");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.8")).as("another client behind the same proxy")
+                .startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE)).as("the proxy's own requests: its own bucket").startsWith("HTTP/1.1 400");
+        // a chain of trusted proxies (10/8 in front of this one) is walked past; a port after the address is dropped
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 198.51.100.1:5123, 10.1.2.3")).startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 198.51.100.1, 10.9.9.9")).startsWith("HTTP/1.1 429");
+        // several header lines are one list (HAProxy adds a line of its own after the client's)
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 10.0.0.1", "X-Forwarded-For: 198.51.100.2, 10.0.0.2"))
+                .startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 198.51.100.2")).startsWith("HTTP/1.1 429");
+        // IPv6 clients count as their /64
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 2001:db8:1:2::1")).startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: [2001:db8:1:2:ffff::9]:443")).startsWith("HTTP/1.1 429");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 2001:db8:1:3::1")).startsWith("HTTP/1.1 400");
+    }
+
+    @Test
+    void aClientCannotForgeItsWayPastTheProxyByWritingAddressesLeftOfItsOwn() throws Exception {
+        start(limits(100, 1, 100, 100), "127.0.0.1");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.7")).startsWith("HTTP/1.1 400");
+        // what the client wrote stands left of the address the proxy appended: the right-most untrusted one counts
+        for (String forged : List.of("1.2.3.4", "127.0.0.1", "5.6.7.8, 127.0.0.1", "unknown", "x".repeat(3000))) {
+            assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: " + forged + ", 203.0.113.7")).as(forged.length() > 40 ? "a long one" : forged)
+                    .startsWith("HTTP/1.1 429");
+            assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: " + forged, "X-Forwarded-For: 203.0.113.7"))
+                    .startsWith("HTTP/1.1 429");
+        }
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 1.2.3.4, 203.0.113.8")).as("another real client")
+                .startsWith("HTTP/1.1 400");
+    }
+
+    @Test
+    void theHeaderOfAPeerThatIsNotATrustedProxyIsIgnored() throws Exception {
+        start(limits(100, 1, 100, 100), "127.0.0.1");
+        InetAddress other = InetAddress.getByName("127.0.0.2");
+        assertThat(rawGet(other, AUTHORIZE, "X-Forwarded-For: 203.0.113.7")).startsWith("HTTP/1.1 400");
+        assertThat(rawGet(other, AUTHORIZE, "X-Forwarded-For: 203.0.113.8")).as("counted as 127.0.0.2 whatever it writes")
+                .startsWith("HTTP/1.1 429");
+        assertThat(rawGet(other, AUTHORIZE, "X-Forwarded-For: 203.0.113.9, 127.0.0.1")).startsWith("HTTP/1.1 429");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.8")).as("the proxy's client 203.0.113.8 is apart")
+                .startsWith("HTTP/1.1 400");
+    }
+
+    @Test
+    void withNoTrustedProxyTheHeaderIsIgnoredAsBefore() throws Exception {
+        start(limits(100, 1, 100, 100), null);
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.7")).startsWith("HTTP/1.1 400");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.8")).startsWith("HTTP/1.1 429");
+    }
+
+    @Test
+    void aMissingMalformedOrOverlongHeaderFromATrustedProxyCountsTheProxy() throws Exception {
+        start(limits(100, 1, 100, 100), "127.0.0.1");
+        assertThat(rawGet(LOOPBACK, AUTHORIZE)).startsWith("HTTP/1.1 400");
+        String trustedHops = String.join(", ", java.util.Collections.nCopies(TrustedProxies.MAX_ENTRIES, "127.0.0.1"));
+        for (String header : List.of("unknown", "203.0.113.7, garbage", "203.0.113.7,", "203.0.113.7, 127.0.0.1:99999",
+                "_hidden", "203.0.113.1.5", "203.0.113.7 10.0.0.1", "example.com", "",
+                "203.0.113.7, " + trustedHops, // past the entries looked at
+                "203.0.113.7," + " ".repeat(TrustedProxies.MAX_CHARS) + "127.0.0.1")) { // past the characters read
+            assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: " + header))
+                    .as(header.length() > 60 ? header.substring(0, 60) + "…" : header).startsWith("HTTP/1.1 429");
+        }
+        assertThat(rawGet(LOOPBACK, AUTHORIZE, "X-Forwarded-For: 203.0.113.7, " + trustedHops.substring(11)))
+                .as("within the bounds").startsWith("HTTP/1.1 400");
+    }
+
     @Test
     void theAddressesTrackedAreBounded() {
         RateLimiter limiter = new RateLimiter(new RateLimiter.Rate(1, Duration.ofMinutes(1)), clock, 100);
@@ -166,13 +247,17 @@ class SignInLimitsTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** A GET sent from another local address: the first line of the answer. */
-    private String rawGet(InetAddress from, String path) throws Exception {
+    private static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
+
+    /** A GET sent from a local address, with these header lines: the first line of the answer. */
+    private String rawGet(InetAddress from, String path, String... headers) throws Exception {
         try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(from, 0));
             socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
             OutputStream out = socket.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\nConnection: close\r\n\r\n")
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\n"
+                    + String.join("", java.util.Arrays.stream(headers).map(h -> h + "\r\n").toList())
+                    + "Connection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = socket.getInputStream();
