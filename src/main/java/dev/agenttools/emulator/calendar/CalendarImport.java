@@ -4,6 +4,7 @@ import dev.agenttools.emulator.calendar.CalendarEvent.Attendee;
 import dev.agenttools.emulator.calendar.CalendarEvent.EventTime;
 import dev.agenttools.emulator.calendar.CalendarEvent.Person;
 import net.fortuna.ical4j.data.CalendarParserImpl;
+import net.fortuna.ical4j.data.ContentHandlerContext;
 import net.fortuna.ical4j.data.DefaultContentHandler;
 import net.fortuna.ical4j.data.ParserException;
 import net.fortuna.ical4j.data.UnfoldingReader;
@@ -122,12 +123,29 @@ final class CalendarImport {
     private net.fortuna.ical4j.model.Calendar parse(Path file) throws IOException {
         net.fortuna.ical4j.model.Calendar[] built = new net.fortuna.ical4j.model.Calendar[1];
         TimeZoneRegistry registry = TimeZoneRegistryFactory.getInstance().createRegistry();
-        TimeZoneFilter handler = new TimeZoneFilter(new DefaultContentHandler(c -> built[0] = c, registry),
+        List<String> dropped = new ArrayList<>();
+        // one property ical4j cannot build (a date that is none) leaves that property out, not the whole file
+        DefaultContentHandler builder = new DefaultContentHandler(c -> built[0] = c, registry,
+                new ContentHandlerContext().withSuppressInvalidProperties(true)) {
+            /**
+             * ical4j leaves out a property it cannot build saying so only in its log; the property's name and why are
+             * kept for the line on stderr (ical4j's own log, with its stack trace, is off: simplelogger.properties).
+             */
+            @Override
+            public void endProperty(String name) {
+                try {
+                    propertyBuilder.build();
+                } catch (RuntimeException e) {
+                    dropped.add(name + " (" + e.getMessage() + ")");
+                }
+                super.endProperty(name);
+            }
+        };
+        TimeZoneFilter handler = new TimeZoneFilter(builder, dropped,
                 why -> warnings.println("emulator: " + file.getFileName() + ": skipped a VTIMEZONE: " + why),
                 tzid -> resolve(tzid).map(ZoneId::getId),
-                (uid, tzid) -> warnings.println("emulator: " + file.getFileName() + " (" + (uid == null ? "no UID" : "UID " + uid)
-                        + "): its TZID " + tzid + " names no zone the file defines or the time-zone database knows;"
-                        + " its times are read as floating times in the calendar's zone"));
+                (uid, what) -> warnings.println("emulator: " + file.getFileName() + (uid == null ? "" : " (UID " + uid + ")")
+                        + ": " + what));
         // as CalendarBuilder.build reads a stream: UTF-8, lines unfolded (relaxed: after a bare LF too)
         try (Reader in = new UnfoldingReader(new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8), true)) {
             new CalendarParserImpl().parse(in, handler);

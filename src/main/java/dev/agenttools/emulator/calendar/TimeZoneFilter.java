@@ -33,12 +33,20 @@ final class TimeZoneFilter implements ContentHandler {
     private final java.util.function.Function<String, java.util.Optional<String>> resolve;
     private final java.util.function.BiConsumer<String, String> unknown;
 
-    TimeZoneFilter(ContentHandler next, Consumer<String> skipped, java.util.function.Function<String, java.util.Optional<String>> resolve,
-                   java.util.function.BiConsumer<String, String> unknown) {
+    /** Properties ical4j left out as invalid (filled by {@code next}), said at the end of their event. */
+    private final List<String> dropped;
+
+    /**
+     * @param resolve the IANA id a TZID the file does not define names, if any
+     * @param said    what is said on stderr about an event (its UID, null outside events, and what)
+     */
+    TimeZoneFilter(ContentHandler next, List<String> dropped, Consumer<String> skipped,
+                   java.util.function.Function<String, java.util.Optional<String>> resolve, java.util.function.BiConsumer<String, String> said) {
+        this.dropped = dropped;
         this.next = next;
         this.skipped = skipped;
         this.resolve = resolve;
-        this.unknown = unknown;
+        this.unknown = said;
     }
 
     @Override
@@ -59,7 +67,11 @@ final class TimeZoneFilter implements ContentHandler {
             private final List<String> lost = new ArrayList<>();
 
             public void startCalendar() { next.startCalendar(); }
-            public void endCalendar() throws IOException { next.endCalendar(); }
+            public void endCalendar() throws IOException {
+                dropped.forEach(p -> unknown.accept(null, "left out its invalid " + p));
+                dropped.clear();
+                next.endCalendar();
+            }
             public void startComponent(String name) {
                 vtimezone += name.equalsIgnoreCase("VTIMEZONE") || vtimezone > 0 ? 1 : 0;
                 next.startComponent(name);
@@ -68,9 +80,12 @@ final class TimeZoneFilter implements ContentHandler {
                 vtimezone -= vtimezone > 0 ? 1 : 0;
                 if (vtimezone == 0 && !name.equalsIgnoreCase("VALARM")) { // the end of an event (or to-do...)
                     if (name.equalsIgnoreCase("VEVENT")) {
-                        lost.forEach(tzid -> unknown.accept(uid, tzid));
+                        lost.forEach(tzid -> unknown.accept(uid, "its TZID " + tzid + " names no zone the file defines or the"
+                                + " time-zone database knows; its times are read as floating times in the calendar's zone"));
                     }
                     lost.clear();
+                    dropped.forEach(p -> unknown.accept(uid, "left out its invalid " + p));
+                    dropped.clear();
                     uid = null;
                 }
                 next.endComponent(name);

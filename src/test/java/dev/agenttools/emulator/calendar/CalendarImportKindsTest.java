@@ -82,6 +82,26 @@ class CalendarImportKindsTest {
                 "2026-03-29T08:00:00Z Across the change",
                 "2026-07-15T08:00:00Z Summer");
         assertThat(got.stderr()).isEmpty();
+        // each change given by its DTSTART alone (a single onset): summer time from 29 March to 25 October
+        assertThat(load("onset-only-vtimezone.ics").occurrences()).containsExactly(
+                "2026-01-15T09:00:00Z Winter",
+                "2026-07-15T08:00:00Z Summer",
+                "2026-12-15T09:00:00Z December");
+    }
+
+    @Test
+    void anUnreadableFileIsOneLineNamingItNoStackTrace() throws Exception {
+        Path file = dir.resolve("garbage.ics");
+        Files.write(file, new byte[]{'B', 'E', 'G', 'I', 'N', ':', 'V', 'C', 'A', 'L', (byte) 0xff, 0, 0x13, '\n', 'x'});
+        assertThatThrownBy(() -> CalendarImport.load(file, "me@example.com", System.err))
+                .isInstanceOf(IOException.class).hasMessageStartingWith("cannot read " + file + " as iCalendar: ");
+    }
+
+    @Test
+    void aPropertyIcal4jCannotBuildIsLeftOutAndSaidWithTheEvent() throws Exception {
+        Imported got = load("invalid-property.ics");
+        assertThat(got.occurrences()).containsExactly("2026-01-15T10:00:00Z Its end is no date");
+        assertThat(got.stderr()).hasLineCount(1).contains("invalid-property.ics", "UID bad-end@example.com", "DTEND");
     }
 
     @Test
