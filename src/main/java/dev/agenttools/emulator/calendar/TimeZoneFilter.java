@@ -102,11 +102,14 @@ final class TimeZoneFilter implements ContentHandler {
             }
             public void endProperty(String name) { next.endProperty(name); }
             public void parameter(String name, String value) {
-                if (vtimezone == 0 && name.equalsIgnoreCase("TZID") && !defined.contains(value)) {
-                    java.util.Optional<String> iana = resolve.apply(value);
+                // a parameter value may be quoted (TZID="America/Los_Angeles"); ical4j reads it without the quotes
+                String bare = value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
+                        ? value.substring(1, value.length() - 1) : value;
+                if (vtimezone == 0 && name.equalsIgnoreCase("TZID") && !defined.contains(bare)) {
+                    java.util.Optional<String> iana = resolve.apply(bare);
                     if (iana.isEmpty()) {
-                        if (!lost.contains(value)) {
-                            lost.add(value);
+                        if (!lost.contains(bare)) {
+                            lost.add(bare);
                         }
                         return;
                     }
@@ -183,7 +186,8 @@ final class TimeZoneFilter implements ContentHandler {
         }
         if (held != null && depth == 0 && "TZID".equals(property)) {
             hasTzid = !value.isBlank();
-            defined.add(value);
+            // as ical4j reads the TZID: Outlook escapes its commas ("(UTC+07:00) Bangkok\\, Hanoi\\, Jakarta")
+            defined.add(value.strip().replace("\\,", ",").replace("\\;", ";").replace("\\\\", "\\"));
         }
         pass(h -> h.propertyValue(value));
     }
