@@ -105,7 +105,7 @@ final class CalendarImport {
             String calendarId = isPrimary ? owner : id;
             calendars.add(new CalendarInfo(calendarId, name, text(ics.getProperty("X-WR-CALDESC")).orElse(null), zone,
                     "owner", isPrimary, Integer.toString(calendars.size() % 24 + 1), true, false, false));
-            List<CalendarEvent> read = reader.events(file, ics, zone);
+            List<CalendarEvent> read = reader.events(file, ics, zone, calendars.getLast());
             for (CalendarEvent e : read) {
                 newest = e.updated().isAfter(newest) ? e.updated() : newest;
             }
@@ -159,7 +159,7 @@ final class CalendarImport {
         return built[0];
     }
 
-    private List<CalendarEvent> events(Path file, net.fortuna.ical4j.model.Calendar ics, ZoneId zone) {
+    private List<CalendarEvent> events(Path file, net.fortuna.ical4j.model.Calendar ics, ZoneId zone, CalendarInfo calendar) {
         List<CalendarEvent> out = new ArrayList<>();
         Map<String, String> uids = new LinkedHashMap<>(); // each event's UID by its id, for the lines on stderr
         int index = 0;
@@ -184,7 +184,35 @@ final class CalendarImport {
                 warnings.println("emulator: skipped an event of " + which + ": " + e.getMessage());
             }
         }
-        return settle(out, uids);
+        return unmatched(settle(out, uids), uids, calendar);
+    }
+
+    /**
+     * The changed instances whose RECURRENCE-ID names no occurrence of their series (a start the rule does not give,
+     * or one an EXDATE removes) as events of their own, said on stderr: no view of the series would show them otherwise.
+     */
+    private List<CalendarEvent> unmatched(List<CalendarEvent> settled, Map<String, String> uids, CalendarInfo calendar) {
+        CalendarSet set = new CalendarSet(owner, List.of(calendar), Map.of(calendar.id(), settled), Instant.EPOCH);
+        Map<String, CalendarEvent> series = new LinkedHashMap<>();
+        settled.stream().filter(CalendarEvent::recurring).forEach(e -> series.putIfAbsent(e.id(), e));
+        List<CalendarEvent> out = new ArrayList<>();
+        for (CalendarEvent e : settled) {
+            CalendarEvent master = e.exception() ? series.get(e.recurringEventId()) : null;
+            if (master != null) {
+                Instant at = e.originalStart().instant(calendar.timeZone());
+                boolean found = set.instances(calendar, master, at, at.plusNanos(1), true).stream()
+                        .anyMatch(i -> i.id().equals(e.id()));
+                if (!found) {
+                    warnings.println("emulator: " + uids.get(e.id()) + ": its RECURRENCE-ID " + e.originalStart().idSuffix()
+                            + " is no occurrence of its series; imported as an event of its own");
+                    icalUids.put(e.id(), icalUids.getOrDefault(e.recurringEventId(), e.recurringEventId() + "@google.com"));
+                    out.add(e.standalone());
+                    continue;
+                }
+            }
+            out.add(e);
+        }
+        return out;
     }
 
     /**

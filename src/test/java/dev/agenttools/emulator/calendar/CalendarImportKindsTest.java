@@ -51,6 +51,10 @@ class CalendarImportKindsTest {
                 "2026-03-02T14:00:00Z IANA zone, weekly across DST",
                 "2026-03-09T13:00:00Z IANA zone, weekly across DST",
                 "2026-03-16T13:00:00Z IANA zone, weekly across DST");
+        // Outlook quotes a TZID with commas, and escapes them in the VTIMEZONE that defines it
+        Imported outlook = load("quoted-tzid.ics");
+        assertThat(outlook.occurrences()).containsExactly("2026-07-15T08:00:00Z Quoted zone");
+        assertThat(outlook.stderr()).isEmpty();
         // the one zone nobody knows is read as a floating time (in the calendar's zone), and said so
         assertThat(got.stderr()).hasLineCount(1).contains("unknown-zones.ics", "UID atlantis@example.com", "Atlantis/Lost_City");
     }
@@ -131,6 +135,16 @@ class CalendarImportKindsTest {
         assertThat(got.occurrences()).containsExactly(
                 "2026-02-10T10:00:00Z Moved, series elsewhere",
                 "2026-02-11T10:00:00Z Single");
+    }
+
+    @Test
+    void aChangedInstanceOfNoOccurrenceIsImportedAsAnEventOfItsOwnAndSaid() throws Exception {
+        Imported got = load("exception-of-no-occurrence.ics");
+        assertThat(got.occurrences()).containsExactly(
+                "2026-01-05T10:00:00Z Weekly",
+                "2026-01-07T15:00:00Z Changed Wednesday",
+                "2026-01-12T10:00:00Z Weekly");
+        assertThat(got.stderr()).hasLineCount(1).contains("exception-of-no-occurrence.ics", "UID weekly@example.com", "RECURRENCE-ID");
     }
 
     @Test
