@@ -199,8 +199,12 @@ final class CalendarImport {
         for (CalendarEvent e : settled) {
             CalendarEvent master = e.exception() ? series.get(e.recurringEventId()) : null;
             if (master != null) {
+                // a window holding both the start it replaces and its own (a moved instance is answered at its own)
                 Instant at = e.originalStart().instant(calendar.timeZone());
-                boolean found = set.instances(calendar, master, at, at.plusNanos(1), true).stream()
+                Instant moved = e.start().instant(calendar.timeZone());
+                Instant from = at.isBefore(moved) ? at : moved;
+                Instant to = (at.isAfter(moved) ? at : moved).plusNanos(1);
+                boolean found = set.instances(calendar, master, from, to, true).stream()
                         .anyMatch(i -> i.id().equals(e.id()));
                 if (!found) {
                     warnings.println("emulator: " + uids.get(e.id()) + ": its RECURRENCE-ID " + e.originalStart().idSuffix()
