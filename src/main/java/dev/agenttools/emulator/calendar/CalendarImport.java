@@ -48,8 +48,10 @@ import java.util.stream.Stream;
  * calendar, named by the calendar's id): each file is one calendar, its events read by ical4j. The file named as the
  * user's address is the primary calendar (else the first file). A calendar's name comes from {@code X-WR-CALNAME},
  * its zone from {@code X-WR-TIMEZONE} (else UTC). Events keep their UID-derived ids and their UID as iCalUID, RRULE
- * and EXDATE lines, RECURRENCE-ID exceptions, attendees, organizer, status, transparency and Google's
- * {@code X-GOOGLE-CONFERENCE} Meet link. An event that cannot be read is skipped with one line on stderr naming its file and UID.
+ * (one or more), RDATE and EXDATE lines, RECURRENCE-ID exceptions, attendees, organizer, status, transparency and
+ * Google's {@code X-GOOGLE-CONFERENCE} Meet link. Nothing is dropped silently: an event that cannot be read is skipped,
+ * and anything read otherwise than the file says (a zone nobody defines, a changed instance without its series, a
+ * property ical4j cannot build), with one line on stderr naming its file and UID.
  */
 final class CalendarImport {
     static {
