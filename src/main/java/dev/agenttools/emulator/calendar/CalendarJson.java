@@ -158,10 +158,15 @@ final class CalendarJson {
         n.set("end", time(e.end(), zone));
         if (e.recurring()) {
             ArrayNode recurrence = n.putArray("recurrence");
-            recurrence.add("RRULE:" + e.rrule());
+            e.rules().forEach(rule -> recurrence.add("RRULE:" + rule));
             for (EventTime x : e.exdates()) {
                 recurrence.add(x.allDay() ? "EXDATE;VALUE=DATE:" + x.date().format(DateTimeFormatter.BASIC_ISO_DATE)
                         : "EXDATE;TZID=" + x.dateTime().getZone().getId() + ":"
+                        + x.dateTime().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss")));
+            }
+            for (EventTime x : e.rdates()) {
+                recurrence.add(x.allDay() ? "RDATE;VALUE=DATE:" + x.date().format(DateTimeFormatter.BASIC_ISO_DATE)
+                        : "RDATE;TZID=" + x.dateTime().getZone().getId() + ":"
                         + x.dateTime().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss")));
             }
         }
