@@ -18,9 +18,9 @@ import net.fortuna.ical4j.model.property.RDate;
 import net.fortuna.ical4j.util.CompatibilityHints;
 
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +41,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -67,10 +68,15 @@ final class CalendarImport {
 
     /** Google names UTC "UTC" where java.time says "Z". */
     private static final ZoneId UTC = ZoneId.of("UTC");
+    /** The start of a file that is one component with no VCALENDAR around it (after a byte-order mark, blank lines). */
+    private static final Pattern BARE_COMPONENT = Pattern.compile("\\uFEFF?\\s*BEGIN:(VEVENT|VTODO|VJOURNAL)[ \\t]*\\r?\\n",
+            Pattern.CASE_INSENSITIVE);
     private final String owner;
     private final PrintStream warnings;
     /** Each imported series' UID by its id, for its iCalUID. */
     private final Map<String, String> icalUids = new LinkedHashMap<>();
+    /** The registries that read the files: their zones' rules live only as long as they do (see CalendarSet). */
+    private final List<TimeZoneRegistry> registries = new ArrayList<>();
 
     private CalendarImport(String owner, PrintStream warnings) {
         this.owner = owner;
@@ -99,13 +105,13 @@ final class CalendarImport {
         Map<String, List<CalendarEvent>> events = new LinkedHashMap<>();
         Instant newest = Instant.EPOCH;
         for (Path file : files) {
-            net.fortuna.ical4j.model.Calendar ics = reader.parse(file);
+            List<net.fortuna.ical4j.model.Calendar> ics = reader.parse(file);
             String id = idOf(file);
             boolean isPrimary = id.equals(primary);
-            ZoneId zone = text(ics.getProperty("X-WR-TIMEZONE")).flatMap(CalendarImport::zone).orElse(UTC);
-            String name = text(ics.getProperty("X-WR-CALNAME")).orElse(isPrimary ? owner : id);
+            ZoneId zone = property(ics, "X-WR-TIMEZONE").flatMap(CalendarImport::zone).orElse(UTC);
+            String name = property(ics, "X-WR-CALNAME").orElse(isPrimary ? owner : id);
             String calendarId = isPrimary ? owner : id;
-            calendars.add(new CalendarInfo(calendarId, name, text(ics.getProperty("X-WR-CALDESC")).orElse(null), zone,
+            calendars.add(new CalendarInfo(calendarId, name, property(ics, "X-WR-CALDESC").orElse(null), zone,
                     "owner", isPrimary, Integer.toString(calendars.size() % 24 + 1), true, false, false));
             List<CalendarEvent> read = reader.events(file, ics, zone, calendars.getLast());
             for (CalendarEvent e : read) {
@@ -114,20 +120,29 @@ final class CalendarImport {
             events.put(calendarId, read);
         }
         calendars.sort((a, b) -> Boolean.compare(b.primary(), a.primary()));
-        return new CalendarSet(owner, calendars, events, newest, reader.icalUids);
+        return new CalendarSet(owner, calendars, events, newest, reader.icalUids, reader.registries);
+    }
+
+    /** A calendar property: the first of the file's VCALENDARs that has it. */
+    private static Optional<String> property(List<net.fortuna.ical4j.model.Calendar> ics, String name) {
+        return ics.stream().map(c -> text(c.getProperty(name))).flatMap(Optional::stream).findFirst();
     }
 
     /**
-     * The file read by ical4j, through {@link TimeZoneFilter}: a VTIMEZONE without a TZID is left out (said on stderr)
-     * rather than refusing the whole file. Any failure is one {@link IOException} naming the file: ical4j throws
-     * unchecked exceptions too (a cast, a bad number), and a Java stack trace is no answer for a user.
+     * The file's VCALENDARs read by ical4j, through {@link TimeZoneFilter}: a VTIMEZONE without a TZID is left out
+     * (said on stderr) rather than refusing the whole file. A file may hold several VCALENDARs one after another (an
+     * iCalendar stream may, RFC 5545 3.4; Mozilla Calendar exports so): all are read, as one calendar. A file that is
+     * one bare component (a VEVENT or VTODO with no VCALENDAR around it, as Evolution writes one to a file) is read as
+     * if wrapped in one. Any failure is one {@link IOException} naming the file: ical4j throws unchecked exceptions too
+     * (a cast, a bad number), and a Java stack trace is no answer for a user.
      */
-    private net.fortuna.ical4j.model.Calendar parse(Path file) throws IOException {
-        net.fortuna.ical4j.model.Calendar[] built = new net.fortuna.ical4j.model.Calendar[1];
+    private List<net.fortuna.ical4j.model.Calendar> parse(Path file) throws IOException {
+        List<net.fortuna.ical4j.model.Calendar> built = new ArrayList<>();
         TimeZoneRegistry registry = TimeZoneRegistryFactory.getInstance().createRegistry();
+        registries.add(registry);
         List<String> dropped = new ArrayList<>();
         // one property ical4j cannot build (a date that is none) leaves that property out, not the whole file
-        DefaultContentHandler builder = new DefaultContentHandler(c -> built[0] = c, registry,
+        DefaultContentHandler builder = new DefaultContentHandler(built::add, registry,
                 new ContentHandlerContext().withSuppressInvalidProperties(true)) {
             /**
              * ical4j leaves out a property it cannot build saying so only in its log; the property's name and why are
@@ -149,23 +164,28 @@ final class CalendarImport {
                 (uid, what) -> warnings.println("emulator: " + file.getFileName() + (uid == null ? "" : " (UID " + uid + ")")
                         + ": " + what));
         // as CalendarBuilder.build reads a stream: UTF-8, lines unfolded (relaxed: after a bare LF too)
-        try (Reader in = new UnfoldingReader(new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8), true)) {
+        String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+        if (BARE_COMPONENT.matcher(text).lookingAt()) {
+            text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//agent-tools//a bare component//EN\r\n" + text
+                    + (text.endsWith("\n") ? "" : "\r\n") + "END:VCALENDAR\r\n";
+        }
+        try (Reader in = new UnfoldingReader(new StringReader(text), true)) {
             new CalendarParserImpl().parse(in, handler);
         } catch (ParserException | RuntimeException e) {
             String why = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
             throw new IOException("cannot read " + file + " as iCalendar: " + why, e);
         }
-        if (built[0] == null) {
+        if (built.isEmpty()) {
             throw new IOException("cannot read " + file + " as iCalendar: it holds no VCALENDAR");
         }
-        return built[0];
+        return built;
     }
 
-    private List<CalendarEvent> events(Path file, net.fortuna.ical4j.model.Calendar ics, ZoneId zone, CalendarInfo calendar) {
+    private List<CalendarEvent> events(Path file, List<net.fortuna.ical4j.model.Calendar> ics, ZoneId zone, CalendarInfo calendar) {
         List<CalendarEvent> out = new ArrayList<>();
         Map<String, String> uids = new LinkedHashMap<>(); // each event's UID by its id, for the lines on stderr
         int index = 0;
-        for (Object c : ics.getComponents("VEVENT")) {
+        for (Object c : ics.stream().flatMap(i -> i.getComponents("VEVENT").stream()).toList()) {
             VEvent v = (VEvent) c;
             index++;
             String uid = text(v.getProperty(Property.UID)).orElse(null);

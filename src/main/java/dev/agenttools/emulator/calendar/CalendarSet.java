@@ -34,6 +34,13 @@ public final class CalendarSet {
     private final Instant updated;
     /** Imported events' UIDs by series id: Google keeps an imported event's UID as its iCalUID. */
     private final Map<String, String> icalUids;
+    /**
+     * Whatever must live as long as these events: ical4j names a file's own VTIMEZONE as a java.time zone whose rules
+     * it looks up, at every use, through a weak reference to the registry that read the file (ZoneRulesProviderImpl,
+     * 4.2.3); once that registry is collected, the zone's first use is a NullPointerException.
+     */
+    @SuppressWarnings("unused")
+    private final List<?> keptAlive;
 
     /**
      * The calendars of {@code owner} that {@code source} names: {@code seed} for the seeded ones (their one-off events
@@ -64,6 +71,12 @@ public final class CalendarSet {
 
     CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated,
                 Map<String, String> icalUids) {
+        this(owner, calendars, events, updated, icalUids, List.of());
+    }
+
+    CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated,
+                Map<String, String> icalUids, List<?> keptAlive) {
+        this.keptAlive = List.copyOf(keptAlive);
         this.icalUids = Map.copyOf(icalUids);
         this.owner = owner;
         this.updated = updated;

@@ -119,7 +119,10 @@ final class TimeZoneFilter implements ContentHandler {
                 next.parameter(name, value);
             }
         };
-        for (Consumer<ContentHandler> call : all) {
+        // a file may hold several VCALENDARs one after another (Mozilla Calendar's exports): each handed on once
+        List<Consumer<ContentHandler>> calls = List.copyOf(all);
+        all.clear();
+        for (Consumer<ContentHandler> call : calls) {
             call.accept(fixing);
         }
         fixing.endCalendar();

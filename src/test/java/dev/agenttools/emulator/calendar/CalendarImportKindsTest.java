@@ -163,6 +163,32 @@ class CalendarImportKindsTest {
         assertThat(got.stderr()).hasLineCount(1).contains("vtimezone-without-tzid.ics", "VTIMEZONE", "TZID");
     }
 
+    @Test
+    void aFileThatIsOneBareEventOrTaskWithNoVcalendarAroundItIsImported() throws Exception {
+        Imported event = load("bare-event.ics");
+        assertThat(event.occurrences()).containsExactly(
+                "2026-01-05T10:00:00Z No VCALENDAR around it",
+                "2026-01-12T10:00:00Z No VCALENDAR around it",
+                "2026-01-19T10:00:00Z No VCALENDAR around it");
+        assertThat(event.stderr()).isEmpty();
+        // a to-do is no event: a calendar with nothing in it, not a refused file
+        Imported task = load("bare-todo.ics");
+        assertThat(task.occurrences()).isEmpty();
+        assertThat(task.stderr()).isEmpty();
+    }
+
+    @Test
+    void everyVcalendarOfAFileHoldingSeveralOneAfterAnotherIsImported() throws Exception {
+        // as Mozilla Calendar exported (Perl Tie::iCal's demo): ical4j hands each VCALENDAR on, only the last was kept
+        Imported got = load("several-vcalendars.ics");
+        assertThat(got.occurrences()).containsExactly(
+                "2026-01-05T10:00:00Z In the first",
+                "2026-01-12T10:00:00Z In the first",
+                "2026-04-06 In the second",
+                "2026-07-01T09:00:00Z In the last");
+        assertThat(got.stderr()).isEmpty();
+    }
+
     /** The file's occurrences in 2026 as the official client lists them, and what importing it said on stderr. */
     private record Imported(List<String> occurrences, String stderr) {
     }
