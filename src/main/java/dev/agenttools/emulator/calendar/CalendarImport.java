@@ -48,8 +48,9 @@ import java.util.stream.Stream;
  * A user's own calendars from iCalendar files (RFC 5545), such as Google Calendar's export (one {@code .ics} per
  * calendar, named by the calendar's id): each file is one calendar, its events read by ical4j. The file named as the
  * user's address is the primary calendar (else the first file). A calendar's name comes from {@code X-WR-CALNAME},
- * its zone from {@code X-WR-TIMEZONE} (else UTC). Events keep their UID-derived ids and their UID as iCalUID, RRULE
- * (one or more), RDATE and EXDATE lines, RECURRENCE-ID exceptions, attendees, organizer, status, transparency and
+ * its zone from {@code X-WR-TIMEZONE} (else UTC); a file of several VCALENDARs one after another is read whole, and
+ * one that is a bare VEVENT or VTODO as if in a VCALENDAR. Events keep their UID-derived ids and their UID as
+ * iCalUID, RRULE (one or more), RDATE and EXDATE lines, RECURRENCE-ID exceptions, attendees, organizer, status, transparency and
  * Google's {@code X-GOOGLE-CONFERENCE} Meet link. Nothing is dropped silently: an event that cannot be read is skipped,
  * and anything read otherwise than the file says (a zone nobody defines, a changed instance without its series, a
  * property ical4j cannot build), with one line on stderr naming its file and UID.
