@@ -12,7 +12,9 @@ that covers all its events: {"zone", "time_min", "time_max", "events": [{"summar
   events without a DTSTART are left out (Calendar does not list them);
 - the window starts at the day of the earliest DTSTART in the file and ends a day after the latest one, and at
   least a year after its start, so that series show a year of instances;
-- a start is RFC 3339 with its offset for a timed occurrence, yyyy-mm-dd for an all-day one.
+- a start is RFC 3339 with its offset for a timed occurrence, yyyy-mm-dd for an all-day one; so is the end, which is
+  DTEND, else DTSTART + DURATION, else (RFC 5545 section 3.6.1) the start for a timed event and the next day for an
+  all-day one (recurring_ical_events 2.0.1 gives the start for both).
 """
 import datetime
 import json
@@ -53,11 +55,17 @@ def window(cals, zone):
 
 def occurrence(event, zone):
     start = event["DTSTART"].dt
+    end = event["DTEND"].dt if event.get("DTEND") is not None else start
+    summary = str(event.get("SUMMARY", "")) or None
     if not isinstance(start, datetime.datetime):
-        return {"summary": str(event.get("SUMMARY", "")) or None, "start": start.isoformat(), "all_day": True}
+        if end == start:
+            end = start + datetime.timedelta(days=1)
+        return {"summary": summary, "start": start.isoformat(), "end": end.isoformat(), "all_day": True}
     if start.tzinfo is None:
         start = start.replace(tzinfo=zone)
-    return {"summary": str(event.get("SUMMARY", "")) or None, "start": start.isoformat(), "all_day": False}
+    if isinstance(end, datetime.datetime) and end.tzinfo is None:
+        end = end.replace(tzinfo=zone)
+    return {"summary": summary, "start": start.isoformat(), "end": end.isoformat(), "all_day": False}
 
 
 def read(path):

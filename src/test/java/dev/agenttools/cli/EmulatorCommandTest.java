@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -91,6 +92,30 @@ class EmulatorCommandTest {
         assertThat(run("emulator", "--max-header-size", "100")).startsWith("2:").contains("max-header-size must be 1024..1048576 bytes, got 100");
         assertThat(run("emulator", "--max-inflated-body", "99999999999999GiB")).startsWith("2:").contains("too large a size");
         assertThat(run("emulator", "--mailbox", "/no/such.mbox", "--port", "0")).startsWith("1:").contains("/no/such.mbox");
+    }
+
+    @Test
+    void anUnreadableCalendarIsOneLineNamingTheFileWithoutAStackTrace(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> unreadable = Map.of(
+                "binary.ics", new byte[]{'B', 'E', 'G', 'I', 'N', ':', 'V', 'C', 'A', 'L', (byte) 0xff, 0, 0x13, '\n', 'x', '\n'},
+                "truncated.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a\r\nDTSTART;TZID=/mozilla.org/x/Nowhere:20260101T1"
+                        .getBytes(StandardCharsets.UTF_8),
+                "stray-alarm.ics", ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\n"
+                        + "END:VCALENDAR\r\n").getBytes(StandardCharsets.UTF_8));
+        for (Map.Entry<String, byte[]> file : unreadable.entrySet()) {
+            Path ics = dir.resolve(file.getKey());
+            Files.write(ics, file.getValue());
+            Path err = dir.resolve(file.getKey() + ".err");
+            ProcessBuilder builder = new ProcessBuilder(AgentToolsProcess.javaCommand("emulator", "--port", "0", "--latency", "0ms",
+                    "--calendars", ics.toString())).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            AgentToolsProcess.isolate(builder.environment());
+            Process process = builder.start();
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("%s: exits", file.getKey()).isTrue();
+            String stderr = Files.readString(err);
+            assertThat(process.exitValue()).as("%s: %s", file.getKey(), stderr).isEqualTo(1);
+            assertThat(stderr.strip()).as(file.getKey()).doesNotContain("\tat ", "Exception").hasLineCount(1)
+                    .contains(ics.toString(), "cannot read");
+        }
     }
 
     /** A message whose multiparts nest {@code levels} deep, a text part at the bottom. */

@@ -7,6 +7,33 @@ public final class ErrorBody {
     private ErrorBody() {
     }
 
+    /**
+     * Calendar's form of an error. Calendar's backend answers {@code {"error": {"errors": [{domain, reason, message,
+     * locationType, location}], "code", "message"}}}, without {@code status} (the two real 400s recorded in
+     * NangoHQ/integration-templates, and Google's Calendar error guide); the front end's answers (a missing or bad
+     * token, a missing scope, a spent quota) are the same for every API and keep {@link #of}'s form.
+     */
+    public static ApiResponse calendar(ApiError error) {
+        boolean frontEnd = error.status == 401 || error.status == 429 || error.errorInfo != null
+                || error.domain.equals("usageLimits");
+        if (frontEnd) {
+            return of(error);
+        }
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        ObjectNode body = root.putObject("error");
+        ObjectNode item = body.putArray("errors").addObject();
+        item.put("domain", error.domain);
+        item.put("reason", error.reason);
+        item.put("message", error.itemMessage != null ? error.itemMessage : error.getMessage());
+        if (error.location != null) {
+            item.put("locationType", error.locationType);
+            item.put("location", error.location);
+        }
+        body.put("code", error.status);
+        body.put("message", error.getMessage());
+        return ApiResponse.json(error.status, root);
+    }
+
     public static ApiResponse of(ApiError error) {
         ObjectNode root = Json.MAPPER.createObjectNode();
         ObjectNode body = root.putObject("error");

@@ -22,11 +22,23 @@ import java.util.Objects;
  * @param originalStart    the series start an exception replaces, or null
  * @param organizer        who organises it
  * @param transparency     opaque (busy) or transparent (free)
+ * @param moreRules        a series' further RRULE values (RFC 5545 allows several; the occurrences are the union)
+ * @param rdates           a series' further starts (RDATE), in the start's kind; with no RRULE they make a series too
  */
 record CalendarEvent(String id, String summary, String description, String location, EventTime start, EventTime end,
                      String status, String rrule, List<EventTime> exdates, String recurringEventId,
                      EventTime originalStart, List<Attendee> attendees, Person organizer, String hangoutLink,
-                     List<Attachment> attachments, Instant created, Instant updated, String transparency) {
+                     List<Attachment> attachments, Instant created, Instant updated, String transparency,
+                     List<String> moreRules, List<EventTime> rdates) {
+
+    /** An event with at most one RRULE and no RDATE, as the seed and Calendar's own events are. */
+    CalendarEvent(String id, String summary, String description, String location, EventTime start, EventTime end,
+                  String status, String rrule, List<EventTime> exdates, String recurringEventId,
+                  EventTime originalStart, List<Attendee> attendees, Person organizer, String hangoutLink,
+                  List<Attachment> attachments, Instant created, Instant updated, String transparency) {
+        this(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart,
+                attendees, organizer, hangoutLink, attachments, created, updated, transparency, List.of(), List.of());
+    }
 
     CalendarEvent {
         Objects.requireNonNull(id, "id");
@@ -40,10 +52,27 @@ record CalendarEvent(String id, String summary, String description, String locat
         attachments = attachments == null ? List.of() : List.copyOf(attachments);
         status = status == null ? "confirmed" : status;
         transparency = transparency == null ? "opaque" : transparency;
+        moreRules = moreRules == null ? List.of() : List.copyOf(moreRules);
+        rdates = rdates == null ? List.of() : List.copyOf(rdates);
+        if (rrule == null && !moreRules.isEmpty()) {
+            throw new IllegalArgumentException("event " + id + ": further rules without a first");
+        }
     }
 
+    /** A series: it has a rule or further dates (RDATE). */
     boolean recurring() {
-        return rrule != null;
+        return rrule != null || !rdates.isEmpty();
+    }
+
+    /** Every RRULE of the series, the first first. */
+    List<String> rules() {
+        if (rrule == null) {
+            return List.of();
+        }
+        List<String> all = new java.util.ArrayList<>(moreRules.size() + 1);
+        all.add(rrule);
+        all.addAll(moreRules);
+        return all;
     }
 
     boolean exception() {
@@ -67,47 +96,57 @@ record CalendarEvent(String id, String summary, String description, String locat
     // ---- copies with one thing changed, for building the seed and exceptions ----
 
     CalendarEvent withSummary(String v) {
-        return new CalendarEvent(id, v, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, v, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withDescription(String v) {
-        return new CalendarEvent(id, summary, v, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, v, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withLocation(String v) {
-        return new CalendarEvent(id, summary, description, v, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, v, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withTimes(EventTime newStart, EventTime newEnd) {
-        return new CalendarEvent(id, summary, description, location, newStart, newEnd, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, newStart, newEnd, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withStatus(String v) {
-        return new CalendarEvent(id, summary, description, location, start, end, v, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, v, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withExdates(List<EventTime> v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, v, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, v, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withAttendees(List<Attendee> v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, v, organizer, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, v, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withOrganizer(Person v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, v, hangoutLink, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, v, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withHangout(String v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, v, attachments, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, v, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withAttachments(List<Attachment> v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, v, created, updated, transparency);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, v, created, updated, transparency, moreRules, rdates);
+    }
+
+    /** This changed occurrence as an event of its own (its series is not there). */
+    CalendarEvent standalone() {
+        return new CalendarEvent(id, summary, description, location, start, end, status, null, List.of(), null, null, attendees, organizer, hangoutLink, attachments, created, updated, transparency);
+    }
+
+    /** This changed occurrence as replacing {@code original} of series {@code seriesId}. */
+    CalendarEvent withOriginalStart(String seriesId, EventTime original) {
+        return new CalendarEvent(seriesId + "_" + original.idSuffix(), summary, description, location, start, end, status, rrule, exdates, seriesId, original, attendees, organizer, hangoutLink, attachments, created, updated, transparency, moreRules, rdates);
     }
 
     CalendarEvent withTransparency(String v) {
-        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, v);
+        return new CalendarEvent(id, summary, description, location, start, end, status, rrule, exdates, recurringEventId, originalStart, attendees, organizer, hangoutLink, attachments, created, updated, v, moreRules, rdates);
     }
 
     /**

@@ -59,32 +59,36 @@ final class CalendarResource {
         int to = Math.min(shown.size(), from + max);
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("kind", "calendar#calendarList");
-        n.put("etag", CalendarJson.etag(set.updated()));
+        n.put("etag", CalendarJson.listEtag("calendarList", set.updated()));
         if (to < shown.size()) {
             n.put("nextPageToken", Params.pageToken("cal", Integer.toString(to)));
         } else {
             n.put("nextSyncToken", Params.pageToken("sync", Long.toString(clock.millis())));
         }
         ArrayNode items = n.putArray("items");
-        shown.subList(from, to).forEach(c -> items.add(CalendarJson.listEntry(c, set.updated())));
+        shown.subList(from, to).forEach(c -> items.add(CalendarJson.listEntry(c, CalendarJson.etag(set.updated()), set.owner())));
         return ApiResponse.ok(n);
     }
 
     ApiResponse getListEntry(ApiRequest r, Matcher m) {
-        return ApiResponse.ok(CalendarJson.listEntry(calendar(m.group(1)), set.updated()));
+        CalendarInfo c = calendar(m.group(1));
+        return ApiResponse.ok(CalendarJson.listEntry(c, CalendarJson.listEtag("calendarListEntry " + c.id(), set.updated()), set.owner()));
     }
 
     ApiResponse getCalendar(ApiRequest r, Matcher m) {
         CalendarInfo c = readable(m.group(1));
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("kind", "calendar#calendar");
-        n.put("etag", CalendarJson.etag(set.updated()));
+        n.put("etag", CalendarJson.calendarEtag("calendar " + c.id(), set.updated()));
         n.put("id", c.id());
         n.put("summary", c.summary());
         if (c.description() != null) {
             n.put("description", c.description());
         }
         n.put("timeZone", c.timeZone().getId());
+        if (CalendarJson.ownedSecondary(c)) {
+            n.put("dataOwner", set.owner());
+        }
         n.putObject("conferenceProperties").putArray("allowedConferenceSolutionTypes").add("hangoutsMeet");
         return ApiResponse.ok(n);
     }
@@ -133,10 +137,12 @@ final class CalendarResource {
         int size = size(r, DEFAULT_EVENTS, MAX_EVENTS);
         int from = (int) Math.min(Params.pageOffset(r, "ev", 0), found.size());
         int to = Math.min(found.size(), from + size);
-        ObjectNode n = eventsEnvelope(c);
+        ObjectNode n = eventsEnvelope(c, "events");
         if (to < found.size()) {
             n.put("nextPageToken", Params.pageToken("ev", Integer.toString(to)));
-        } else {
+        } else if (!("startTime".equals(orderBy) && min != null)) {
+            // a list from timeMin in start order is a view, not a copy to keep in sync: Google's last page of one
+            // carries no sync token (recorded), while a plain list's does
             n.put("nextSyncToken", Params.pageToken("sync", Long.toString(clock.millis())));
         }
         ArrayNode items = n.putArray("items");
@@ -146,13 +152,13 @@ final class CalendarResource {
 
     ApiResponse getEvent(ApiRequest r, Matcher m) {
         CalendarInfo c = readable(m.group(1));
-        CalendarEvent e = set.event(c, m.group(2)).orElseThrow(ApiError::notFound);
+        CalendarEvent e = set.event(c, m.group(2)).orElseThrow(CalendarResource::notFound);
         return ApiResponse.ok(CalendarJson.event(c, e, zone(r, c), set.icalUid(e)));
     }
 
     ApiResponse instances(ApiRequest r, Matcher m) {
         CalendarInfo c = readable(m.group(1));
-        CalendarEvent series = set.event(c, m.group(2)).orElseThrow(ApiError::notFound);
+        CalendarEvent series = set.event(c, m.group(2)).orElseThrow(CalendarResource::notFound);
         ZoneId zone = zone(r, c);
         Instant min = instant(r, "timeMin");
         Instant max = instant(r, "timeMax");
@@ -172,9 +178,12 @@ final class CalendarResource {
         int size = size(r, DEFAULT_EVENTS, MAX_EVENTS);
         int from = (int) Math.min(Params.pageOffset(r, "in", 0), found.size());
         int to = Math.min(found.size(), from + size);
-        ObjectNode n = eventsEnvelope(c);
+        ObjectNode n = eventsEnvelope(c, "instances " + series.id());
         if (to < found.size()) {
             n.put("nextPageToken", Params.pageToken("in", Integer.toString(to)));
+        } else if (min == null && max == null) {
+            // recorded: the last page of all of a series' instances hands a sync token, as events.list's does
+            n.put("nextSyncToken", Params.pageToken("sync", Long.toString(clock.millis())));
         }
         ArrayNode items = n.putArray("items");
         found.subList(from, to).forEach(e -> items.add(CalendarJson.event(c, e, zone, set.icalUid(e))));
@@ -196,8 +205,8 @@ final class CalendarResource {
         }
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("kind", "calendar#freeBusy");
-        n.put("timeMin", CalendarJson.stamp(min).replace(".000Z", "Z"));
-        n.put("timeMax", CalendarJson.stamp(max).replace(".000Z", "Z"));
+        n.put("timeMin", CalendarJson.stamp(min)); // echoed with milliseconds, "...T00:00:00.000Z", as recorded
+        n.put("timeMax", CalendarJson.stamp(max));
         ObjectNode calendars = n.putObject("calendars");
         for (JsonNode item : body.path("items")) {
             String id = item.path("id").asText();
@@ -223,14 +232,12 @@ final class CalendarResource {
     // ---- helpers ----
 
     /** An Events answer's fields before its page tokens and items: what the calendar is. */
-    private ObjectNode eventsEnvelope(CalendarInfo c) {
+    private ObjectNode eventsEnvelope(CalendarInfo c, String what) {
         ObjectNode n = Json.MAPPER.createObjectNode();
         n.put("kind", "calendar#events");
-        n.put("etag", CalendarJson.etag(set.updated()));
+        n.put("etag", CalendarJson.listEtag(what + " " + c.id(), set.updated()));
         n.put("summary", c.summary());
-        if (c.description() != null) {
-            n.put("description", c.description());
-        }
+        n.put("description", c.description() == null ? "" : c.description()); // Google sends "" for none
         n.put("updated", CalendarJson.stamp(set.updated()));
         n.put("timeZone", c.timeZone().getId());
         n.put("accessRole", c.accessRole());
@@ -307,8 +314,9 @@ final class CalendarResource {
         return merged;
     }
 
+    /** A busy block's bound: no fraction, as recorded ({@code 2025-12-20T14:00:00Z}). */
     private static String format(Instant t, ZoneId zone) {
-        return java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(t.atZone(zone).toOffsetDateTime());
+        return CalendarJson.DATE_TIME.format(t.atZone(zone));
     }
 
     private static boolean matches(CalendarEvent e, String q) {
@@ -331,14 +339,19 @@ final class CalendarResource {
 
     /** A calendar in the user's list; 404 as Google's for any other id. */
     private CalendarInfo calendar(String id) {
-        return set.calendar(id).orElseThrow(ApiError::notFound);
+        return set.calendar(id).orElseThrow(CalendarResource::notFound);
+    }
+
+    /** Calendar's 404 says "Not Found", where Gmail's says "Requested entity was not found." */
+    static ApiError notFound() {
+        return ApiError.notFound("Not Found");
     }
 
     /** A calendar whose events the user may read: 404 when it is unknown or deleted, 403 for a free/busy reader. */
     private CalendarInfo readable(String id) {
         CalendarInfo c = calendar(id);
         if (c.vanished()) {
-            throw ApiError.notFound();
+            throw notFound();
         }
         if (!c.readable()) {
             throw ApiError.forbidden("You need to have reader access to this calendar.");

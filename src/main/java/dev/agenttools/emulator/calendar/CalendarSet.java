@@ -34,6 +34,13 @@ public final class CalendarSet {
     private final Instant updated;
     /** Imported events' UIDs by series id: Google keeps an imported event's UID as its iCalUID. */
     private final Map<String, String> icalUids;
+    /**
+     * Whatever must live as long as these events: ical4j names a file's own VTIMEZONE as a java.time zone whose rules
+     * it looks up, at every use, through a weak reference to the registry that read the file (ZoneRulesProviderImpl,
+     * 4.2.3); once that registry is collected, the zone's first use is a NullPointerException.
+     */
+    @SuppressWarnings("unused")
+    private final List<?> keptAlive;
 
     /**
      * The calendars of {@code owner} that {@code source} names: {@code seed} for the seeded ones (their one-off events
@@ -64,6 +71,12 @@ public final class CalendarSet {
 
     CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated,
                 Map<String, String> icalUids) {
+        this(owner, calendars, events, updated, icalUids, List.of());
+    }
+
+    CalendarSet(String owner, List<CalendarInfo> calendars, Map<String, List<CalendarEvent>> events, Instant updated,
+                Map<String, String> icalUids, List<?> keptAlive) {
+        this.keptAlive = List.copyOf(keptAlive);
         this.icalUids = Map.copyOf(icalUids);
         this.owner = owner;
         this.updated = updated;
@@ -156,8 +169,8 @@ public final class CalendarSet {
         List<CalendarEvent> out = new ArrayList<>();
         for (CalendarEvent.EventTime start : starts(calendar, series, from.minus(series.length()), to)) {
             Instant at = start.instant(calendar.timeZone());
-            if (series.exdates().stream().anyMatch(x -> x.instant(calendar.timeZone()).equals(at))) {
-                continue; // compared as instants: an EXDATE may name the start in another zone
+            if (series.exdates().stream().anyMatch(x -> excludes(x, start, at, calendar))) {
+                continue;
             }
             CalendarEvent instance = series.occurrence(start);
             CalendarEvent answer = exceptions.getOrDefault(instance.id(), instance);
@@ -172,6 +185,18 @@ public final class CalendarSet {
         return out;
     }
 
+    /**
+     * Whether an EXDATE excludes a start: compared as instants (an EXDATE may name the start in another zone), a date
+     * EXDATE on a timed series by the start's day in the series' zone (exporters write them so, and RFC 5545 does not
+     * forbid it).
+     */
+    private static boolean excludes(CalendarEvent.EventTime exdate, CalendarEvent.EventTime start, Instant at, CalendarInfo calendar) {
+        if (exdate.allDay() && !start.allDay()) {
+            return exdate.date().equals(start.dateTime().toLocalDate());
+        }
+        return exdate.instant(calendar.timeZone()).equals(at);
+    }
+
     /** Whether an event's time overlaps {@code [from, to)}: it ends after {@code from} and starts before {@code to}. */
     static boolean overlaps(CalendarInfo calendar, CalendarEvent e, Instant from, Instant to) {
         Instant start = e.start().instant(calendar.timeZone());
@@ -182,24 +207,33 @@ public final class CalendarSet {
         return end.isAfter(from) && start.isBefore(to);
     }
 
-    /** The series' starts from {@code from} (inclusive) to {@code to} (exclusive), by ical4j. */
+    /**
+     * The series' starts from {@code from} (inclusive) to {@code to} (exclusive): each RRULE's by ical4j, and the RDATEs
+     * (the union, each start once, in start order).
+     */
     private static List<CalendarEvent.EventTime> starts(CalendarInfo calendar, CalendarEvent series, Instant from, Instant to) {
-        List<CalendarEvent.EventTime> out = new ArrayList<>();
-        if (series.start().allDay()) {
-            Recur<LocalDate> rule = new Recur<>(series.rrule());
-            LocalDate first = LocalDate.ofInstant(from, calendar.timeZone()).minusDays(1);
-            LocalDate last = LocalDate.ofInstant(to, calendar.timeZone()).plusDays(1);
-            for (LocalDate d : rule.getDates(series.start().date(), first, last)) {
-                out.add(CalendarEvent.EventTime.of(d));
-            }
-        } else {
-            Recur<ZonedDateTime> rule = new Recur<>(series.rrule());
-            ZonedDateTime seed = series.start().dateTime();
-            for (ZonedDateTime t : rule.getDates(seed, from.atZone(seed.getZone()), to.atZone(seed.getZone()))) {
-                out.add(CalendarEvent.EventTime.of(t));
+        java.util.LinkedHashSet<CalendarEvent.EventTime> found = new java.util.LinkedHashSet<>();
+        for (String rrule : series.rules()) {
+            if (series.start().allDay()) {
+                Recur<LocalDate> rule = new Recur<>(rrule);
+                LocalDate first = LocalDate.ofInstant(from, calendar.timeZone()).minusDays(1);
+                LocalDate last = LocalDate.ofInstant(to, calendar.timeZone()).plusDays(1);
+                for (LocalDate d : rule.getDates(series.start().date(), first, last)) {
+                    found.add(CalendarEvent.EventTime.of(d));
+                }
+            } else {
+                Recur<ZonedDateTime> rule = new Recur<>(rrule);
+                ZonedDateTime seed = series.start().dateTime();
+                for (ZonedDateTime t : rule.getDates(seed, from.atZone(seed.getZone()), to.atZone(seed.getZone()))) {
+                    found.add(CalendarEvent.EventTime.of(t));
+                }
             }
         }
-        if (!out.contains(series.start())) {
+        found.addAll(series.rdates());
+        java.util.TreeMap<Instant, CalendarEvent.EventTime> once = new java.util.TreeMap<>(); // an RDATE a rule also gives: once
+        found.forEach(t -> once.putIfAbsent(t.instant(calendar.timeZone()), t));
+        List<CalendarEvent.EventTime> out = new ArrayList<>(once.values());
+        if (!once.containsKey(series.start().instant(calendar.timeZone()))) {
             // "The DTSTART property value always counts as the first occurrence" (RFC 5545 3.8.5.3), even when the
             // rule would not produce it (a Thursday start of a Monday-and-Friday series), as Google shows it
             out.addFirst(series.start());

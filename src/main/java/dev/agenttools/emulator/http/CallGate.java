@@ -38,6 +38,7 @@ public final class CallGate {
     ApiResponse call(ApiRequest request, List<Runnable> releases) {
         counters.apiCalls.increment();
         Users.User user = null;
+        boolean calendarCall = CalendarApi.handles(request.path());
         try {
             user = users.user(checkToken(request));
             user.apiCalls.increment();
@@ -78,7 +79,7 @@ public final class CallGate {
             }
             return route.answer(request);
         } catch (ApiError e) {
-            ApiResponse answer = ErrorBody.of(e);
+            ApiResponse answer = calendarCall ? ErrorBody.calendar(e) : ErrorBody.of(e);
             if (user != null && answer.status() == 429) {
                 user.tooManyRequests.increment();
             }
@@ -87,7 +88,7 @@ public final class CallGate {
             // A bug of ours must still look like Google's 500, never a stack trace; the trace goes to stderr.
             System.err.println("emulator: internal error on " + request.method() + " " + request.path() + ": " + e);
             e.printStackTrace(System.err);
-            return ErrorBody.of(ApiError.internal());
+            return calendarCall ? ErrorBody.calendar(ApiError.internal()) : ErrorBody.of(ApiError.internal());
         }
     }
 
