@@ -7,6 +7,7 @@ import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.RootUrl;
+import dev.agenttools.habit.HabitSettings;
 import dev.agenttools.tracking.TrackingSettings;
 
 import java.io.IOException;
@@ -32,12 +33,13 @@ import java.util.Properties;
  * @param mailIndex the local mail index
  * @param auth     where the stored sign-in lives
  * @param tracking where call records go
+ * @param habit    where the Habit tools keep habits, and whose they are
  * @param values   the {@code AGENT_TOOLS_*} settings as given but the token, for the commands' own (serve's limits):
  *                 read them with {@link #wholeNumber} and {@link #value}. Nothing else of the environment is kept
  *                 (an AWS secret, say), and the token only in {@code google}, whose text never shows it
  */
 public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSettings calendar, CacheSettings mailIndex,
-                       AuthSettings auth, TrackingSettings tracking, Map<String, String> values) {
+                       AuthSettings auth, TrackingSettings tracking, HabitSettings habit, Map<String, String> values) {
     /** The environment variable holding the token for calls that bring none. */
     private static final String ACCESS_TOKEN = "AGENT_TOOLS_ACCESS_TOKEN";
 
@@ -63,7 +65,8 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
      */
     public static Settings from(Map<String, String> values) {
         return new Settings(google(values), gmail(values), calendar(values), CacheSettings.fromEnvironment(values),
-                AuthSettings.from(values, configHome(values)), TrackingSettings.fromEnvironment(values), values);
+                AuthSettings.from(values, configHome(values)), TrackingSettings.fromEnvironment(values),
+                HabitSettings.fromEnvironment(values), values);
     }
 
     /** The config file that {@code env} points at (or the default one), overlaid by {@code env}. */
@@ -102,12 +105,12 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
     public String toString() {
         // not the values: they may hold a token
         return "Settings[google=" + google + ", gmail=" + gmail + ", calendar=" + calendar + ", mailIndex=" + mailIndex
-                + ", auth=" + auth + ", tracking=" + tracking + "]";
+                + ", auth=" + auth + ", tracking=" + tracking + ", habit=" + habit + "]";
     }
 
     /** The same settings with {@code google} in place of theirs. */
     public Settings withGoogle(GoogleSettings settings) {
-        return new Settings(settings, gmail, calendar, mailIndex, auth, tracking, values);
+        return new Settings(settings, gmail, calendar, mailIndex, auth, tracking, habit, values);
     }
 
     /** A setting as given, or null. */

@@ -13,6 +13,8 @@ import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.PacingShare;
 import dev.agenttools.google.PacingStats;
+import dev.agenttools.habit.HabitSettings;
+import dev.agenttools.habit.HabitTools;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolException;
@@ -34,10 +36,14 @@ import java.util.Objects;
  */
 public final class Tools {
     /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
-    public static final Map<String, String> SHORT_NAMES = Map.of(
-            GmailTools.LIST, "list_emails", GmailTools.SEARCH, "search_emails", GmailTools.GET, "get_email",
-            CalendarTools.LIST_CALENDARS, "list_calendars", CalendarTools.LIST_EVENTS, "list_events",
-            CalendarTools.GET_EVENT, "get_event", CalendarTools.FREE_BUSY, "free_busy");
+    public static final Map<String, String> SHORT_NAMES = Map.ofEntries(
+            Map.entry(GmailTools.LIST, "list_emails"), Map.entry(GmailTools.SEARCH, "search_emails"),
+            Map.entry(GmailTools.GET, "get_email"), Map.entry(CalendarTools.LIST_CALENDARS, "list_calendars"),
+            Map.entry(CalendarTools.LIST_EVENTS, "list_events"), Map.entry(CalendarTools.GET_EVENT, "get_event"),
+            Map.entry(CalendarTools.FREE_BUSY, "free_busy"), Map.entry(HabitTools.CREATE, "create_habit"),
+            Map.entry(HabitTools.UPDATE, "update_habit"), Map.entry(HabitTools.ARCHIVE, "archive_habit"),
+            Map.entry(HabitTools.RESTORE, "restore_habit"), Map.entry(HabitTools.LOG, "log_habit"),
+            Map.entry(HabitTools.LIST, "list_habits"), Map.entry(HabitTools.HISTORY, "habit_history"));
     private static final String NOT_SIGNED_IN =
             "not signed in to Google: run 'agent-tools auth login --client-secrets FILE' once, or pass access_token";
 
@@ -51,8 +57,10 @@ public final class Tools {
 
     /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
-        return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET, CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS,
-                CalendarTools.GET_EVENT, CalendarTools.FREE_BUSY);
+        List<String> commands = new java.util.ArrayList<>(List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET,
+                CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS, CalendarTools.GET_EVENT, CalendarTools.FREE_BUSY));
+        commands.addAll(HabitTools.COMMANDS);
+        return List.copyOf(commands);
     }
 
     /**
@@ -90,6 +98,7 @@ public final class Tools {
         private GoogleSettings google = GoogleSettings.DEFAULT;
         private GmailSettings gmail;
         private CalendarSettings calendar;
+        private HabitSettings habit;
         private CacheSettings cache = CacheSettings.OFF;
         private AuthSettings auth;
         private CallRecorder recorder;
@@ -102,11 +111,12 @@ public final class Tools {
         private Builder() {
         }
 
-        /** Everything as the process's settings say (see {@link Settings#load()}): both families, the index, the sign-in. */
+        /** Everything as the process's settings say (see {@link Settings#load()}): every family, the index, the sign-in. */
         public Builder settings(Settings settings) {
             this.google = settings.google();
             this.gmail = settings.gmail();
             this.calendar = settings.calendar();
+            this.habit = settings.habit();
             this.cache = settings.mailIndex();
             this.auth = settings.auth();
             return this;
@@ -127,6 +137,15 @@ public final class Tools {
         /** The Calendar tools, reaching Calendar as these settings say. */
         public Builder calendar(CalendarSettings settings) {
             this.calendar = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * The Habit tools, their store and user as these settings say; null: none (a service of many users whose
+         * backend does not name each call's user, see {@link HabitSettings#forManyUsers()}).
+         */
+        public Builder habit(HabitSettings settings) {
+            this.habit = settings;
             return this;
         }
 
@@ -234,8 +253,8 @@ public final class Tools {
          * @throws IllegalStateException when no tool family was named
          */
         public ToolRegistry build() {
-            if (gmail == null && calendar == null) {
-                throw new IllegalStateException("no tools to register: call settings(...), rootUrl(...), gmail(...) or calendar(...) first");
+            if (gmail == null && calendar == null && habit == null) {
+                throw new IllegalStateException("no tools to register: call settings(...), rootUrl(...), gmail(...), calendar(...) or habit(...) first");
             }
             ToolRegistry.Builder b = ToolRegistry.builder().timeouts(CallTimeouts.withDefault(callTimeout))
                     .interceptor(ToolInterceptor.fallback());
@@ -252,6 +271,9 @@ public final class Tools {
                 }
                 if (calendar != null) {
                     CalendarTools.register(b, calendar, connection, MailText::htmlToText);
+                }
+                if (habit != null) {
+                    HabitTools.register(b, habit);
                 }
                 return b.build();
             } catch (RuntimeException e) {

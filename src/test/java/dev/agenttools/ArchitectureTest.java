@@ -92,7 +92,7 @@ class ArchitectureTest {
     private static final Set<String> PUBLISHED = Set.of(
             "Tools", "Settings",
             "google.GoogleSettings", "gmail.GmailSettings", "calendar.CalendarSettings", "mailindex.CacheSettings",
-            "auth.AuthSettings", "tracking.TrackingSettings", "tracking.CallRecorder",
+            "auth.AuthSettings", "tracking.TrackingSettings", "habit.HabitSettings", "tracking.CallRecorder",
             "tool.Tool", "tool.ToolSpec", "tool.ToolCall", "tool.ToolResult", "tool.Backend", "tool.ToolException",
             "tool.ToolRegistry", "tool.ToolInterceptor", "tool.CallListener", "tool.CallOutcome", "tool.CallTimeouts",
             "tool.Deadline", "tool.ToolProtocol", "tool.StdioServer", "tool.BoundedLines", "tool.Json", "tool.Params",
@@ -106,7 +106,7 @@ class ArchitectureTest {
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
             "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
-            "gmail.GmailTools", "gmail.MailText", "calendar.CalendarTools",
+            "gmail.GmailTools", "gmail.MailText", "calendar.CalendarTools", "habit.HabitTools",
             "mailindex.MailIndex", "mailindex.MailIndexException", "mailindex.MailIndexFiles", "mailindex.OpenIndex",
             "store.PrivateFolder", "store.SqliteStore",
             "auth.AuthException", "auth.SignIn",
@@ -255,6 +255,7 @@ class ArchitectureTest {
         assertImportsOnly("gmail", "tool", "google", "mailindex");
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
+        assertImportsOnly("habit", "tool", "store"); // habits in a local store: nothing of Google yet
         assertImportsOnly("mcp", "tool");
         // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
         // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite or DynamoDB store

@@ -29,9 +29,13 @@ final class Progress {
     private Progress() {
     }
 
-    /** What today looks like: {@code done}, {@code not_done} (logged so), {@code pending} or {@code not_due}. */
+    /**
+     * What a day looks like: {@code done} or {@code not_done} (logged so), else {@code before_start} (before the habit's
+     * first day), {@code not_due} (not one of its weekdays), {@code not_logged} (a past day of a times-a-week habit: no
+     * one day is due), {@code missed} (a past due day) or {@code pending} (today or later).
+     */
     enum DayState {
-        DONE, NOT_DONE, PENDING, NOT_DUE, MISSED, BEFORE_START;
+        DONE, NOT_DONE, PENDING, NOT_DUE, NOT_LOGGED, MISSED, BEFORE_START;
 
         String wireName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -92,7 +96,10 @@ final class Progress {
         if (!schedule.dueOn(day)) {
             return DayState.NOT_DUE;
         }
-        return day.isBefore(today) ? DayState.MISSED : DayState.PENDING;
+        if (!day.isBefore(today)) {
+            return DayState.PENDING;
+        }
+        return schedule.kind() == Schedule.Kind.TIMES_PER_WEEK ? DayState.NOT_LOGGED : DayState.MISSED;
     }
 
     private static Summary daily(Schedule schedule, NavigableMap<LocalDate, Boolean> byDay, LocalDate start, LocalDate end,

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What answered a call, as the answer's {@code meta.backend} and the call records name it: a fetch strategy, the local
- * mail index, or the fallback path after the fast one failed.
+ * mail index, the fallback path after the fast one failed, or a tool's own store.
  */
 public enum Backend {
     /** One request after another: the baseline, and the surest path. */
@@ -16,9 +16,11 @@ public enum Backend {
     /** The local mail index answered without fetching a message. */
     INDEX,
     /** The fast path failed and the surer one answered ({@link ToolInterceptor#fallback()}). */
-    FALLBACK;
+    FALLBACK,
+    /** The tool's own local store answered (the Habit tools' SQLite file): no upstream API was called. */
+    STORE;
 
-    /** The name on the wire: {@code sequential}, {@code concurrent}, {@code batch}, {@code index} or {@code fallback}. */
+    /** The name on the wire: {@code sequential}, {@code concurrent}, {@code batch}, {@code index}, {@code fallback} or {@code store}. */
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -1,0 +1,90 @@
+package dev.agenttools.habit;
+
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The Habit tools' answers, as records in their wire shape (snake_case through {@link dev.agenttools.tool.Json}). */
+final class HabitAnswers {
+    private HabitAnswers() {
+    }
+
+    /** A schedule: {@code kind} daily, weekdays (with {@code days}) or times_per_week (with {@code times_per_week}). */
+    record ScheduleView(String kind, List<String> days, Integer timesPerWeek) {
+        static ScheduleView of(Schedule s) {
+            return new ScheduleView(s.kind().wireName(), s.kind() == Schedule.Kind.WEEKDAYS ? s.dayNames() : null,
+                    s.kind() == Schedule.Kind.TIMES_PER_WEEK ? s.timesPerWeek() : null);
+        }
+    }
+
+    record Target(Double amount, String unit) {
+    }
+
+    /** A habit as created, updated, archived or restored. */
+    record HabitView(String id, String name, ScheduleView schedule, Target target, String timeZone, boolean archived,
+                     String created) {
+        static HabitView of(Habit h) {
+            return new HabitView(h.id(), h.name(), ScheduleView.of(h.schedule()),
+                    h.targetAmount() == null && h.targetUnit() == null ? null : new Target(h.targetAmount(), h.targetUnit()),
+                    h.zone().getId(), h.archived(), h.created().toString());
+        }
+    }
+
+    /** What habit.log wrote: the day's one record, and the habit's progress after it. */
+    record Logged(HabitView habit, String date, boolean done, Double amount, String note, Status status) {
+    }
+
+    /** A habit's state today and its progress, as habit.list shows it. */
+    record Status(String today, String todayState, Double todayAmount, int currentStreak, int longestStreak,
+                  String streakUnit, Progress.Rate completion7, Progress.Rate completion30, Integer thisWeekDone) {
+        static Status of(Habit h, List<HabitLog> logs, LocalDate today) {
+            Progress.Summary s = Progress.of(h.schedule(), h.createdDay(), logs, today);
+            Double amount = null;
+            for (HabitLog l : logs) {
+                if (l.day().equals(today)) {
+                    amount = l.amount();
+                }
+            }
+            return new Status(today.toString(), s.today().wireName(), amount, s.currentStreak(), s.longestStreak(),
+                    s.streakUnit(), s.last7(), s.last30(), s.thisWeekDone());
+        }
+    }
+
+    record Listed(HabitView habit, Status status) {
+    }
+
+    record HabitList(List<Listed> habits, int count) {
+    }
+
+    /** One day of habit.history. */
+    record Day(String date, String state, boolean due, Double amount, String note) {
+    }
+
+    record History(HabitView habit, String from, String to, List<Day> days, int done, int due) {
+        static History of(Habit h, List<HabitLog> logs, LocalDate from, LocalDate to, LocalDate today) {
+            Map<LocalDate, Boolean> byDay = new HashMap<>();
+            Map<LocalDate, HabitLog> log = new HashMap<>();
+            LocalDate start = h.createdDay();
+            for (HabitLog l : logs) {
+                byDay.put(l.day(), l.done());
+                log.put(l.day(), l);
+                start = l.day().isBefore(start) ? l.day() : start;
+            }
+            List<Day> days = new ArrayList<>();
+            int done = 0;
+            int due = 0;
+            for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
+                Progress.DayState state = Progress.state(h.schedule(), byDay, start, today, d);
+                // no one day of a times-a-week habit is due: its weeks are (habit.list's this_week_done)
+                boolean isDue = h.schedule().kind() != Schedule.Kind.TIMES_PER_WEEK && h.schedule().dueOn(d) && !d.isBefore(start);
+                HabitLog l = log.get(d);
+                done += state == Progress.DayState.DONE ? 1 : 0;
+                due += isDue ? 1 : 0;
+                days.add(new Day(d.toString(), state.wireName(), isDue, l == null ? null : l.amount(), l == null ? null : l.note()));
+            }
+            return new History(HabitView.of(h), from.toString(), to.toString(), days, done, due);
+        }
+    }
+}
