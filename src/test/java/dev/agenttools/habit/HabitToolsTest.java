@@ -1,0 +1,281 @@
+package dev.agenttools.habit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The Habit tools called through the registry, as call, serve and mcp call them, on a clock the test sets. */
+class HabitToolsTest {
+    @TempDir
+    Path dir;
+    private final SetClock clock = new SetClock(Instant.parse("2026-12-01T12:00:00Z"), ZoneId.of("Europe/Paris"));
+    private final List<ToolRegistry> registries = new ArrayList<>();
+
+    /** A clock that stays where the test puts it. */
+    private static final class SetClock extends Clock {
+        private Instant now;
+        private final ZoneId zone;
+
+        SetClock(Instant now, ZoneId zone) {
+            this.now = now;
+            this.zone = zone;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return zone;
+        }
+
+        @Override
+        public Clock withZone(ZoneId z) {
+            return new SetClock(now, z);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    private ToolRegistry tools(HabitSettings settings) {
+        ToolRegistry r = HabitTools.register(ToolRegistry.builder(), settings, clock).build();
+        registries.add(r);
+        return r;
+    }
+
+    private ToolRegistry tools() {
+        return tools(HabitSettings.at(dir.resolve("data").resolve("habits.db")));
+    }
+
+    @AfterEach
+    void close() {
+        registries.forEach(ToolRegistry::close);
+    }
+
+    private static JsonNode call(ToolRegistry r, String tool, String paramsJson) {
+        try {
+            return r.call(ToolCall.of(tool, (ObjectNode) Json.MAPPER.readTree(paramsJson))).data();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private static ToolException refused(ToolRegistry r, String tool, String paramsJson) {
+        try {
+            call(r, tool, paramsJson);
+        } catch (ToolException e) {
+            return e;
+        }
+        throw new AssertionError(tool + " " + paramsJson + " was not refused");
+    }
+
+    private void at(String instant) {
+        clock.now = Instant.parse(instant);
+    }
+
+    @Test
+    void createsLogsAndListsAHabitWithItsStreakAndCompletion() {
+        ToolRegistry r = tools();
+        JsonNode h = call(r, HabitTools.CREATE, """
+                {"name": "Running", "schedule": "weekdays", "days": ["mon", "wed", "fri"], "target_amount": 30,
+                 "target_unit": "minutes", "time_zone": "Europe/Paris"}""");
+        assertThat(h.path("id").asText()).startsWith("hab_");
+        assertThat(h.path("schedule").path("days")).hasToString("[\"mon\",\"wed\",\"fri\"]");
+        assertThat(h.path("target").path("unit").asText()).isEqualTo("minutes");
+        // Tue 2026-12-01 created; Wed, Fri, Mon logged afterwards; on Tuesday the 8th (not due) the streak is 3
+        at("2026-12-08T09:00:00Z");
+        for (String day : List.of("2026-12-02", "2026-12-04", "2026-12-07")) {
+            call(r, HabitTools.LOG, "{\"habit\": \"running\", \"date\": \"" + day + "\", \"amount\": 35}");
+        }
+        JsonNode listed = call(r, HabitTools.LIST, "{}").path("habits").get(0);
+        JsonNode status = listed.path("status");
+        assertThat(status.path("today").asText()).isEqualTo("2026-12-08");
+        assertThat(status.path("today_state").asText()).isEqualTo("not_due");
+        assertThat(status.path("current_streak").asInt()).isEqualTo(3);
+        assertThat(status.path("longest_streak").asInt()).isEqualTo(3);
+        assertThat(status.path("streak_unit").asText()).isEqualTo("days");
+        assertThat(status.path("completion7").path("rate").asDouble()).isEqualTo(1.0);
+        assertThat(listed.path("habit").path("name").asText()).isEqualTo("Running");
+    }
+
+    @Test
+    void logDefaultsToTodayInTheHabitsZone() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\", \"time_zone\": \"Asia/Tokyo\"}");
+        at("2026-12-01T14:30:00Z"); // 23:30 in Tokyo: still the 1st there
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"Reading\"}").path("date").asText()).isEqualTo("2026-12-01");
+        at("2026-12-01T15:30:00Z"); // 00:30 on the 2nd in Tokyo, still the 1st in UTC and Paris
+        JsonNode logged = call(r, HabitTools.LOG, "{\"habit\": \"Reading\"}");
+        assertThat(logged.path("date").asText()).isEqualTo("2026-12-02");
+        assertThat(logged.path("status").path("current_streak").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void aRetriedLogCountsOnce() {
+        ToolRegistry r = tools();
+        String id = call(r, HabitTools.CREATE, "{\"name\": \"Reading\"}").path("id").asText();
+        for (int i = 0; i < 3; i++) {
+            call(r, HabitTools.LOG, "{\"habit\": \"" + id + "\", \"amount\": 20, \"note\": \"chapter 3\"}");
+        }
+        JsonNode history = call(r, HabitTools.HISTORY, "{\"habit\": \"" + id + "\", \"from\": \"2026-12-01\", \"to\": \"2026-12-01\"}");
+        assertThat(history.path("done").asInt()).isEqualTo(1);
+        assertThat(history.path("days").get(0).path("note").asText()).isEqualTo("chapter 3");
+        assertThat(call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("completion30").path("done").asInt())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aFutureDayIsRefusedNamingTheField() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\", \"time_zone\": \"Europe/Paris\"}");
+        ToolException e = refused(r, HabitTools.LOG, "{\"habit\": \"Reading\", \"date\": \"2026-12-02\"}");
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+        assertThat(e.getMessage()).startsWith("date 2026-12-02 is in the future").contains("Europe/Paris").contains("2026-12-01");
+    }
+
+    @Test
+    void badInputIsRefusedNamingTheFieldAndWhatIsAllowed() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\"}");
+        record Case(String tool, String params, String message) {
+        }
+        for (Case c : List.of(
+                new Case(HabitTools.CREATE, "{\"name\": \"" + "x".repeat(101) + "\"}", "name must be 1..100 characters, got 101"),
+                new Case(HabitTools.CREATE, "{}", "name is required"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"time_zone\": \"Mars/Olympus\"}", "time_zone must be an IANA time zone"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"days\": [\"mon\", \"someday\"]}", "days must hold weekdays"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"schedule\": \"times_per_week\"}", "times_per_week is required"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"times_per_week\": 8}", "times_per_week must be 1..7"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"schedule\": \"hourly\"}", "schedule must be one of"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"target_amount\": -1}", "target_amount must be a number"),
+                new Case(HabitTools.CREATE, "{\"name\": \"READING\"}", "name: a habit named \"Reading\" exists already"),
+                new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"colour\": \"red\"}", "unknown param 'colour'"),
+                new Case(HabitTools.LOG, "{\"habit\": \"Reading\", \"note\": \"" + "n".repeat(1001) + "\"}", "note must be at most 1000"),
+                new Case(HabitTools.LOG, "{\"habit\": \"Reading\", \"date\": \"yesterday\"}", "date must be a day as YYYY-MM-DD"),
+                new Case(HabitTools.LOG, "{\"habit\": \"Reading\", \"done\": \"yes\"}", "done must be true or false"),
+                new Case(HabitTools.LOG, "{}", "habit is required"),
+                new Case(HabitTools.HISTORY, "{\"habit\": \"Reading\", \"from\": \"2025-01-01\", \"to\": \"2026-01-02\"}",
+                        "from..to must span at most 366 days, got 367"),
+                new Case(HabitTools.HISTORY, "{\"habit\": \"Reading\", \"from\": \"2026-12-02\", \"to\": \"2026-12-01\"}", "from 2026-12-02 is after to"),
+                new Case(HabitTools.LIST, "{\"user_id\": \"bob\"}", "user_id is not accepted here"))) {
+            ToolException e = refused(r, c.tool(), c.params());
+            assertThat(e.kind()).as(c.params()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).as(c.params()).contains(c.message());
+        }
+        assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"Swimming\"}").kind()).isEqualTo(ToolException.Kind.NOT_FOUND);
+    }
+
+    @Test
+    void aYearOfHistoryIsAnsweredDayByDay() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\"}");
+        JsonNode h = call(r, HabitTools.HISTORY, "{\"habit\": \"reading\", \"from\": \"2025-12-01\", \"to\": \"2026-12-01\"}");
+        assertThat(h.path("days")).hasSize(366);
+        assertThat(h.path("days").get(0).path("state").asText()).isEqualTo("before_start");
+        assertThat(h.path("days").get(365).path("state").asText()).isEqualTo("pending");
+    }
+
+    @Test
+    void anArchivedHabitIsKeptHiddenAndRestorable() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\"}");
+        call(r, HabitTools.LOG, "{\"habit\": \"Reading\"}");
+        assertThat(call(r, HabitTools.ARCHIVE, "{\"habit\": \"reading\"}").path("archived").asBoolean()).isTrue();
+        assertThat(call(r, HabitTools.LIST, "{}").path("count").asInt()).isZero();
+        assertThat(call(r, HabitTools.LIST, "{\"include_archived\": true}").path("count").asInt()).isEqualTo(1);
+        assertThat(refused(r, HabitTools.CREATE, "{\"name\": \"reading\"}").getMessage()).contains("habit.restore");
+        call(r, HabitTools.RESTORE, "{\"habit\": \"Reading\"}");
+        JsonNode listed = call(r, HabitTools.LIST, "{}").path("habits").get(0);
+        assertThat(listed.path("status").path("today_state").asText()).isEqualTo("done");
+    }
+
+    @Test
+    void aUserWhoMovesZonesKeepsTheirStreak() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Stretch\", \"time_zone\": \"Asia/Tokyo\"}");
+        at("2026-12-01T12:00:00Z"); // evening of the 1st in Tokyo
+        call(r, HabitTools.LOG, "{\"habit\": \"Stretch\"}");
+        at("2026-12-02T12:00:00Z");
+        call(r, HabitTools.LOG, "{\"habit\": \"Stretch\"}"); // the 2nd, Tokyo
+        // flies to New York and says so: there it is still the 1st, and the 2nd (logged) is a day away
+        JsonNode moved = call(r, HabitTools.UPDATE, "{\"habit\": \"stretch\", \"time_zone\": \"America/New_York\"}");
+        assertThat(moved.path("time_zone").asText()).isEqualTo("America/New_York");
+        at("2026-12-02T13:00:00Z"); // 08:00 on the 2nd in New York
+        JsonNode status = call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status");
+        assertThat(status.path("today").asText()).isEqualTo("2026-12-02");
+        assertThat(status.path("today_state").asText()).isEqualTo("done");
+        assertThat(status.path("current_streak").asInt()).isEqualTo(2);
+        at("2026-12-03T23:00:00Z"); // the 3rd in New York
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"Stretch\"}").path("status").path("current_streak").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void aTrustedBackendNamesTheUserAndTwoUsersNeverSeeEachOthersHabits() {
+        HabitSettings many = new HabitSettings(dir.resolve("data").resolve("habits.db"), "local", true).forManyUsers();
+        ToolRegistry r = tools(many);
+        assertThat(refused(r, HabitTools.LIST, "{}").getMessage()).contains("user_id is required");
+        call(r, HabitTools.CREATE, "{\"user_id\": \"ann@example.com\", \"name\": \"Running\"}");
+        call(r, HabitTools.CREATE, "{\"user_id\": \"bob@example.com\", \"name\": \"Running\"}");
+        call(r, HabitTools.LOG, "{\"user_id\": \"ann@example.com\", \"habit\": \"Running\"}");
+        JsonNode bobs = call(r, HabitTools.LIST, "{\"user_id\": \"bob@example.com\"}").path("habits");
+        assertThat(bobs).hasSize(1);
+        assertThat(bobs.get(0).path("status").path("today_state").asText()).isEqualTo("pending");
+        String annsId = call(r, HabitTools.LIST, "{\"user_id\": \"ann@example.com\"}").path("habits").get(0).path("habit").path("id").asText();
+        assertThat(refused(r, HabitTools.LOG, "{\"user_id\": \"bob@example.com\", \"habit\": \"" + annsId + "\"}").kind())
+                .isEqualTo(ToolException.Kind.NOT_FOUND);
+        assertThat(new HabitSettings(dir.resolve("x.db"), "local", false).forManyUsers()).isNull();
+    }
+
+    @Test
+    void aTimesAWeekHabitCountsWeeks() {
+        ToolRegistry r = tools();
+        at("2026-11-30T08:00:00Z"); // a Monday
+        call(r, HabitTools.CREATE, "{\"name\": \"Gym\", \"times_per_week\": 2, \"time_zone\": \"Europe/Paris\"}");
+        call(r, HabitTools.LOG, "{\"habit\": \"Gym\"}");
+        at("2026-12-03T08:00:00Z");
+        call(r, HabitTools.LOG, "{\"habit\": \"Gym\"}");
+        at("2026-12-08T08:00:00Z"); // the next Tuesday
+        JsonNode status = call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status");
+        assertThat(status.path("streak_unit").asText()).isEqualTo("weeks");
+        assertThat(status.path("current_streak").asInt()).isEqualTo(1);
+        assertThat(status.path("this_week_done").asInt()).isZero();
+        assertThat(status.path("today_state").asText()).isEqualTo("pending");
+    }
+
+    @Test
+    void everyToolDescribesItsParamsWithAClosedSchema() {
+        ToolRegistry r = tools();
+        assertThat(r.specs()).extracting(ToolSpec::name).containsExactlyElementsOf(HabitTools.COMMANDS);
+        for (ToolSpec s : r.specs()) {
+            assertThat(s.description()).hasSizeGreaterThan(40);
+            assertThat(s.inputSchema().path("additionalProperties").asBoolean(true)).as(s.name()).isFalse();
+            assertThat(s.inputSchema().path("properties").has("user_id")).as(s.name()).isFalse();
+        }
+        ToolSpec log = r.specs().stream().filter(s -> s.name().equals(HabitTools.LOG)).findFirst().orElseThrow();
+        assertThat(log.inputSchema().path("required")).hasToString("[\"habit\"]");
+    }
+
+    @Test
+    void aRegistryThatNeverCallsTheToolsCreatesNoFile() {
+        Path file = dir.resolve("data").resolve("habits.db");
+        tools(HabitSettings.at(file)).specs();
+        assertThat(file.getParent()).doesNotExist();
+    }
+}
