@@ -68,7 +68,8 @@ class CallAndServeTest {
         assertThat(r.exit()).isZero();
         assertThat(r.answer().get("data").findValuesAsText("command"))
                 .containsExactly("tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
-                        "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy");
+                        "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy",
+                        "habit.create", "habit.update", "habit.archive", "habit.restore", "habit.log", "habit.list", "habit.history");
     }
 
     @Test

@@ -90,7 +90,7 @@ class MainTest {
         assertThat(format.err()).contains("Invalid value for option '--format': expected one of [table, json] (case-sensitive) but was 'xml'");
         Run tool = run("stats", "--tool", "gmail.send-email");
         assertThat(tool.exit()).isEqualTo(2);
-        assertThat(tool.err()).contains("expected one of [gmail.list-emails, gmail.search-emails, gmail.get-email, calendar.list-calendars, calendar.list-events, calendar.get-event, calendar.free-busy] but was 'gmail.send-email'");
+        assertThat(tool.err()).contains("expected one of [gmail.list-emails, gmail.search-emails, gmail.get-email, calendar.list-calendars, calendar.list-events, calendar.get-event, calendar.free-busy, habit.create, habit.update, habit.archive, habit.restore, habit.log, habit.list, habit.history] but was 'gmail.send-email'");
         assertThat(tool.out()).as("nothing on stdout").isEmpty();
     }
 

@@ -66,7 +66,7 @@ class McpInspectorTest {
     void listsAndCallsTheToolsThroughTheInspector() throws Exception {
         JsonNode list = inspect("--method", "tools/list");
         assertThat(list.get("tools").findValuesAsText("name")).containsExactlyInAnyOrder("list_emails", "search_emails", "get_email",
-                "list_calendars", "list_events", "get_event", "free_busy");
+                "list_calendars", "list_events", "get_event", "free_busy", "create_habit", "update_habit", "archive_habit", "restore_habit", "log_habit", "list_habits", "habit_history");
 
         JsonNode call = inspect("--method", "tools/call", "--tool-name", "search_emails", "--tool-arg", "query=has:attachment",
                 "--tool-arg", "max_results=2");

@@ -57,7 +57,7 @@ class McpServerTest {
     void listsTheToolsWithDescriptionsAndSchemas() {
         List<McpSchema.Tool> tools = client.listTools().tools();
         assertThat(tools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("list_emails", "search_emails", "get_email",
-                "list_calendars", "list_events", "get_event", "free_busy");
+                "list_calendars", "list_events", "get_event", "free_busy", "create_habit", "update_habit", "archive_habit", "restore_habit", "log_habit", "list_habits", "habit_history");
         McpSchema.Tool search = tools.stream().filter(t -> t.name().equals("search_emails")).findFirst().orElseThrow();
         assertThat(search.description()).contains("Gmail's search syntax");
         Map<String, Object> schema = search.inputSchema();
@@ -176,7 +176,7 @@ class McpServerTest {
             mcp.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
             assertThat(error(mcp.next(), 3)).as("before notifications/initialized").isEqualTo(-32600);
             mcp.send(McpLines.INITIALIZED, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}");
-            assertThat(mcp.next().get("result").get("tools")).hasSize(7);
+            assertThat(mcp.next().get("result").get("tools")).hasSize(14);
             assertThat(mcp.endInput()).isZero();
         }
     }
