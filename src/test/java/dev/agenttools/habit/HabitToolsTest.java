@@ -278,4 +278,29 @@ class HabitToolsTest {
         tools(HabitSettings.at(file)).specs();
         assertThat(file.getParent()).doesNotExist();
     }
+
+    @Test
+    void theWireAnswerNamesTheStoreAndABadFieldIsInvalidArgument() {
+        dev.agenttools.tool.ToolProtocol protocol = new dev.agenttools.tool.ToolProtocol(tools());
+        JsonNode created = protocol.answer("{\"command\": \"habit.create\", \"params\": {\"name\": \"Water\"}}").json();
+        assertThat(created.path("status").asText()).as(created.toString()).isEqualTo("ok");
+        assertThat(created.path("meta").path("backend").asText()).isEqualTo("store");
+        var refused = protocol.answer("{\"command\": \"habit.log\", \"params\": {\"habit\": \"water\", \"date\": \"2030-01-01\"}}");
+        assertThat(refused.json().path("error").path("code").asText()).as(refused.json().toString()).isEqualTo("invalid_argument");
+        assertThat(refused.json().path("error").path("message").asText()).startsWith("date ");
+        assertThat(refused.exitStatus()).isEqualTo(2);
+    }
+
+    @Test
+    void settingsComeFromTheEnvironment() {
+        HabitSettings d = HabitSettings.fromEnvironment(java.util.Map.of("XDG_DATA_HOME", "/data"));
+        assertThat(d.file()).isEqualTo(Path.of("/data/agent-tools/habits.db"));
+        assertThat(d.defaultUser()).isEqualTo("local");
+        assertThat(d.userParam()).isFalse();
+        HabitSettings s = HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_DB", "/x/h.db",
+                "AGENT_TOOLS_HABIT_USER", "ann@example.com", "AGENT_TOOLS_HABIT_USER_PARAM", "on"));
+        assertThat(s).isEqualTo(new HabitSettings(Path.of("/x/h.db"), "ann@example.com", true));
+        assertThatThrownBy(() -> HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_USER_PARAM", "yes")))
+                .hasMessageContaining("AGENT_TOOLS_HABIT_USER_PARAM must be on or off");
+    }
 }
