@@ -38,6 +38,7 @@ class HabitStoreTest {
             LocalDate day = LocalDate.of(2026, 12, 1);
             CountDownLatch go = new CountDownLatch(1);
             List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
             for (HabitStore s : List.of(a, b, a, b)) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
@@ -47,6 +48,8 @@ class HabitStoreTest {
                         }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        failures.add(e);
                     }
                 }));
             }
@@ -54,6 +57,7 @@ class HabitStoreTest {
             for (Thread t : threads) {
                 t.join();
             }
+            assertThat(failures).as("every log of the day written").isEmpty();
             assertThat(b.logs("ann", h.id())).hasSize(1).first().satisfies(l -> {
                 assertThat(l.day()).isEqualTo(day);
                 assertThat(l.done()).isTrue();
