@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The benchmark's Go peer: the article's design (the official Go Gmail client, {@code google.golang.org/api/gmail/v1};
@@ -40,12 +41,22 @@ final class GoPeer {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     /** The most of stderr quoted in an error, and of stdout read (a 500-run result is ~6 KB). */
     private static final int MAX_QUOTED = 500;
+    private static final Duration PIPE_TIMEOUT = Duration.ofSeconds(5);
     private static final int MAX_OUTPUT = 1 << 20;
 
     private final Path binary;
+    private final Duration runTimeout;
+    private final Duration startTimeout;
 
     GoPeer(Path binary) {
+        this(binary, RUN_TIMEOUT, START_TIMEOUT);
+    }
+
+    /** With other bounds: the most a run may take, and the time a process has to start and exit besides its runs. */
+    GoPeer(Path binary, Duration runTimeout, Duration startTimeout) {
         this.binary = binary;
+        this.runTimeout = runTimeout;
+        this.startTimeout = startTimeout;
     }
 
     /**
@@ -144,7 +155,7 @@ final class GoPeer {
 
     private List<String> command(String rootUrl, Path caCert, int warmup, int runs, List<String> mode) {
         List<String> c = new ArrayList<>(List.of(binary.toString(), "--root", rootUrl, "--warmup", Integer.toString(warmup),
-                "--runs", Integer.toString(runs), "--timeout", RUN_TIMEOUT.toSeconds() + "s"));
+                "--runs", Integer.toString(runs), "--timeout", runTimeout.toMillis() + "ms"));
         if (caCert != null) {
             c.addAll(List.of("--ca-cert", caCert.toString()));
         }
@@ -156,25 +167,30 @@ final class GoPeer {
     }
 
     /** Runs the binary, reading its stdout and stderr (bounded) while it runs; kills it past the bound. */
-    private static Finished run(List<String> command, String token, int calls) throws IOException, InterruptedException {
+    private Finished run(List<String> command, String token, int calls) throws IOException, InterruptedException {
         ProcessBuilder b = new ProcessBuilder(command);
         b.environment().put(TOKEN_ENV, token);
         Process p = b.start();
         p.getOutputStream().close(); // it reads nothing
-        String[] stderr = new String[1];
-        Thread errors = Thread.ofVirtual().start(() -> stderr[0] = read(p.getErrorStream()));
-        String stdout = read(p.getInputStream());
-        Duration bound = START_TIMEOUT.plus(RUN_TIMEOUT.multipliedBy(calls));
+        // both pipes read while it runs (a full pipe would stop it), on threads of their own so the bound holds
+        AtomicReference<String> stdout = new AtomicReference<>("");
+        AtomicReference<String> stderr = new AtomicReference<>("");
+        Thread output = Thread.ofVirtual().start(() -> stdout.set(read(p.getInputStream())));
+        Thread errors = Thread.ofVirtual().start(() -> stderr.set(read(p.getErrorStream())));
+        Duration bound = startTimeout.plus(runTimeout.multipliedBy(calls));
         boolean exited = p.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS);
         long exitedAt = System.nanoTime();
         if (!exited) {
             p.destroyForcibly();
-            errors.join(Duration.ofSeconds(5));
-            throw new IOException("gmail-peer did not finish within " + bound.toSeconds() + " s; killed ("
-                    + String.join(" ", command) + ")" + quoted(stderr[0], token));
         }
-        errors.join(Duration.ofSeconds(5));
-        return new Finished(p.exitValue(), stdout, stderr[0] == null ? "" : stderr[0], exitedAt);
+        // a child it left behind could hold the pipes open: the readers get a bound too
+        output.join(PIPE_TIMEOUT);
+        errors.join(PIPE_TIMEOUT);
+        if (!exited) {
+            throw new IOException("gmail-peer did not finish within " + bound.toMillis() + " ms; killed ("
+                    + String.join(" ", command) + ")" + quoted(stderr.get(), token));
+        }
+        return new Finished(p.exitValue(), stdout.get(), stderr.get(), exitedAt);
     }
 
     private static String read(InputStream in) {

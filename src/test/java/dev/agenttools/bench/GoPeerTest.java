@@ -130,6 +130,21 @@ class GoPeerTest {
     }
 
     @Test
+    void aPeerThatHangsIsKilledAtItsBoundWithWhatItSaid(@TempDir Path dir) throws Exception {
+        // a stand-in that says something and never answers, holding both pipes open
+        Path hanging = Files.writeString(dir.resolve("gmail-peer"), "#!/bin/sh\necho 'connecting...' >&2\nexec sleep 30\n");
+        Files.setPosixFilePermissions(hanging, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        GoPeer slow = new GoPeer(hanging, Duration.ofMillis(500), Duration.ofMillis(500));
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> slow.list(cleartext.rootUri().toString(), TOKEN, null, 10, 0, 1))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("did not finish within 1000 ms; killed")
+                .hasMessageContaining("connecting...");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("killed at its bound, not when it ended").isLessThan(Duration.ofSeconds(20));
+    }
+
+    @Test
     void aConfiguredPathThatIsNoBinaryIsRefusedNamingTheVariable(@TempDir Path dir) throws Exception {
         Path notABinary = Files.writeString(dir.resolve("gmail-peer"), "");
 
