@@ -49,6 +49,14 @@ public final class Tools {
         return new Builder();
     }
 
+    /**
+     * A TLS context trusting this CA certificate (PEM) and nothing else, as the tools trust it with
+     * {@link Builder#trustCertificate}: for a caller's own instruments against the same server (a benchmark's).
+     */
+    public static javax.net.ssl.SSLContext trusting(Path pem) {
+        return dev.agenttools.google.TrustedCertificate.context(pem);
+    }
+
     /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
         return List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET, CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS,
@@ -174,6 +182,12 @@ public final class Tools {
         /** The local mail index at {@code file}, on, with the default size bound. */
         public Builder mailIndex(Path file) {
             return cache(new CacheSettings(CacheSettings.Mode.AUTO, file, CacheSettings.DEFAULT_MAX_MESSAGES));
+        }
+
+        /** Trusts this CA certificate (PEM) too, such as an emulator's served with {@code --tls}. */
+        public Builder trustCertificate(Path pem) {
+            this.google = google.withTrustedCertificate(pem);
+            return this;
         }
 
         /** The token for calls that bring none, unless the settings name one. */

@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * past it. Thread-safe (no state but the binary's path).
  */
 final class GoPeer {
+    /** Its rows' strategy column. */
+    static final String STRATEGY = "go";
     /** Where the binary is when it is not in the project's {@code target/go-peer}. */
     static final String PATH_ENV = "AGENT_TOOLS_GO_PEER";
     /** How gmail-peer is given its token. */
@@ -85,6 +87,52 @@ final class GoPeer {
             }
         }
         return Optional.empty();
+    }
+
+    /** How long building the peer may take, Debian's packages installed first when missing (a minute here). */
+    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(10);
+
+    /**
+     * The peer, built first by the project's {@code scripts/go-peer} when it is not (that script installs Debian's Go
+     * and Google API sources as root or through {@code sudo -n}, else says what to install): so that a newcomer's
+     * first {@code bench} compares against Go without a step of its own. Empty, with the reason on {@code err},
+     * when it cannot be built; the benchmark then runs without the Go rows.
+     */
+    static Optional<GoPeer> findOrBuild(java.io.PrintStream err) {
+        try {
+            Optional<GoPeer> found = find();
+            if (found.isPresent() || System.getenv(PATH_ENV) != null) {
+                return found;
+            }
+            Path from = ownLocation();
+            for (Path p = from; p != null && from.getNameCount() - p.getNameCount() <= 4; p = p.getParent()) {
+                Path script = p.resolve("scripts").resolve("go-peer");
+                if (Files.isExecutable(script) && Files.isRegularFile(p.resolve("pom.xml"))) {
+                    err.println("bench: building the Go peer (scripts/go-peer; the first time it installs Debian's golang-go and "
+                            + "golang-google-api-dev, about a minute)...");
+                    Process build = new ProcessBuilder(script.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .redirectError(ProcessBuilder.Redirect.INHERIT).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    if (!build.waitFor(BUILD_TIMEOUT.toMinutes(), TimeUnit.MINUTES)) {
+                        build.destroyForcibly();
+                        err.println("bench: scripts/go-peer took more than " + BUILD_TIMEOUT.toMinutes() + " minutes: no Go rows");
+                        return Optional.empty();
+                    }
+                    if (build.exitValue() != 0) {
+                        err.println("bench: scripts/go-peer failed (exit " + build.exitValue() + ", above): no Go rows");
+                        return Optional.empty();
+                    }
+                    return find();
+                }
+            }
+            err.println("bench: no Go peer (" + BUILT + " is not built and no scripts/go-peer is here to build it): no Go rows");
+            return Optional.empty();
+        } catch (IOException e) {
+            err.println("bench: no Go rows: " + e.getMessage());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
     }
 
     private static Path ownLocation() {

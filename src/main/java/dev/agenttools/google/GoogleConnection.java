@@ -11,15 +11,10 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
 import dev.agenttools.tool.ToolException;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -166,7 +161,7 @@ public final class GoogleConnection implements AutoCloseable {
             synchronized (this) {
                 t = transport;
                 if (t == null) {
-                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : trusting(trustedCertificate));
+                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : TrustedCertificate.context(trustedCertificate));
                     transport = t;
                 }
             }
@@ -370,21 +365,6 @@ public final class GoogleConnection implements AutoCloseable {
             }
         } catch (IOException e) {
             // the sign-in was revoked or has expired: the 401 says so, with what to run
-        }
-    }
-
-    private static SSLContext trusting(Path pem) {
-        try (InputStream in = Files.newInputStream(pem)) {
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            store.setCertificateEntry("extra", CertificateFactory.getInstance("X.509").generateCertificate(in));
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, tmf.getTrustManagers(), null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot trust the certificate " + pem + ": " + e.getMessage(), e);
         }
     }
 }

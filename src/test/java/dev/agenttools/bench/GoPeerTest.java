@@ -93,7 +93,7 @@ class GoPeerTest {
     @Test
     void getsOneMessageInOneProcessAndInAFreshOne() throws Exception {
         String id;
-        try (BareClient bare = new BareClient(cleartext.rootUri().toString(), TOKEN, masks())) {
+        try (BareClient bare = new BareClient(cleartext.rootUri().toString(), TOKEN, masks(), null)) {
             id = bare.list(1).getFirst();
         }
 
