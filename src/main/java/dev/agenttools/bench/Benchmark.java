@@ -278,8 +278,10 @@ public final class Benchmark {
                     out.println();
                     out.println("sweep (list_emails, " + o.sweepRuns() + " runs per point):");
                     out.print(BenchReport.table(sweepRows));
-                    out.println("chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
+                    out.println("sweep chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
                 }
+                String externalLabel = external != null && external.rootUrl().startsWith("https:") ? "external, TLS" : "external";
+                out.println("chart: " + BenchReport.writeSummaryChart(o.out(), stamp, rows, externalRows, externalLabel, bounds.latencyMs()));
                 if (processModel != null) {
                     env.put("process_model", processModel);
                 }

@@ -17,7 +17,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A small benchmark run end to end: table, results JSON with every field, sweep chart. Asserts shape, not speed. */
+/** A small benchmark run end to end: table, results JSON with every field, summary and sweep charts. Asserts shape, not speed. */
 class BenchmarkTest {
 
     @Test
@@ -90,6 +90,10 @@ class BenchmarkTest {
             Path chart = files.filter(f -> f.toString().endsWith("-sweep.png")).findFirst().orElseThrow();
             assertThat(Files.readAllBytes(chart)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
         }
+        // the default run's picture, printed as chart: whether or not there was a sweep
+        Path summary = Path.of(json.toString().replaceFirst("\\.json$", ".png"));
+        assertThat(table.toString()).contains("chart: " + summary, "sweep chart: ");
+        assertThat(Files.readAllBytes(summary)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
     }
 
     @Test
