@@ -281,7 +281,9 @@ public final class Benchmark {
                     out.println("sweep chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
                 }
                 String externalLabel = external != null && external.rootUrl().startsWith("https:") ? "external, TLS" : "external";
-                out.println("chart: " + BenchReport.writeSummaryChart(o.out(), stamp, rows, externalRows, externalLabel, bounds.latencyMs()));
+                List<Row> drawnOutside = new ArrayList<>(externalRows);
+                firstCallRows.forEach(r -> drawnOutside.add(r.withStrategy(SummaryChart.FIRST_CALL + r.strategy())));
+                out.println("chart: " + BenchReport.writeSummaryChart(o.out(), stamp, rows, drawnOutside, externalLabel, bounds.latencyMs()));
                 if (processModel != null) {
                     env.put("process_model", processModel);
                 }

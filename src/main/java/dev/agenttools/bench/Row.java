@@ -28,6 +28,11 @@ record Row(String tool, String strategy, int n, int runs, int warmup, double avg
                 any ? h.getValueAtPercentile(99) / 1e3 : Double.NaN, errors, requests, connections, rateLimited, boundMs, null);
     }
 
+    Row withStrategy(String name) {
+        return new Row(tool, name, n, runs, warmup, avgMs, minMs, maxMs, p50Ms, p90Ms, p99Ms, errors, requests,
+                connections, rateLimited, boundMs, speedup);
+    }
+
     Row withSpeedup(Double s) {
         return new Row(tool, strategy, n, runs, warmup, avgMs, minMs, maxMs, p50Ms, p90Ms, p99Ms, errors, requests,
                 connections, rateLimited, boundMs, s);

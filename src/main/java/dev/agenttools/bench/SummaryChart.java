@@ -100,14 +100,19 @@ final class SummaryChart {
             byTool.computeIfAbsent(r.tool(), t -> new ArrayList<>()).add(new Bar(name(r), r.tool(), r.p50Ms(), r.boundMs(), kind));
         }
         for (Row r : externalRows) {
-            Kind kind = r.strategy().equals(BareClient.STRATEGY) ? Kind.BARE
-                    : Scenario.STRATEGIES.contains(r.strategy()) || r.strategy().startsWith("warm") ? Kind.EXTERNAL
-                    : PROCESS_MODELS.contains(r.strategy()) ? Kind.PROCESS : Kind.PEER;
+            // a first call's row is named "first call: <model>" (Benchmark), coloured as its model's
+            String model = r.strategy().startsWith(FIRST_CALL) ? r.strategy().substring(FIRST_CALL.length()) : r.strategy();
+            Kind kind = model.equals(BareClient.STRATEGY) ? Kind.BARE
+                    : Scenario.STRATEGIES.contains(model) || model.startsWith("warm") ? Kind.EXTERNAL
+                    : PROCESS_MODELS.contains(model) || model.startsWith("launcher") ? Kind.PROCESS : Kind.PEER;
             byTool.computeIfAbsent(r.tool(), t -> new ArrayList<>())
                     .add(new Bar(externalLabel + ": " + name(r), r.tool(), r.p50Ms(), r.boundMs(), kind));
         }
         return byTool;
     }
+
+    /** How the first-call rows' strategy is prefixed when they are drawn among the external ones. */
+    static final String FIRST_CALL = "first call: ";
 
     private static String name(Row r) {
         return (r.n() > 1 ? r.tool() + "(" + r.n() + ")" : r.tool()) + " " + r.strategy();

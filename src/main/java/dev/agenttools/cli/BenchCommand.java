@@ -80,6 +80,17 @@ final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }
+        // measured as a long-running process serves (serve, mcp, server and the launcher's server warm up at start)
+        boolean warmUp;
+        try {
+            warmUp = JitWarmUp.enabled(dev.agenttools.Settings.load());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage(), e);
+        }
+        if (warmUp && !quick) {
+            System.err.printf(java.util.Locale.ROOT, "bench: warmed up as a long-running agent-tools process does at start: %d rounds in %.1f s "
+                    + "(%s=off leaves it out)%n", JitWarmUp.ROUNDS, JitWarmUp.run(JitWarmUp.ROUNDS).toMillis() / 1e3, JitWarmUp.SETTING);
+        }
         return Benchmark.run(options, spec.commandLine().getOut(), System.err);
     }
 }

@@ -109,6 +109,7 @@ final class ServerCommand implements Callable<Integer> {
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
                 .pacingShare(share == null ? PacingShare.ALONE : share).pacingStats(pacing)
                 .recorder(recorder).listener(metrics).build();
+        JitWarmUp.startOnce(settings, registry);
         CallRecorder tracking = recorder;
         HttpService service;
         try {

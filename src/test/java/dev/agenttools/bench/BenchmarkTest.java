@@ -63,9 +63,15 @@ class BenchmarkTest {
         assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("the HTTP server's peak RSS").isGreaterThan(10);
         assertThat(costs.get(4).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
         JsonNode external = results.get("environment").get("external_rows");
-        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "warm", "warm+new", "bare", "bare");
+        // the Go peer's rows too: the benchmark builds it (scripts/go-peer) when it is not
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "warm", "warm+new", "bare", "bare",
+                "go", "go");
         assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "list_emails",
-                "list_emails", "get_email");
+                "list_emails", "get_email", "list_emails", "get_email");
+        assertThat(table.toString()).contains("TLS with HTTP/2 by ALPN");
+        JsonNode first = results.get("environment").get("first_call_rows");
+        assertThat(first.findValuesAsText("strategy")).as("the Go peer started per call, against the handshake model").startsWith("go");
+        assertThat(first.get(0).get("errors").asInt()).isZero();
         assertThat(external.get(3).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(2.0);
         assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
         assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(4.0);
