@@ -80,7 +80,7 @@ final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }
-        // measured as a long-running process serves (serve, mcp, server and the launcher's server warm up at start)
+        // with AGENT_TOOLS_WARMUP=on, measured as a process that warms up at start (serve, mcp, server, the launcher's)
         boolean warmUp;
         try {
             warmUp = JitWarmUp.enabled(dev.agenttools.Settings.load());
@@ -88,8 +88,8 @@ final class BenchCommand implements Callable<Integer> {
             throw new ConfigurationException(e.getMessage(), e);
         }
         if (warmUp && !quick) {
-            System.err.printf(java.util.Locale.ROOT, "bench: warmed up as a long-running agent-tools process does at start: %d rounds in %.1f s "
-                    + "(%s=off leaves it out)%n", JitWarmUp.ROUNDS, JitWarmUp.run(JitWarmUp.ROUNDS).toMillis() / 1e3, JitWarmUp.SETTING);
+            System.err.printf(java.util.Locale.ROOT, "bench: warmed up as an agent-tools process with %s=on does at start: %d rounds in %.1f s%n", JitWarmUp.SETTING, JitWarmUp.ROUNDS,
+                    JitWarmUp.run(JitWarmUp.ROUNDS).toMillis() / 1e3);
         }
         return Benchmark.run(options, spec.commandLine().getOut(), System.err);
     }

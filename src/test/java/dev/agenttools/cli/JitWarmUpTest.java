@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The JIT warm-up of a process that serves many calls: its setting, and a process that warms up while it serves. */
 class JitWarmUpTest {
     @Test
-    void isOnUnlessTheSettingSaysOffAndABadValueIsNamed() {
-        assertThat(JitWarmUp.enabled(Settings.from(Map.of()))).isTrue();
+    void isOffUnlessTheSettingSaysOnAndABadValueIsNamed() {
+        assertThat(JitWarmUp.enabled(Settings.from(Map.of()))).as("opt-in").isFalse();
         assertThat(JitWarmUp.enabled(Settings.from(Map.of("AGENT_TOOLS_WARMUP", "on")))).isTrue();
         assertThat(JitWarmUp.enabled(Settings.from(Map.of("AGENT_TOOLS_WARMUP", " OFF ")))).isFalse();
         assertThatThrownBy(() -> JitWarmUp.enabled(Settings.from(Map.of("AGENT_TOOLS_WARMUP", "later"))))
