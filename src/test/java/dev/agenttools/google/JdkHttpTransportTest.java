@@ -83,6 +83,13 @@ class JdkHttpTransportTest {
     }
 
     @Test
+    void keepsAnIdleHttp2ConnectionFourMinutesNotTheJdksThirtySeconds() {
+        JdkHttpTransport.http2(Duration.ofSeconds(1), null).shutdown();
+        // read by the JDK when its first client is built: set before any, unless the user chose (-D wins)
+        assertThat(System.getProperty("jdk.httpclient.keepalive.timeout.h2")).isEqualTo("240");
+    }
+
+    @Test
     void neverQuotesAHeaderValueItCannotSend() throws Exception {
         LowLevelHttpRequest request = JdkHttpTransport.http2(Duration.ofSeconds(1), null).buildRequest("GET", "http://127.0.0.1:9/");
         request.addHeader("Authorization", "Bearer ya29.SECRET\n");
