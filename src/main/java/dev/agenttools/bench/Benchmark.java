@@ -175,16 +175,17 @@ public final class Benchmark {
                 List<Row> externalRows = new ArrayList<>();
                 BenchRunner outside = null;
                 if (externalTools != null && !externalScenarios.isEmpty()) {
-                    outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl(), external.trust()), bounds, progress, o.pause());
+                    RemoteCounters outsideCounters = RemoteCounters.at(external.rootUrl(), external.trust());
+                    outside = new BenchRunner(externalTools, outsideCounters, bounds, progress, o.pause());
                     Fixtures externalFixtures = Fixtures.load(externalTools, gmail, calendar);
                     externalRows.addAll(runAll(outside, externalScenarios, o, externalFixtures));
                     if (warm) {
                         externalRows.addAll(warmRows(external.rootUrl(), external.certificate(),
-                                RemoteCounters.at(external.rootUrl(), external.trust()), bounds, progress, o, externalFixtures));
+                                outsideCounters, bounds, progress, o, externalFixtures));
                     }
                     externalRows.addAll(bareRows(outside, external, token, o, externalScenarios, externalFixtures));
                     if (go != null) {
-                        externalRows.addAll(goRows(go, external, token, o, externalScenarios, externalFixtures, bounds, progress));
+                        externalRows.addAll(goRows(go, external, outsideCounters, token, o, externalScenarios, externalFixtures, bounds, progress));
                     }
                 }
                 Map<String, Object> processModel = null;
@@ -492,10 +493,9 @@ public final class Benchmark {
      * The article's Go design against the same emulator process, in the same minutes ({@link GoPeer}): list_emails(n)
      * and get_email, each in one Go process that times its own runs, as the rows above are timed in this JVM.
      */
-    private static List<Row> goRows(GoPeer go, ExternalEmulator emulator, String token, Options o, List<Scenario> external,
-                                    Fixtures fixtures, Bounds bounds, Progress progress) {
+    private static List<Row> goRows(GoPeer go, ExternalEmulator emulator, RemoteCounters counters, String token, Options o,
+                                    List<Scenario> external, Fixtures fixtures, Bounds bounds, Progress progress) {
         List<Row> rows = new ArrayList<>();
-        RemoteCounters counters = RemoteCounters.at(emulator.rootUrl(), emulator.trust());
         for (Scenario s : external) {
             boolean list = s.tool().equals("list_emails") && s.strategy().equals("concurrent");
             boolean get = s.tool().equals("get_email");

@@ -21,11 +21,14 @@ final class ExternalEmulator implements AutoCloseable {
     private final Process process;
     private final String rootUrl;
     private final Path certificate;
+    private final javax.net.ssl.SSLContext trust;
 
     private ExternalEmulator(Process process, String rootUrl, Path certificate) {
         this.process = process;
         this.rootUrl = rootUrl;
         this.certificate = certificate;
+        // one context for every instrument: the PEM read once, and TLS sessions shared
+        this.trust = certificate == null ? null : dev.agenttools.Tools.trusting(certificate);
     }
 
     /**
@@ -84,7 +87,7 @@ final class ExternalEmulator implements AutoCloseable {
 
     /** A TLS context trusting its certificate, or null in cleartext. */
     javax.net.ssl.SSLContext trust() {
-        return certificate == null ? null : dev.agenttools.Tools.trusting(certificate);
+        return trust;
     }
 
     @Override

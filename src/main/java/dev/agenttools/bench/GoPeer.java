@@ -79,14 +79,13 @@ final class GoPeer {
             }
             return Optional.of(new GoPeer(p));
         }
-        // the project folder is an ancestor of where this class came from: look a few levels up
-        for (Path p = from; p != null && from.getNameCount() - p.getNameCount() <= 4; p = p.getParent()) {
-            Path candidate = p.resolve(BUILT);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return Optional.of(new GoPeer(candidate));
-            }
-        }
-        return Optional.empty();
+        return projectFolders(from).map(p -> p.resolve(BUILT))
+                .filter(candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate)).findFirst().map(GoPeer::new);
+    }
+
+    /** The project folder is an ancestor of where this class came from: {@code from} and a few levels up, nearest first. */
+    private static java.util.stream.Stream<Path> projectFolders(Path from) {
+        return java.util.stream.Stream.iterate(from, p -> p != null && from.getNameCount() - p.getNameCount() <= 4, Path::getParent);
     }
 
     /** How long building the peer may take, Debian's packages installed first when missing (a minute here). */
@@ -104,8 +103,7 @@ final class GoPeer {
             if (found.isPresent() || System.getenv(PATH_ENV) != null) {
                 return found;
             }
-            Path from = ownLocation();
-            for (Path p = from; p != null && from.getNameCount() - p.getNameCount() <= 4; p = p.getParent()) {
+            for (Path p : projectFolders(ownLocation()).toList()) {
                 Path script = p.resolve("scripts").resolve("go-peer");
                 if (Files.isExecutable(script) && Files.isRegularFile(p.resolve("pom.xml"))) {
                     err.println("bench: building the Go peer (scripts/go-peer; the first time it installs Debian's golang-go and "
