@@ -106,6 +106,7 @@ public final class Tools {
         private String noToken = NOT_SIGNED_IN;
         private PacingShare pacingShare = PacingShare.ALONE;
         private PacingStats pacingStats = PacingStats.NONE;
+        private boolean preconnect;
 
         private Builder() {
         }
@@ -235,6 +236,16 @@ public final class Tools {
             return this;
         }
 
+        /**
+         * Opens the connections to Google's servers as soon as the registry is built, in the background, for a
+         * process that serves many calls (see {@link GoogleConnection#preconnect}); off by default, as a one-shot
+         * call would only race its own first request.
+         */
+        public Builder preconnect(boolean early) {
+            this.preconnect = early;
+            return this;
+        }
+
         /** Where call records go (null: none). */
         public Builder recorder(CallRecorder callRecorder) {
             this.recorder = callRecorder;
@@ -267,7 +278,18 @@ public final class Tools {
                 if (calendar != null) {
                     CalendarTools.register(b, calendar, connection, MailText::htmlToText);
                 }
-                return b.build();
+                ToolRegistry registry = b.build();
+                if (preconnect) {
+                    List<String> roots = new java.util.ArrayList<>();
+                    if (gmail != null) {
+                        roots.add(gmail.rootUrl());
+                    }
+                    if (calendar != null) {
+                        roots.add(calendar.rootUrl());
+                    }
+                    connection.preconnect(roots);
+                }
+                return registry;
             } catch (RuntimeException e) {
                 connection.close(); // nothing else will: the registry that would own it was never made
                 throw e;

@@ -108,7 +108,7 @@ final class ServerCommand implements Callable<Integer> {
         ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
                 .pacingShare(share == null ? PacingShare.ALONE : share).pacingStats(pacing)
-                .recorder(recorder).listener(metrics).build();
+                .recorder(recorder).listener(metrics).preconnect(true).build();
         JitWarmUp.startOnce(settings, registry);
         CallRecorder tracking = recorder;
         HttpService service;

@@ -13,6 +13,7 @@ import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -305,6 +306,37 @@ public final class GoogleConnection implements AutoCloseable {
             String message = answer.status() + (details != null && details.getMessage() != null ? " " + details.getMessage() : "");
             throw new GoogleJsonResponseException(new HttpResponseException.Builder(answer.status(), null, headers)
                     .setMessage(message), details);
+        }
+    }
+
+    /** How long an early connection may take before it is given up (the first call then opens its own). */
+    private static final Duration PRECONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** How long after start the early connection is opened, unless a call came first. */
+    private static final Duration PRECONNECT_DELAY = Duration.ofMillis(250);
+
+    /**
+     * Opens the connections to these roots' servers in the background (one per server, see
+     * {@link JdkHttpTransport#preconnect}), for a process that serves many calls; returns at once.
+     */
+    public void preconnect(java.util.Collection<String> rootUrls) {
+        java.util.Set<URI> servers = new java.util.LinkedHashSet<>();
+        for (String root : rootUrls) {
+            URI u = URI.create(root);
+            servers.add(URI.create(u.getScheme() + "://" + u.getRawAuthority() + "/"));
+        }
+        for (URI server : servers) {
+            Thread.ofVirtual().name("agent-tools-preconnect").start(() -> {
+                try {
+                    // a call that comes at once (the resident server started for it) opens its own connection sooner
+                    // than it would by waiting for this one: it comes first, and this stands down
+                    Thread.sleep(PRECONNECT_DELAY);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (!closed) {
+                    jdkTransport().preconnect(server.toString(), PRECONNECT_TIMEOUT);
+                }
+            });
         }
     }
 
