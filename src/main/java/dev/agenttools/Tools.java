@@ -55,6 +55,14 @@ public final class Tools {
         return new Builder();
     }
 
+    /**
+     * A TLS context trusting this CA certificate (PEM) and nothing else, as the tools trust it with
+     * {@link Builder#trustCertificate}: for a caller's own instruments against the same server (a benchmark's).
+     */
+    public static javax.net.ssl.SSLContext trusting(Path pem) {
+        return dev.agenttools.google.TrustedCertificate.context(pem);
+    }
+
     /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
         List<String> commands = new java.util.ArrayList<>(List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET,
@@ -107,6 +115,7 @@ public final class Tools {
         private String noToken = NOT_SIGNED_IN;
         private PacingShare pacingShare = PacingShare.ALONE;
         private PacingStats pacingStats = PacingStats.NONE;
+        private boolean preconnect;
 
         private Builder() {
         }
@@ -195,6 +204,12 @@ public final class Tools {
             return cache(new CacheSettings(CacheSettings.Mode.AUTO, file, CacheSettings.DEFAULT_MAX_MESSAGES));
         }
 
+        /** Trusts this CA certificate (PEM) too, such as an emulator's served with {@code --tls}. */
+        public Builder trustCertificate(Path pem) {
+            this.google = google.withTrustedCertificate(pem);
+            return this;
+        }
+
         /** The token for calls that bring none, unless the settings name one. */
         public Builder defaultAccessToken(String token) {
             this.google = google.accessToken() == null ? google.withAccessToken(token) : google;
@@ -240,6 +255,16 @@ public final class Tools {
             return this;
         }
 
+        /**
+         * Opens the connections to Google's servers as soon as the registry is built, in the background, for a
+         * process that serves many calls (see {@link GoogleConnection#preconnect}); off by default, as a one-shot
+         * call would only race its own first request.
+         */
+        public Builder preconnect(boolean early) {
+            this.preconnect = early;
+            return this;
+        }
+
         /** Where call records go (null: none). */
         public Builder recorder(CallRecorder callRecorder) {
             this.recorder = callRecorder;
@@ -275,7 +300,18 @@ public final class Tools {
                 if (habit != null) {
                     HabitTools.register(b, habit);
                 }
-                return b.build();
+                ToolRegistry registry = b.build();
+                if (preconnect) {
+                    List<String> roots = new java.util.ArrayList<>();
+                    if (gmail != null) {
+                        roots.add(gmail.rootUrl());
+                    }
+                    if (calendar != null) {
+                        roots.add(calendar.rootUrl());
+                    }
+                    connection.preconnect(roots);
+                }
+                return registry;
             } catch (RuntimeException e) {
                 connection.close(); // nothing else will: the registry that would own it was never made
                 throw e;

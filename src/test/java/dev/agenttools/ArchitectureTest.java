@@ -114,7 +114,7 @@ class ArchitectureTest {
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "server.HttpService", "bench.Benchmark",
             "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
-            "google.PacingShare", "google.PacingStats", "shared.DynamoPacingShare", "store.DynamoClients");
+            "google.PacingShare", "google.PacingStats", "google.TrustedCertificate", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test
     void thePublishedApiIsTheFrontDoorItsSettingsAndTheToolProtocol() throws IOException {

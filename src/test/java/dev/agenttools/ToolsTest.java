@@ -73,4 +73,25 @@ class ToolsTest {
         assertThat(s.values()).containsOnlyKeys("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT");
         assertThat(s.wholeNumber("AGENT_TOOLS_SERVE_MAX_IN_FLIGHT", 4, 1, 10)).isEqualTo(7);
     }
+
+    @Test
+    void aRegistryBuiltToServeManyCallsOpensItsConnectionBeforeTheFirstCall() throws Exception {
+        Emulator fresh = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).build());
+        try (ToolRegistry tools = Tools.builder().rootUrl(fresh.rootUri().toString()).defaultAccessToken("t").preconnect(true).build()) {
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (fresh.counters().authFailures() == 0 && System.nanoTime() < until) {
+                Thread.sleep(10); // opened in the background, a quarter of a second after the registry is built
+            }
+            assertThat(fresh.counters().connectionsOpened()).as("Gmail and Calendar share one server here").isEqualTo(1);
+            assertThat(tools.call(ToolCall.of("gmail.list-emails", params("{\"max_results\": 2}"))).data().get("emails")).hasSize(2);
+            assertThat(fresh.counters().connectionsOpened()).isEqualTo(1);
+        }
+        try (ToolRegistry oneShot = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("t").build()) {
+            long before = emulator.counters().httpRequests();
+            Thread.sleep(400);
+            assertThat(emulator.counters().httpRequests()).as("a one-shot registry opens nothing early").isEqualTo(before);
+            assertThat(oneShot.specs()).isNotEmpty();
+        }
+    }
 }

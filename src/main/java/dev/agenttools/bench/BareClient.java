@@ -18,7 +18,7 @@ import java.util.concurrent.Future;
 /**
  * The run's floor: the HTTP exchanges of list_emails(n) (one messages.list, then n messages.get at once), of
  * get_email, of list_events (one calendarList.list, then each shown calendar's events.list at once) and of
- * get_event, made by the JDK's plain {@link HttpURLConnection} (HTTP/1.1, keep-alive, blocking, on virtual threads)
+ * get_event, made by the JDK's plain {@link HttpURLConnection} (HTTP/1.1, over TLS too, keep-alive, blocking, on virtual threads)
  * with nothing else: no Google client, pacing, retries, deadline, decoding or tool layer, and only the list's ids
  * read from its answer. It shows what this machine and this server allow at this moment, so that a row can be
  * judged against the floor it met rather than against the nominal bound: on these shared 2-core machines a bare
@@ -44,9 +44,14 @@ final class BareClient implements AutoCloseable {
     private final String calendarListFields;
     private final String eventListFields;
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    private final javax.net.ssl.SSLSocketFactory tls;
 
-    /** @param masks the {@code fields} the tools ask for: Gmail's list and get, Calendar's calendar list and event list */
-    BareClient(String rootUrl, String token, List<String> masks) {
+    /**
+     * @param masks the {@code fields} the tools ask for: Gmail's list and get, Calendar's calendar list and event list
+     * @param trust over https, the TLS context to trust the server by (null: the system's CA certificates)
+     */
+    BareClient(String rootUrl, String token, List<String> masks, javax.net.ssl.SSLContext trust) {
+        this.tls = trust == null ? null : trust.getSocketFactory();
         this.root = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
         this.authorization = "Bearer " + token;
         List<String> encoded = masks.stream().map(m -> URLEncoder.encode(m, StandardCharsets.UTF_8)).toList();
@@ -123,6 +128,9 @@ final class BareClient implements AutoCloseable {
     /** GETs and reads the answer whole; statuses other than 2xx and {@code alsoFine} are errors. */
     private byte[] get(String pathAndQuery, boolean gzip, int... alsoFine) throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(root + pathAndQuery).toURL().openConnection();
+        if (tls != null && c instanceof javax.net.ssl.HttpsURLConnection https) {
+            https.setSSLSocketFactory(tls); // one factory for every request: its TLS sessions and kept connections are shared
+        }
         c.setRequestProperty("Authorization", authorization);
         if (gzip) {
             c.setRequestProperty("Accept-Encoding", "gzip");

@@ -8,6 +8,7 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
+import javax.imageio.ImageIO;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The benchmark's outputs: the comparison table, the results JSON and the sweep chart. */
+/** The benchmark's outputs: the comparison table, the results JSON, the summary chart and the sweep chart. */
 final class BenchReport {
     private BenchReport() {
     }
@@ -74,6 +75,49 @@ final class BenchReport {
         }
     }
 
+    /**
+     * The default run's picture, {@code bench-<stamp>.png}: p50 per row as a horizontal bar, grouped by tool, each
+     * beside its bound, with the article's 1659 / 310 / ~150 ms as dashed lines across ({@link SummaryChart}). Rows without
+     * a result (p50 of 0 or NaN) keep their place and say so.
+     *
+     * @param externalLabel what the external rows are called on the chart ("external", "external, TLS", ...)
+     * @return the file written
+     */
+    static Path writeSummaryChart(Path outDir, String stamp, List<Row> rows, List<Row> externalRows, String externalLabel,
+                                  double latencyMs) {
+        headless();
+        Path file = outDir.resolve("bench-" + stamp + ".png");
+        try {
+            Files.createDirectories(outDir);
+            if (!ImageIO.write(SummaryChart.draw(rows, externalRows, externalLabel, latencyMs), "png", file.toFile())) {
+                throw new IOException("this JDK has no PNG writer");
+            }
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The charts are drawn into an image, never a window: without this, a JVM started where DISPLAY is set would try
+     * to reach that display. Set only when nobody chose (the container's jvm.options does; a user may say otherwise).
+     */
+    private static void headless() {
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+    }
+
+    private static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path file) {
+        try {
+            Files.createDirectories(file.getParent());
+            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     /** p50 latency against N, one line per strategy, with the physical bound of each as a dashed line. */
     static Path writeChart(Path dir, String stamp, List<Row> sweep, double latencyMs) {
         XYChart chart = new XYChartBuilder().width(900).height(560)
@@ -90,13 +134,7 @@ final class BenchReport {
             bound.setLineStyle(new java.awt.BasicStroke(1f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
                     10f, new float[] {6f, 4f}, 0f));
         });
-        Path file = dir.resolve("bench-" + stamp + "-sweep.png");
-        try {
-            Files.createDirectories(dir);
-            BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
-            return file;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
+        headless();
+        return save(chart, dir.resolve("bench-" + stamp + "-sweep.png"));
     }
 }

@@ -42,10 +42,18 @@ public final class Benchmark {
      * @param sweepRuns measured runs per sweep point
      * @param external  with the embedded emulator, also run list_emails (concurrent, batch) and get_email against an
      *                  emulator process of its own, and the process-model rows against that one
+     * @param externalTls that process serves HTTPS with HTTP/2 by ALPN, as Gmail is reached (default), not cleartext
      */
     public record Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
                           Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause,
-                          boolean processModel, boolean external) {
+                          boolean processModel, boolean external, boolean externalTls) {
+        /** With the external emulator over TLS. */
+        public Options(String target, int runs, int warmup, int n, List<String> tools, List<String> strategies,
+                       Duration latency, List<Integer> sweep, int sweepRuns, Path out, Duration pause,
+                       boolean processModel, boolean external) {
+            this(target, runs, warmup, n, tools, strategies, latency, sweep, sweepRuns, out, pause, processModel, external, true);
+        }
+
         public Options {
             if (!target.equals("emulator") && !target.equals("gmail") && !isUrl(target)) {
                 throw new IllegalArgumentException("target must be emulator, gmail or an http(s) root URL such as "
@@ -125,8 +133,8 @@ public final class Benchmark {
             }
             ToolRegistry externalTools = null;
             if (e != null && o.external()) {
-                external = ExternalEmulator.start(o.latency());
-                externalTools = emulatorTools(external.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build()).build();
+                external = ExternalEmulator.start(o.latency(), o.externalTls());
+                externalTools = emulatorTools(external.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build(), external.certificate()).build();
                 err.println("bench: and an emulator process of its own at " + external.rootUrl());
             }
             String processRoot = external != null ? external.rootUrl() : e != null ? e.rootUri().toString() : isUrl(o.target()) ? o.target() : null;
@@ -145,6 +153,7 @@ public final class Benchmark {
             }
             int bareScenarios = bareScenarios(externalScenarios).size();
             int warmScenarios = o.tools().contains("list_emails") && e != null ? (externalTools != null ? 4 : 2) : 0;
+            GoPeer go = externalTools == null ? null : GoPeer.findOrBuild(err).orElse(null);
             long totalCalls = (long) (scenarios.size() + externalScenarios.size() + bareScenarios + warmScenarios) * (o.warmup() + o.runs())
                     + (long) sweep.size() * (1 + o.sweepRuns());
             try (Progress progress = Progress.open(err, totalCalls)) {
@@ -161,22 +170,30 @@ public final class Benchmark {
                 List<Row> rows = runAll(runner, scenarios, o, fixtures);
                 boolean warm = o.tools().contains("list_emails") && e != null;
                 if (warm) {
-                    rows.addAll(warmRows(e.rootUri().toString(), counters, bounds, progress, o, fixtures));
+                    rows.addAll(warmRows(e.rootUri().toString(), null, counters, bounds, progress, o, fixtures));
                 }
                 List<Row> externalRows = new ArrayList<>();
+                int emulatorWarmed = 0;
                 BenchRunner outside = null;
                 if (externalTools != null && !externalScenarios.isEmpty()) {
-                    outside = new BenchRunner(externalTools, RemoteCounters.at(external.rootUrl()), bounds, progress, o.pause());
+                    RemoteCounters outsideCounters = RemoteCounters.at(external.rootUrl(), external.trust());
+                    outside = new BenchRunner(externalTools, outsideCounters, bounds, progress, o.pause());
                     Fixtures externalFixtures = Fixtures.load(externalTools, gmail, calendar);
+                    emulatorWarmed = warmEmulator(go, external, token, o);
                     externalRows.addAll(runAll(outside, externalScenarios, o, externalFixtures));
                     if (warm) {
-                        externalRows.addAll(warmRows(external.rootUrl(), RemoteCounters.at(external.rootUrl()), bounds, progress, o, externalFixtures));
+                        externalRows.addAll(warmRows(external.rootUrl(), external.certificate(),
+                                outsideCounters, bounds, progress, o, externalFixtures));
                     }
-                    externalRows.addAll(bareRows(outside, external.rootUrl(), token, o, externalScenarios, externalFixtures));
+                    externalRows.addAll(bareRows(outside, external, token, o, externalScenarios, externalFixtures));
+                    if (go != null) {
+                        externalRows.addAll(goRows(go, external, outsideCounters, token, o, externalScenarios, externalFixtures, bounds, progress));
+                    }
                 }
                 Map<String, Object> processModel = null;
                 if (o.processModel() && processRoot != null && o.tools().contains("get_email")) {
-                    ProcessModelBench models = new ProcessModelBench(tools, processRoot, token, bounds, progress);
+                    ProcessModelBench models = new ProcessModelBench(tools, processRoot, token,
+                            external == null ? null : external.certificate(), bounds, progress);
                     Path jar = ProcessModelBench.ownJar();
                     Path aot = jar == null ? null : jar.resolveSibling("agent-tools.aot");
                     aot = aot != null && java.nio.file.Files.isRegularFile(aot) ? aot : null;
@@ -190,6 +207,8 @@ public final class Benchmark {
                         processModel.put("launcher_first_call", models.firstCall());
                     }
                 }
+                List<Row> firstCallRows = external != null && o.processModel() && o.tools().contains("get_email")
+                        ? firstCallRows(go, o, token, bounds, progress) : List.of();
                 List<Row> sweepRows = new ArrayList<>();
                 for (Scenario s : sweep) {
                     sweepRows.add(runner.run(s, 1, o.sweepRuns(), fixtures));
@@ -205,10 +224,23 @@ public final class Benchmark {
                         + o.warmup() + " warm-up + " + o.runs() + " runs per row");
                 out.print(BenchReport.table(rows));
                 if (!externalRows.isEmpty()) {
-                    out.println("the same against an emulator process of its own (" + external.rootUrl() + ", jitter 0, handshake 0), as users meet it;"
-                            + " 'bare': the same HTTP exchanges by the JDK's plain HttpURLConnection and nothing else, the floor this machine allowed in this run:");
+                    out.println("the same against an emulator process of its own (" + external.rootUrl() + (o.externalTls() ? ", TLS with HTTP/2 by ALPN" : ", cleartext")
+                            + ", jitter 0, handshake 0), as users meet it;"
+                            + " 'bare': the same HTTP exchanges by the JDK's plain HttpURLConnection (HTTP/1.1, connections kept) and nothing else, the floor this"
+                            + " machine allowed in this run; 'go': the article's Go design (the official Go client, a goroutine per message) against the"
+                            + " same process (scripts/go-peer builds it)"
+                            + (emulatorWarmed > 0 ? "; the process was first warmed by " + emulatorWarmed + " untimed lists of the Go peer, so that"
+                            + " the first row does not meet a colder server than the last" : "") + ":");
                     out.print(BenchReport.table(externalRows));
                     env.put("external_emulator", external.rootUrl());
+                }
+                if (!firstCallRows.isEmpty()) {
+                    out.println("the first call of a fresh process against an emulator process with its handshake model on (a new connection's "
+                            + "first request waits one latency more, as a TCP and TLS handshake across a network does)" + (o.externalTls() ? ", over TLS" : "")
+                            + ": 'go', the Go peer started for one get_email (start, handshake, call, exit); 'launcher-new', ./agent-tools call "
+                            + "when its resident server has just started and holds no connection yet; 'launcher', when it holds one:");
+                    out.print(BenchReport.table(firstCallRows));
+                    env.put("first_call_rows", firstCallRows);
                 }
                 out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
                         + "calls: API calls per tool call; conns: connections opened during the row's runs; "
@@ -251,8 +283,12 @@ public final class Benchmark {
                     out.println();
                     out.println("sweep (list_emails, " + o.sweepRuns() + " runs per point):");
                     out.print(BenchReport.table(sweepRows));
-                    out.println("chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
+                    out.println("sweep chart: " + BenchReport.writeChart(o.out(), stamp, sweepRows, bounds.latencyMs()));
                 }
+                String externalLabel = external != null && external.rootUrl().startsWith("https:") ? "external, TLS" : "external";
+                List<Row> drawnOutside = new ArrayList<>(externalRows);
+                firstCallRows.forEach(r -> drawnOutside.add(r.withStrategy(SummaryChart.FIRST_CALL + r.strategy())));
+                out.println("chart: " + BenchReport.writeSummaryChart(o.out(), stamp, rows, drawnOutside, externalLabel, bounds.latencyMs()));
                 if (processModel != null) {
                     env.put("process_model", processModel);
                 }
@@ -283,16 +319,20 @@ public final class Benchmark {
      * and history.list at once) and {@code warm+new} ({@value #NEW_MAIL_PER_RUN} new messages delivered before each run,
      * not timed, then fetched). The index is a file of the run's own, removed after.
      */
-    private static List<Row> warmRows(String rootUrl, java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters,
+    private static List<Row> warmRows(String rootUrl, Path certificate, java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters,
                                       Bounds bounds, Progress progress, Options o, Fixtures fixtures) throws Exception {
         Path dir = java.nio.file.Files.createTempDirectory("agent-tools-bench-index");
         try {
-            ToolRegistry tools = emulatorTools(rootUrl, EmulatorConfig.builder().latency(o.latency()).build())
+            ToolRegistry tools = emulatorTools(rootUrl, EmulatorConfig.builder().latency(o.latency()).build(), certificate)
                     .mailIndex(dir.resolve("mail-index.db")).build();
             BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
             List<Row> rows = new ArrayList<>();
             rows.add(runner.run(new Scenario("list_emails", "warm", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures, run -> 0));
-            try (java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient()) {
+            java.net.http.HttpClient.Builder client = java.net.http.HttpClient.newBuilder();
+            if (certificate != null) {
+                client.sslContext(dev.agenttools.Tools.trusting(certificate));
+            }
+            try (java.net.http.HttpClient http = client.build()) {
                 rows.add(runner.run(new Scenario("list_emails", "warm+new", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures,
                         run -> deliver(http, rootUrl, run)));
             }
@@ -333,8 +373,17 @@ public final class Benchmark {
 
     /** The tools against an agent-tools emulator (to build), pacing themselves to its limits as a user would configure them. */
     private static Tools.Builder emulatorTools(String rootUrl, EmulatorConfig config) {
+        return emulatorTools(rootUrl, config, null);
+    }
+
+    /** As above, trusting {@code certificate} (PEM) too when not null: an emulator's served over TLS. */
+    private static Tools.Builder emulatorTools(String rootUrl, EmulatorConfig config, Path certificate) {
         int calendarQuota = config.calendarQuotaPerMinute();
-        return Tools.builder().rootUrl(rootUrl)
+        Tools.Builder b = Tools.builder();
+        if (certificate != null) {
+            b.trustCertificate(certificate);
+        }
+        return b.rootUrl(rootUrl)
                 .pacing(config.quotaPerMinute(), config.burst(), config.maxConcurrent())
                 // the emulator, like Google, lets a minute's Calendar requests go at once
                 .calendarPacing(calendarQuota, calendarQuota, config.maxConcurrent())
@@ -410,13 +459,14 @@ public final class Benchmark {
         return bare;
     }
 
-    private static List<Row> bareRows(BenchRunner runner, String rootUrl, String token, Options o, List<Scenario> external,
+    private static List<Row> bareRows(BenchRunner runner, ExternalEmulator emulator, String token, Options o, List<Scenario> external,
                                       Fixtures fixtures) throws InterruptedException {
+        String rootUrl = emulator.rootUrl();
         List<Row> rows = new ArrayList<>();
         // the tools' own field masks, so that the server does the same work for the bare client as for them
         List<String> masks = new ArrayList<>(GmailTools.LIST_FIELD_MASKS);
         masks.addAll(CalendarTools.LIST_FIELD_MASKS);
-        try (BareClient bare = new BareClient(rootUrl, token, masks)) {
+        try (BareClient bare = new BareClient(rootUrl, token, masks, emulator.trust())) {
             for (Scenario s : bareScenarios(external)) {
                 rows.add(runner.run(s, o.warmup(), o.runs(), run -> {
                     try {
@@ -438,6 +488,117 @@ public final class Benchmark {
                         return false;
                     }
                 }));
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * Warms the emulator process before its first timed row: it is a JVM too, and over a row's runs its own answers
+     * get ~5 ms faster (the Go peer measured 309 ms p50 over a fresh process's first 30 lists, 304 once it had served
+     * 200), which favoured whichever row ran last, the Go one. The Go peer does it, from a process of its own, so that
+     * nothing in this JVM (the one measured) warms too; without it the rows run as they are and the table says so.
+     *
+     * @return the lists sent (0 when there is no Go peer or it failed)
+     */
+    private static int warmEmulator(GoPeer go, ExternalEmulator emulator, String token, Options o)
+            throws InterruptedException {
+        if (go == null || !o.tools().contains("list_emails")) {
+            return 0;
+        }
+        int lists = o.warmup() + o.runs();
+        try {
+            GoPeer.Samples s = go.list(emulator.rootUrl(), token, emulator.certificate(), o.n(), 0, lists);
+            return s.errors() == lists ? 0 : lists - s.errors();
+        } catch (java.io.IOException | RuntimeException e) {
+            System.err.println("bench: warming the emulator process by the Go peer failed: " + e.getMessage());
+            return 0;
+        }
+    }
+
+    /**
+     * The article's Go design against the same emulator process, in the same minutes ({@link GoPeer}): list_emails(n)
+     * and get_email, each in one Go process that times its own runs, as the rows above are timed in this JVM.
+     */
+    private static List<Row> goRows(GoPeer go, ExternalEmulator emulator, RemoteCounters counters, String token, Options o,
+                                    List<Scenario> external, Fixtures fixtures, Bounds bounds, Progress progress) {
+        List<Row> rows = new ArrayList<>();
+        for (Scenario s : external) {
+            boolean list = s.tool().equals("list_emails") && s.strategy().equals("concurrent");
+            boolean get = s.tool().equals("get_email");
+            if (!list && !get) {
+                continue;
+            }
+            Scenario peer = new Scenario(s.tool(), GoPeer.STRATEGY, s.n());
+            progress.scenario(peer, o.warmup() + o.runs());
+            try {
+                var before = counters == null ? null : counters.get();
+                GoPeer.Samples samples = list
+                        ? go.list(emulator.rootUrl(), token, emulator.certificate(), s.n(), o.warmup(), o.runs())
+                        : go.get(emulator.rootUrl(), token, emulator.certificate(), fixtures.messageIds(), o.warmup(), o.runs());
+                var after = counters == null ? null : counters.get();
+                Row row = Row.of(s.tool(), GoPeer.STRATEGY, s.n(), o.warmup(), samples.runsMs(), samples.errors(),
+                        before == null ? -1 : (after.apiCalls() - before.apiCalls()) / (double) (o.warmup() + o.runs()),
+                        before == null ? -1 : after.connectionsOpened() - before.connectionsOpened(),
+                        before == null ? 0 : after.quotaRejections() - before.quotaRejections()
+                                + after.concurrencyRejections() - before.concurrencyRejections(),
+                        bounds.of(s, o.warmup(), o.runs()));
+                progress.finished(row);
+                rows.add(row);
+            } catch (java.io.IOException | RuntimeException e) {
+                System.err.println("bench: the Go peer's " + s.tool() + " row failed: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return rows;
+            }
+        }
+        return rows;
+    }
+
+    /** Fresh processes, each run its own, are slow to start: fewer runs than the other rows. */
+    private static final int MAX_FIRST_CALL_RUNS = 20;
+
+    /**
+     * get_email as the first call of a fresh process against an emulator process of its own with the handshake model
+     * on: the Go peer started per call, as the article's agent starts its binary (each run a new process, a new
+     * connection and, over TLS, a new handshake), beside agent-tools' launcher, whose resident server either has
+     * just started ({@code launcher-new}: a new connection, the same handshake) or holds its connection
+     * ({@code launcher}: what an agent's calls after the first meet).
+     */
+    private static List<Row> firstCallRows(GoPeer go, Options o, String token, Bounds bounds, Progress progress) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        int runs = Math.min(o.runs(), MAX_FIRST_CALL_RUNS);
+        try (ExternalEmulator emulator = ExternalEmulator.start(o.latency(), o.externalTls(), o.latency())) {
+            ToolRegistry tools = emulatorTools(emulator.rootUrl(), EmulatorConfig.builder().latency(o.latency()).build(),
+                    emulator.certificate()).build();
+            try {
+                List<String> ids = Fixtures.load(tools, true, false).messageIds();
+                if (go != null) {
+                    Scenario s = new Scenario("get_email", GoPeer.STRATEGY, 1);
+                    progress.scenario(s, runs);
+                    List<Double> ok = new ArrayList<>();
+                    int errors = 0;
+                    for (int i = 0; i < runs; i++) {
+                        try {
+                            ok.add(go.firstCallNanos(emulator.rootUrl(), token, emulator.certificate(), ids.get(i % ids.size())) / 1e6);
+                        } catch (java.io.IOException e) {
+                            errors++;
+                            System.err.println("bench: the Go peer's first call failed: " + e.getMessage());
+                        }
+                        progress.call();
+                    }
+                    Row row = Row.of("get_email", GoPeer.STRATEGY, 1, 0, ok, errors, 1, runs, 0, 2 * bounds.latencyMs());
+                    progress.finished(row);
+                    rows.add(row);
+                }
+                ProcessModelBench models = new ProcessModelBench(tools, emulator.rootUrl(), token, emulator.certificate(), bounds, progress);
+                Row fresh = models.launcherNewConnectionRow(Math.min(runs, MAX_FIRST_CALL_RUNS / 2), ids);
+                if (fresh != null) {
+                    rows.add(fresh);
+                    rows.add(models.launcherRowAlone(o.warmup(), runs, ids));
+                }
+            } finally {
+                tools.close();
             }
         }
         return rows;

@@ -1,6 +1,9 @@
 package dev.agenttools.bench;
 
+import dev.agenttools.tool.FanOut;
+
 import java.util.Arrays;
+import java.util.List;
 import java.util.PriorityQueue;
 
 /**
@@ -150,17 +153,19 @@ record Bounds(double latencyMs, Quota gmail, Quota calendar, int maxInFlight, in
             }
             return t - t0;
         }
-        int perRequest = s.strategy().equals("batch") ? Math.min(batchSize, maxInFlight) : 1;
-        int lanes = Math.max(1, maxInFlight / perRequest);
+        boolean batch = s.strategy().equals("batch");
+        // the requests as the strategy cuts them: one per message, or the batch chunks
+        List<Integer> requests = batch ? FanOut.chunkSizes(n, maxInFlight, batchSize)
+                : java.util.Collections.nCopies(n, 1);
+        int lanes = requests.isEmpty() ? 1 : Math.max(1, maxInFlight / requests.getFirst());
         PriorityQueue<Double> free = new PriorityQueue<>();
         for (int i = 0; i < lanes; i++) {
             free.add(listEnd);
         }
         double end = listEnd;
-        for (int sent = 0; sent < n; sent += perRequest) {
-            int parts = Math.min(perRequest, n - sent);
+        for (int parts : requests) {
             double start = bucket.take(free.poll(), (double) unitsPerCall * parts);
-            double finish = start + latencyMs + (perRequest == 1 ? 0 : parts * partCostMs);
+            double finish = start + latencyMs + (batch ? parts * partCostMs : 0);
             free.add(finish);
             end = Math.max(end, finish);
         }

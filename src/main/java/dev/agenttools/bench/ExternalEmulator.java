@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,19 +20,38 @@ final class ExternalEmulator implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private final Process process;
     private final String rootUrl;
+    private final Path certificate;
+    private final javax.net.ssl.SSLContext trust;
 
-    private ExternalEmulator(Process process, String rootUrl) {
+    private ExternalEmulator(Process process, String rootUrl, Path certificate) {
         this.process = process;
         this.rootUrl = rootUrl;
+        this.certificate = certificate;
+        // one context for every instrument: the PEM read once, and TLS sessions shared
+        this.trust = certificate == null ? null : dev.agenttools.Tools.trusting(certificate);
     }
 
     /**
      * Starts one on a free port with this latency, no jitter and no handshake delay (the set-up the project's
-     * speed targets are stated for), and the embedded emulator's other defaults.
+     * speed targets are stated for), and the embedded emulator's other defaults; over TLS (HTTP/2 by ALPN, as Gmail
+     * is reached) when {@code tls}, its certificate in a file of its own.
      */
-    static ExternalEmulator start(Duration latency) throws IOException, InterruptedException {
-        List<String> command = ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms",
-                "--jitter", "0ms", "--handshake", "0ms", "--port", "0");
+    static ExternalEmulator start(Duration latency, boolean tls) throws IOException, InterruptedException {
+        return start(latency, tls, Duration.ZERO);
+    }
+
+    /**
+     * As above, with {@code handshake} added to each new connection's first request (the emulator's model of a TCP
+     * and TLS handshake across a real network: a fresh process's first call pays it).
+     */
+    static ExternalEmulator start(Duration latency, boolean tls, Duration handshake) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms",
+                "--jitter", "0ms", "--handshake", handshake.toMillis() + "ms", "--port", "0"));
+        Path certificate = null;
+        if (tls) {
+            certificate = Files.createTempDirectory("agent-tools-bench-tls").resolve("emulator.pem");
+            command.addAll(List.of("--tls", "--cert-file", certificate.toString()));
+        }
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String[] url = new String[1];
         Thread reader = Thread.ofVirtual().start(() -> {
@@ -52,11 +73,21 @@ final class ExternalEmulator implements AutoCloseable {
             throw new IOException("the emulator process did not say where it listens within " + START_TIMEOUT.toSeconds()
                     + " s (" + String.join(" ", command) + ")");
         }
-        return new ExternalEmulator(p, url[0]);
+        return new ExternalEmulator(p, url[0], certificate);
     }
 
     String rootUrl() {
         return rootUrl;
+    }
+
+    /** The certificate (PEM) to trust, or null in cleartext. */
+    Path certificate() {
+        return certificate;
+    }
+
+    /** A TLS context trusting its certificate, or null in cleartext. */
+    javax.net.ssl.SSLContext trust() {
+        return trust;
     }
 
     @Override
@@ -69,6 +100,14 @@ final class ExternalEmulator implements AutoCloseable {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+        if (certificate != null) {
+            try {
+                Files.deleteIfExists(certificate);
+                Files.deleteIfExists(certificate.getParent());
+            } catch (IOException e) {
+                // a temporary file: left for the system to clean
+            }
         }
     }
 }

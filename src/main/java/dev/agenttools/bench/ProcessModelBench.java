@@ -33,10 +33,16 @@ final class ProcessModelBench {
     private final String token;
     private final Bounds bounds;
     private final BenchRunner.Progress progress;
+    private final Path certificate;
 
-    /** @param token the access token the child processes call with (never printed) */
-    ProcessModelBench(ToolRegistry tools, String rootUrl, String token, Bounds bounds, BenchRunner.Progress progress) {
+    /**
+     * @param token       the access token the child processes call with (never printed)
+     * @param certificate the CA certificate (PEM) the child processes trust, for a root URL served over TLS with a
+     *                    self-signed one (the external emulator's), or null
+     */
+    ProcessModelBench(ToolRegistry tools, String rootUrl, String token, Path certificate, Bounds bounds, BenchRunner.Progress progress) {
         this.tools = tools;
+        this.certificate = certificate;
         this.rootUrl = rootUrl;
         this.token = token;
         this.bounds = bounds;
@@ -113,6 +119,53 @@ final class ProcessModelBench {
             stopServer(runtime);
             Files.deleteIfExists(runtime);
         }
+    }
+
+    /**
+     * get_email through the launcher when its resident server holds no connection to the API yet, as a fresh
+     * process of the article's design never does: each run stops the server and starts it again (a tools.list,
+     * which reaches no API; not timed), then times the call, which opens a new connection (over TLS: a handshake,
+     * and the emulator's handshake model). Null without a launcher.
+     */
+    Row launcherNewConnectionRow(int runs, List<String> ids) throws Exception {
+        Path launcher = launcher();
+        if (launcher == null) {
+            return null;
+        }
+        Path runtime = Files.createTempDirectory("agent-tools-bench-run-");
+        Map<String, String> env = Map.of("XDG_RUNTIME_DIR", runtime.toString());
+        List<String> command = List.of(launcher.toString(), "call");
+        Scenario s = new Scenario("get_email", "launcher-new", 1);
+        progress.scenario(s, runs);
+        List<Double> ok = new ArrayList<>();
+        int errors = 0;
+        try {
+            for (int i = 0; i < runs; i++) {
+                stopServer(runtime);
+                callOnce(command, "{\"command\": \"tools.list\"}", env);
+                long start = System.nanoTime();
+                String answer = callOnce(command, getEmail(ids, i), env);
+                double ms = (System.nanoTime() - start) / 1e6;
+                if (answer != null && answer.contains("\"status\":\"ok\"")) {
+                    ok.add(ms);
+                } else {
+                    errors++;
+                }
+                progress.call();
+            }
+        } finally {
+            stopServer(runtime);
+            Files.deleteIfExists(runtime);
+        }
+        Row row = Row.of("get_email", "launcher-new", 1, 0, ok, errors, 1, -1, 0, 2 * bounds.latencyMs());
+        progress.finished(row);
+        return row;
+    }
+
+    /** The {@code launcher} row alone (its server started and stopped around it), or null without a launcher. */
+    Row launcherRowAlone(int warmup, int runs, List<String> ids) throws Exception {
+        Path launcher = launcher();
+        return launcher == null ? null : launcherRow(launcher, warmup, runs, ids);
     }
 
     private static final int FIRST_CALLS = 3;
@@ -342,8 +395,12 @@ final class ProcessModelBench {
 
     /** The child processes track their calls as users' do, into a store of the benchmark's own. */
     private Map<String, String> env() {
-        return Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl, "AGENT_TOOLS_ACCESS_TOKEN", token,
-                "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString());
+        Map<String, String> env = new java.util.HashMap<>(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
+                "AGENT_TOOLS_ACCESS_TOKEN", token, "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString()));
+        if (certificate != null) {
+            env.put("AGENT_TOOLS_CA_CERT", certificate.toString());
+        }
+        return env;
     }
 
     /** In a folder of its own (made owner-only by the first process): a store is never kept straight in /tmp. */

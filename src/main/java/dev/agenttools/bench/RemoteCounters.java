@@ -22,16 +22,26 @@ final class RemoteCounters implements Supplier<EmulatorCounters> {
     /** The emulator writes its own field names (camelCase), not the tools' snake_case. */
     private static final ObjectMapper JSON = JsonMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http;
     private final URI uri;
 
-    private RemoteCounters(URI uri) {
+    private RemoteCounters(URI uri, javax.net.ssl.SSLContext trust) {
         this.uri = uri;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (trust != null) {
+            b.sslContext(trust);
+        }
+        this.http = b.build();
     }
 
     /** The counters at {@code rootUrl}, or null when it is not an agent-tools emulator (Gmail, say). */
     static RemoteCounters at(String rootUrl) {
-        RemoteCounters counters = new RemoteCounters(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/") + "emulator/v1/counters"));
+        return at(rootUrl, null);
+    }
+
+    /** As above, over TLS trusting {@code trust} (null: the system's CA certificates). */
+    static RemoteCounters at(String rootUrl, javax.net.ssl.SSLContext trust) {
+        RemoteCounters counters = new RemoteCounters(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/") + "emulator/v1/counters"), trust);
         try {
             counters.get();
             return counters;

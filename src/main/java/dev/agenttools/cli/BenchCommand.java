@@ -64,6 +64,9 @@ final class BenchCommand implements Callable<Integer> {
             + "of its own (list_emails and list_events concurrent and batch, get_email, get_event, and their bare floors; "
             + "the process-model rows then use the embedded one).")
     boolean noExternal;
+    @Option(names = "--cleartext", description = "The emulator process of its own serves plain HTTP (h2c) instead of "
+            + "HTTPS with HTTP/2 by ALPN, the way every real Gmail call travels (the default).")
+    boolean cleartext;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;
 
@@ -73,9 +76,20 @@ final class BenchCommand implements Callable<Integer> {
         try {
             options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
                     tools.stream().map(Enum::name).toList(), strategies.stream().map(Enum::name).toList(), latency, sweep,
-                    quick ? 1 : sweepRuns, out, pause, !noProcessModel, !noExternal);
+                    quick ? 1 : sweepRuns, out, pause, !noProcessModel, !noExternal, !cleartext);
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
+        }
+        // with AGENT_TOOLS_WARMUP=on, measured as a process that warms up at start (serve, mcp, server, the launcher's)
+        boolean warmUp;
+        try {
+            warmUp = JitWarmUp.enabled(dev.agenttools.Settings.load());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage(), e);
+        }
+        if (warmUp && !quick) {
+            System.err.printf(java.util.Locale.ROOT, "bench: warmed up as an agent-tools process with %s=on does at start: %d rounds in %.1f s%n", JitWarmUp.SETTING, JitWarmUp.ROUNDS,
+                    JitWarmUp.run(JitWarmUp.ROUNDS).toMillis() / 1e3);
         }
         return Benchmark.run(options, spec.commandLine().getOut(), System.err);
     }

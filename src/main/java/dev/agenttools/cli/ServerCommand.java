@@ -110,7 +110,8 @@ final class ServerCommand implements Callable<Integer> {
                 .habit(settings.habit().forManyUsers())
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
                 .pacingShare(share == null ? PacingShare.ALONE : share).pacingStats(pacing)
-                .recorder(recorder).listener(metrics).build();
+                .recorder(recorder).listener(metrics).preconnect(true).build();
+        JitWarmUp.startOnce(settings, registry);
         CallRecorder tracking = recorder;
         HttpService service;
         try {

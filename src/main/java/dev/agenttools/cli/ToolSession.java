@@ -60,7 +60,12 @@ final class ToolSession implements AutoCloseable {
             err.println("agent-tools: call tracking is off: " + e.getMessage());
             err.flush();
         }
-        return new ToolSession(Tools.builder().settings(settings).recorder(recorder).build(), recorder, err);
+        ToolSession session = new ToolSession(Tools.builder().settings(settings).recorder(recorder)
+                .preconnect(!oneShot).build(), recorder, err);
+        if (!oneShot) {
+            JitWarmUp.startOnce(settings, session.registry); // a process that serves many calls: compile their paths before they come
+        }
+        return session;
     }
 
     @Override

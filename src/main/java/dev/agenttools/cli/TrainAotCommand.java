@@ -43,24 +43,30 @@ final class TrainAotCommand implements Callable<Integer> {
             if (flaw != null) {
                 throw new ParameterException(spec.commandLine(), "--target " + flaw);
             }
-            train(target);
+            train(target, null);
             return 0;
         }
-        // no latency and no quota to wait for: the training is about code paths, not pacing
+        // no latency and no quota to wait for: the training is about code paths, not pacing; over TLS, as Gmail is
+        // reached, so that the cache holds the TLS handshake's classes too (a one-shot call's first over TLS took
+        // ~300 ms more than in cleartext without them)
         try (Emulator emulator = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000).maxConcurrent(1_000)
-                .seedMessages(60).build())) {
-            train(emulator.rootUri().toString());
+                .seedMessages(60).tls(true).build())) {
+            try {
+                train(emulator.rootUri().toString(), emulator.certificate());
+            } finally {
+                java.nio.file.Files.deleteIfExists(emulator.certificate());
+            }
         }
         return 0;
     }
 
     /** The calls against the emulator at {@code rootUrl}. */
-    private static void train(String rootUrl) throws java.io.IOException {
+    private static void train(String rootUrl, java.nio.file.Path certificate) throws java.io.IOException {
         // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
         java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
         CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
-        ToolProtocol protocol = new ToolProtocol(Tools.builder()
+        ToolProtocol protocol = new ToolProtocol(trusting(Tools.builder(), certificate)
                 .gmail(GmailSettings.forRoot(rootUrl).withPacing(100_000_000, 10_000_000, 1_000))
                 .defaultAccessToken("training")
                 .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(rootUrl)
@@ -92,8 +98,8 @@ final class TrainAotCommand implements Callable<Integer> {
             protocol.answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 10}}");
             protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
         }
-        trainResidentServer(rootUrl, id);
-        trainOneShotSpool(rootUrl, id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
+        trainResidentServer(rootUrl, certificate, id);
+        trainOneShotSpool(rootUrl, certificate, id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
         recorder.close();
         try (var files = java.nio.file.Files.list(db.getParent())) {
             for (java.nio.file.Path f : files.toList()) {
@@ -103,11 +109,17 @@ final class TrainAotCommand implements Callable<Integer> {
         java.nio.file.Files.deleteIfExists(db.getParent());
     }
 
+    /** The builder, trusting {@code certificate} (the training emulator's) when there is one. */
+    private static Tools.Builder trusting(Tools.Builder b, java.nio.file.Path certificate) {
+        return certificate == null ? b : b.trustCertificate(certificate);
+    }
+
     /** A one-shot call's tracking: its record spooled as a JSON line, not written to SQLite. */
-    private static void trainOneShotSpool(String rootUrl, String id, java.nio.file.Path db) throws java.io.IOException {
+    private static void trainOneShotSpool(String rootUrl, java.nio.file.Path certificate, String id, java.nio.file.Path db)
+            throws java.io.IOException {
         CallRecorder spool = dev.agenttools.tracking.Tracking.openOneShotRecorder(dev.agenttools.tracking.TrackingSettings.fromEnvironment(
                 java.util.Map.of("AGENT_TOOLS_TRACKING_DB", db.toString())), Tools.commands());
-        ToolProtocol protocol = new ToolProtocol(Tools.builder().gmail(GmailSettings.forRoot(rootUrl)
+        ToolProtocol protocol = new ToolProtocol(trusting(Tools.builder(), certificate).gmail(GmailSettings.forRoot(rootUrl)
                 .withPacing(100_000_000, 10_000_000, 1_000)).defaultAccessToken("training").recorder(spool).build());
         protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
         spool.close();
@@ -122,7 +134,7 @@ final class TrainAotCommand implements Callable<Integer> {
      * The resident server's own path (its folder, its socket, the launcher's wire format, a session per caller's
      * settings), so that the server, which starts from the same cache, finds those classes in it too.
      */
-    private static void trainResidentServer(String rootUrl, String id) throws java.io.IOException {
+    private static void trainResidentServer(String rootUrl, java.nio.file.Path certificate, String id) throws java.io.IOException {
         java.nio.file.Path home = java.nio.file.Files.createTempDirectory("agent-tools-aot-daemon"); // owner-only
         java.nio.file.Path dir = home.resolve("server");
         try (DaemonDirectory directory = DaemonDirectory.lock(dir, Duration.ZERO); SessionCache sessions = new SessionCache()) {
@@ -130,9 +142,14 @@ final class TrainAotCommand implements Callable<Integer> {
                     new java.io.PrintWriter(java.io.Writer.nullWriter()), Duration.ofMinutes(1), () -> false, directory::unpublish);
             directory.publish(server.port(), server.clientSecret());
             // a config file that does not exist: the user's own (tracking to DynamoDB, say) stays out of the training
-            java.util.Map<String, String> settings = java.util.Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
+            java.util.Map<String, String> settings = new java.util.HashMap<>(java.util.Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
                     "AGENT_TOOLS_ACCESS_TOKEN", "training", "AGENT_TOOLS_TRACKING", "none", "AGENT_TOOLS_GMAIL_QUOTA", "100000000",
-                    "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", "1000", "AGENT_TOOLS_CONFIG", home.resolve("none.properties").toString());
+                    "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", "1000", "AGENT_TOOLS_CONFIG", home.resolve("none.properties").toString(),
+                    // the training's own sessions never start the JIT warm-up: it would outlive the training run
+                    "AGENT_TOOLS_WARMUP", "off"));
+            if (certificate != null) {
+                settings.put("AGENT_TOOLS_CA_CERT", certificate.toString());
+            }
             for (int i = 0; i < 50; i++) {
                 String request = i % 2 == 0 ? "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}"
                         : "{\"command\": \"tools.list\"}";

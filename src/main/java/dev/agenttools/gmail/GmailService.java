@@ -378,7 +378,8 @@ final class GmailService implements AutoCloseable {
                 });
         Map<String, Fetched> out = new java.util.LinkedHashMap<>();
         outcomes.forEach((id, o) -> out.put(id, switch (o) {
-            case Outcome.Ok<Message> ok -> new Fetched.Found(ok.value());
+            // decoded here as a single get's is: each chunk's thread decodes its own parts, the chunks in parallel
+            case Outcome.Ok<Message> ok -> view == View.SUMMARY ? Fetched.Found.decoding(ok.value()) : new Fetched.Found(ok.value());
             case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed.error(), retry().maxAttempts());
         }));
         return out;

@@ -11,15 +11,11 @@ import com.google.api.client.http.HttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
 import dev.agenttools.tool.ToolException;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -166,7 +162,7 @@ public final class GoogleConnection implements AutoCloseable {
             synchronized (this) {
                 t = transport;
                 if (t == null) {
-                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : trusting(trustedCertificate));
+                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : TrustedCertificate.context(trustedCertificate));
                     transport = t;
                 }
             }
@@ -313,6 +309,37 @@ public final class GoogleConnection implements AutoCloseable {
         }
     }
 
+    /** How long an early connection may take before it is given up (the first call then opens its own). */
+    private static final Duration PRECONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** How long after start the early connection is opened, unless a call came first. */
+    private static final Duration PRECONNECT_DELAY = Duration.ofMillis(250);
+
+    /**
+     * Opens the connections to these roots' servers in the background (one per server, see
+     * {@link JdkHttpTransport#preconnect}), for a process that serves many calls; returns at once.
+     */
+    public void preconnect(java.util.Collection<String> rootUrls) {
+        java.util.Set<URI> servers = new java.util.LinkedHashSet<>();
+        for (String root : rootUrls) {
+            URI u = URI.create(root);
+            servers.add(URI.create(u.getScheme() + "://" + u.getRawAuthority() + "/"));
+        }
+        for (URI server : servers) {
+            Thread.ofVirtual().name("agent-tools-preconnect").start(() -> {
+                try {
+                    // a call that comes at once (the resident server started for it) opens its own connection sooner
+                    // than it would by waiting for this one: it comes first, and this stands down
+                    Thread.sleep(PRECONNECT_DELAY);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (!closed) {
+                    jdkTransport().preconnect(server.toString(), PRECONNECT_TIMEOUT);
+                }
+            });
+        }
+    }
+
     /** Who-is lookups still running (at most one per credential at a time, each bounded by its own timeout). */
     private final java.util.Set<Thread> lookups = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -370,21 +397,6 @@ public final class GoogleConnection implements AutoCloseable {
             }
         } catch (IOException e) {
             // the sign-in was revoked or has expired: the 401 says so, with what to run
-        }
-    }
-
-    private static SSLContext trusting(Path pem) {
-        try (InputStream in = Files.newInputStream(pem)) {
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            store.setCertificateEntry("extra", CertificateFactory.getInstance("X.509").generateCertificate(in));
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, tmf.getTrustManagers(), null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot trust the certificate " + pem + ": " + e.getMessage(), e);
         }
     }
 }

@@ -49,6 +49,22 @@ final class JdkHttpTransport extends HttpTransport {
      */
     static final int STREAMS_PER_CONNECTION = 100;
     static final int MAX_CONNECTIONS = 16;
+    /**
+     * How long an idle HTTP/2 connection is kept, in seconds, unless the user set {@value #IDLE_PROPERTY} (read by the
+     * JDK when its first client is built). The JDK's default, 30 s, is shorter than the gap between an agent's calls:
+     * through the resident server a get_email after 40 s idle took 370 ms instead of 178, a new connection and TLS
+     * handshake (the emulator's handshake model) each time. Four minutes stays under the idle limits of common NAT
+     * gateways (AWS's: 350 s), so a kept connection is not silently dead; a server that closes it sooner says so
+     * (GOAWAY) and the next call opens another.
+     */
+    static final String IDLE_PROPERTY = "jdk.httpclient.keepalive.timeout.h2";
+    static final int IDLE_SECONDS = 240;
+
+    static {
+        if (System.getProperty(IDLE_PROPERTY) == null) {
+            System.setProperty(IDLE_PROPERTY, Integer.toString(IDLE_SECONDS));
+        }
+    }
 
     private final Connections connections;
 
@@ -75,6 +91,34 @@ final class JdkHttpTransport extends HttpTransport {
             this.make = make;
             this.maxConnections = maxConnections;
             this.total = new java.util.concurrent.Semaphore(maxConnections * STREAMS_PER_CONNECTION, true);
+        }
+
+        /** Exchanges asked for so far: an early connection is only opened before the first. */
+        private final java.util.concurrent.atomic.AtomicLong exchanges = new java.util.concurrent.atomic.AtomicLong();
+        /** Early connections being opened, by server ({@code scheme://authority}): done when the attempt ends. */
+        private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> opening =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        /**
+         * A stream for an exchange with {@code target}: first waits (at most {@code wait}) for an early connection to
+         * its server still being opened, whose handshake is further along than a second one would be (two first
+         * requests racing each other's handshakes took 1.0 to 1.5 s against the emulator, one 0.56 s).
+         */
+        Stream acquire(URI target, Duration wait, String cancelled) throws InterruptedIOException {
+            exchanges.incrementAndGet(); // before looking: an early connection started after this sees it and stands down
+            var early = opening.get(server(target));
+            if (early != null) {
+                try {
+                    early.get(wait == null ? PRECONNECT_WAIT.toNanos() : Math.min(wait.toNanos(), PRECONNECT_WAIT.toNanos()),
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException(cancelled + " cancelled");
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    // not opened in time: this exchange opens its own
+                }
+            }
+            return acquire(cancelled);
         }
 
         /** A stream on some connection, waiting for one when all are taken; {@link Stream#close} gives it back. */
@@ -196,7 +240,7 @@ final class JdkHttpTransport extends HttpTransport {
             throw new IllegalArgumentException("cannot send HTTP header Authorization: the JDK refuses its value (not shown)");
         }
         String cancelled = "GET " + url;
-        Stream stream = connections.acquire(cancelled);
+        Stream stream = connections.acquire(URI.create(url), timeout, cancelled);
         try {
             HttpResponse<InputStream> r = send(stream.client(), b.build(), cancelled);
             if (r.statusCode() / 100 != 2) {
@@ -220,6 +264,47 @@ final class JdkHttpTransport extends HttpTransport {
             stream.close();
             throw e;
         }
+    }
+
+    /** The longest an exchange waits for an early connection to its server (see {@link #preconnect}). */
+    private static final Duration PRECONNECT_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * Opens a connection to {@code url}'s server ahead of the calls that will need it, unless an exchange has already
+     * been asked for (it opens its own): a HEAD without credentials (refused at Google's front end, costing no quota;
+     * nothing of the user's is sent), whose answer is dropped. A failure is only the connection not opened early.
+     * Why: the first request of a process pays the TCP and TLS handshake and runs the JDK's TLS and HTTP/2 code cold
+     * (~230 ms over the handshake on this machine's emulator); a process that serves many calls ({@code serve},
+     * {@code mcp}, the HTTP service) pays it here, before its first call comes. An exchange asked for meanwhile waits
+     * for it ({@link Connections#acquire(URI, Duration, String)}) rather than racing it.
+     */
+    public void preconnect(String url, Duration timeout) {
+        URI target = URI.create(url);
+        String server = server(target);
+        var done = new java.util.concurrent.CompletableFuture<Void>();
+        if (connections.opening.putIfAbsent(server, done) != null) {
+            return;
+        }
+        try {
+            if (connections.exchanges.get() > 0) { // after the put: an exchange asked for since then waits for this
+                return;
+            }
+            HttpRequest request = HttpRequest.newBuilder(target).timeout(timeout).method("HEAD", HttpRequest.BodyPublishers.noBody()).build();
+            try (Stream stream = connections.acquire("HEAD " + url)) {
+                stream.client().send(request, HttpResponse.BodyHandlers.discarding());
+            } catch (IOException | RuntimeException e) {
+                // not opened early: the first call opens it, as it would have
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } finally {
+            connections.opening.remove(server, done);
+            done.complete(null);
+        }
+    }
+
+    private static String server(URI u) {
+        return u.getScheme() + "://" + u.getRawAuthority();
     }
 
     /** Sends and waits for the answer's head; its body is left to stream. */
@@ -297,7 +382,7 @@ final class JdkHttpTransport extends HttpTransport {
             }
             b.method(method, body);
             String cancelled = method + " " + url;
-            try (Stream stream = connections.acquire(cancelled)) {
+            try (Stream stream = connections.acquire(URI.create(url), readTimeout, cancelled)) {
                 HttpResponse<InputStream> r = send(stream.client(), b.build(), cancelled);
                 byte[] content;
                 if (r.statusCode() / 100 != 2) {

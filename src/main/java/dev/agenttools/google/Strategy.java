@@ -101,17 +101,20 @@ public enum Strategy {
     }
 
     /**
-     * Chunks of at most the batch size and no more than the in-flight limit (Google charges each part to it), as many
-     * chunks at once as the limit holds.
+     * Chunks as {@link FanOut#chunkSizes} cuts them, as many at once as the in-flight limit holds (Google charges each part
+     * to it).
      */
     private static <K, V> List<V> batches(List<K> items, Source<K, V> source, Limits limits, Deadline deadline, String what) {
-        int chunkSize = Math.min(limits.batchSize(), limits.maxInFlight());
-        List<List<K>> chunks = new ArrayList<>();
-        for (int i = 0; i < items.size(); i += chunkSize) {
-            chunks.add(items.subList(i, Math.min(items.size(), i + chunkSize)));
+        List<Integer> sizes = FanOut.chunkSizes(items.size(), limits.maxInFlight(), limits.batchSize());
+        List<List<K>> chunks = new ArrayList<>(sizes.size());
+        int from = 0;
+        for (int size : sizes) {
+            chunks.add(items.subList(from, from + size));
+            from += size;
         }
+        int atOnce = sizes.isEmpty() ? 1 : Math.max(1, limits.maxInFlight() / sizes.getFirst());
         Map<K, V> all = new LinkedHashMap<>();
-        FanOut.map(chunks, Math.max(1, limits.maxInFlight() / chunkSize), deadline, what, source::batch).forEach(all::putAll);
+        FanOut.map(chunks, atOnce, deadline, what, source::batch).forEach(all::putAll);
         List<V> out = new ArrayList<>(items.size());
         for (K item : items) {
             V value = all.get(item);

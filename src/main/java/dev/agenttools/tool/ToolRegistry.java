@@ -81,6 +81,22 @@ public final class ToolRegistry implements AutoCloseable {
      *                       ToolException
      */
     public ToolResult call(ToolCall request) {
+        inFlight.incrementAndGet();
+        try {
+            return answer(request);
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    /** Calls being answered now (a background task that would slow them waits for none). */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+    private ToolResult answer(ToolCall request) {
         Tool tool = tools.get(request.tool());
         if (tool == null) {
             throw ToolException.invalidArgument("unknown command '" + request.tool() + "'; known: " + String.join(", ", tools.keySet()));

@@ -188,18 +188,23 @@ public final class CallRecorder implements AutoCloseable {
                 }
             }
         } catch (Exception e) {
-            lastWriteFailed = true;
             synchronized (this) {
                 if (abandoned) {
                     return;
                 }
-                failed += batch.size();
             }
             String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
             if (!message.equals(lastError)) {
                 System.err.println("agent-tools: " + message); // once per distinct failure, not per batch
             }
+            // why, before the drop is counted: whoever sees the drop (a readiness probe, a test) also sees the problem
             lastError = message;
+            lastWriteFailed = true;
+            synchronized (this) {
+                if (!abandoned) {
+                    failed += batch.size();
+                }
+            }
         } finally {
             if (journal != null) {
                 journal.settled(batch.size());

@@ -54,6 +54,7 @@ final class AgentToolsProcess {
         env.put("XDG_CONFIG_HOME", HOME.resolve(".config").toString());
         env.put("XDG_DATA_HOME", HOME.resolve(".local/share").toString());
         env.put("AGENT_TOOLS_CONFIG", HOME.resolve("config.properties").toString());
+        env.put("AGENT_TOOLS_WARMUP", "off"); // seconds of CPU per process that would only slow the suite (JitWarmUpTest runs it)
         return env;
     }
 

@@ -94,7 +94,9 @@ class CallDeadlineTest {
             Answered early = call(root, request, Map.of(CallCommand.STARTED_AT, before.getEpochSecond() + "."
                     + String.format("%06d", before.getNano() / 1_000)));
             String what = "started 1.2 s before its JVM: answer after " + early.answerMs() + " ms: " + early.answer();
-            assertThat(early.answerMs()).as(what).isLessThanOrEqualTo(TIMEOUT_MS - 1_200 + TIMEOUT_MS / 10 + 20);
+            // counted from the JVM's start it would answer after the whole TIMEOUT_MS; the slack is a quarter of it, since a
+            // machine with both cores busy took 1117 ms where 1020 was allowed
+            assertThat(early.answerMs()).as(what).isLessThanOrEqualTo(TIMEOUT_MS - 1_200 + TIMEOUT_MS / 4);
             assertThat(early.answer().path("error").path("code").asText()).as(what).isEqualTo("deadline");
             long said = Long.parseLong(early.answer().path("error").path("message").asText().replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
             assertThat(said).as(what + ": the time it says, from the launcher's start").isBetween((long) TIMEOUT_MS, early.answerMs() + 1_200L + 50);

@@ -3,7 +3,6 @@ package dev.agenttools.emulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.EventDateTime;
@@ -26,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,7 +45,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CorpusCalendarTest {
     private static final Path CORPUS = Path.of("target", "test-corpora", "ics-corpus");
-    private static final Path PYTHON_LIBRARIES = Path.of("target", "test-corpora", "python", "usr", "lib", "python3", "dist-packages");
     private static final Path WORK = Path.of("target", "corpus-calendar");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -74,7 +71,7 @@ class CorpusCalendarTest {
         assertThat(CORPUS).as("a corpus the build fetches (scripts/fetch-test-corpora)").isDirectoryContaining("glob:**.ics");
         Files.createDirectories(WORK);
         Path referenceFile = WORK.resolve("reference.json");
-        python(CORPUS, referenceFile);
+        CalendarReference.expand(CORPUS, referenceFile);
         JsonNode reference = JSON.readTree(referenceFile.toFile());
 
         Map<String, String> found = new TreeMap<>(); // file -> what differs ("" when nothing)
@@ -150,26 +147,18 @@ class CorpusCalendarTest {
         got.forEach(missing::remove);
         List<String> extra = new ArrayList<>(got);
         wanted.forEach(extra::remove);
-        return source + " gives " + got.size() + " occurrences, the expander " + wanted.size() + "; missing " + head(missing)
-                + ", extra " + head(extra);
+        return source + " gives " + got.size() + " occurrences, the expander " + wanted.size() + "; missing " + CalendarReference.head(missing)
+                + ", extra " + CalendarReference.head(extra);
     }
 
     /** The occurrences events.list gives in the reference's window, series expanded. */
     private static List<String> served(Calendar calendar, JsonNode expected) throws IOException {
         List<String> lines = new ArrayList<>();
-        if (!expected.has("time_min")) {
-            return lines;
-        }
-        String page = null;
-        do {
-            Events events = calendar.events().list("primary").setSingleEvents(true).setMaxResults(2500)
-                    .setTimeMin(new DateTime(expected.get("time_min").asText())).setTimeMax(new DateTime(expected.get("time_max").asText()))
-                    .setPageToken(page).execute();
+        for (Events events : CalendarReference.pages(calendar, expected)) {
             for (Event e : events.getItems()) {
                 lines.add(line(text(e.getStart()), text(e.getEnd()), e.getStart().getDate() != null, e.getSummary()));
             }
-            page = events.getNextPageToken();
-        } while (page != null);
+        }
         lines.sort(null);
         return lines;
     }
@@ -222,19 +211,5 @@ class CorpusCalendarTest {
             return "(none)";
         }
         return allDay || value.length() == 10 ? value.substring(0, 10) : OffsetDateTime.parse(value).toInstant().toString();
-    }
-
-    private static String head(List<String> lines) {
-        return lines.isEmpty() ? "none" : lines.size() + " " + lines.subList(0, Math.min(3, lines.size()));
-    }
-
-    private static void python(Path corpus, Path out) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("python3", "src/test/python/calendar_reference.py", corpus.toString(), out.toString())
-                .redirectErrorStream(true);
-        pb.environment().put("PYTHONPATH", PYTHON_LIBRARIES.toAbsolutePath().toString());
-        Process p = pb.start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("python finished").isTrue();
-        assertThat(p.exitValue()).as("calendar_reference.py: %s", output).isZero();
     }
 }

@@ -2,7 +2,6 @@ package dev.agenttools.emulator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +34,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RealWorldCalendarTest {
     private static final Path PYTHON_CORPUS = Path.of("target", "test-corpora", "icalendar");
-    private static final Path PYTHON_LIBRARIES = Path.of("target", "test-corpora", "python", "usr", "lib", "python3", "dist-packages");
     private static final Path NODE_CORPUS = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"), "node_modules", "ical", "test");
     private static final Path DIFFERENCES = Path.of("src", "test", "resources", "realworld", "calendar-differences.json");
     private static final Path WORK = Path.of("target", "realworld-calendar");
@@ -54,7 +51,7 @@ class RealWorldCalendarTest {
         copy(PYTHON_CORPUS, "icalendar-", corpus);
         copy(NODE_CORPUS, "ical-", corpus);
         Path referenceFile = WORK.resolve("reference.json");
-        python(corpus, referenceFile);
+        CalendarReference.expand(corpus, referenceFile);
         JsonNode reference = JSON.readTree(referenceFile.toFile());
 
         Map<String, String> found = new TreeMap<>(); // file -> what differs ("" when nothing)
@@ -111,22 +108,15 @@ class RealWorldCalendarTest {
             List<String> extra = new ArrayList<>(served);
             wanted.forEach(extra::remove);
             String skipped = warnings.toString(StandardCharsets.UTF_8).strip();
-            return "served " + served.size() + " occurrences, Python reads " + wanted.size() + "; missing " + head(missing)
-                    + ", extra " + head(extra) + (skipped.isEmpty() ? "" : "; the emulator said: " + skipped.replace('\n', ' '));
+            return "served " + served.size() + " occurrences, Python reads " + wanted.size() + "; missing " + CalendarReference.head(missing)
+                    + ", extra " + CalendarReference.head(extra) + (skipped.isEmpty() ? "" : "; the emulator said: " + skipped.replace('\n', ' '));
         }
     }
 
     /** The occurrences the emulator lists in the reference's window, series expanded, in start order. */
     private static List<String> served(Calendar calendar, JsonNode expected) throws IOException {
         List<String> lines = new ArrayList<>();
-        if (!expected.has("time_min")) {
-            return lines;
-        }
-        String page = null;
-        do {
-            Events events = calendar.events().list("primary").setSingleEvents(true).setMaxResults(2500)
-                    .setTimeMin(new DateTime(expected.get("time_min").asText())).setTimeMax(new DateTime(expected.get("time_max").asText()))
-                    .setPageToken(page).execute();
+        for (Events events : CalendarReference.pages(calendar, expected)) {
             assertThat(events.getTimeZone()).as("the calendar's zone, by its IANA name").isIn(java.time.ZoneId.getAvailableZoneIds());
             for (Event e : events.getItems()) {
                 boolean allDay = e.getStart().getDate() != null;
@@ -137,8 +127,7 @@ class RealWorldCalendarTest {
                 lines.add(line(allDay ? e.getStart().getDate().toStringRfc3339() : e.getStart().getDateTime().toStringRfc3339(), allDay,
                         e.getSummary()));
             }
-            page = events.getNextPageToken();
-        } while (page != null);
+        }
         lines.sort(null);
         return lines;
     }
@@ -149,26 +138,12 @@ class RealWorldCalendarTest {
         return when + " " + (summary == null || summary.isBlank() ? "(none)" : summary.strip());
     }
 
-    private static String head(List<String> lines) {
-        return lines.isEmpty() ? "none" : lines.size() + " " + lines.subList(0, Math.min(3, lines.size()));
-    }
-
     private static Map<String, String> documented() throws IOException {
         Map<String, String> out = new TreeMap<>();
         for (JsonNode d : JSON.readTree(DIFFERENCES.toFile())) {
             out.put(d.get("file").asText(), d.get("why").asText());
         }
         return out;
-    }
-
-    private static void python(Path corpus, Path out) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("python3", "src/test/python/calendar_reference.py", corpus.toString(), out.toString())
-                .redirectErrorStream(true);
-        pb.environment().put("PYTHONPATH", PYTHON_LIBRARIES.toAbsolutePath().toString());
-        Process p = pb.start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("python finished").isTrue();
-        assertThat(p.exitValue()).as("calendar_reference.py: %s", output).isZero();
     }
 
     private static void copy(Path from, String prefix, Path to) throws IOException {

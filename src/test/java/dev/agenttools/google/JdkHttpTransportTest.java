@@ -83,6 +83,13 @@ class JdkHttpTransportTest {
     }
 
     @Test
+    void keepsAnIdleHttp2ConnectionFourMinutesNotTheJdksThirtySeconds() {
+        JdkHttpTransport.http2(Duration.ofSeconds(1), null).shutdown();
+        // read by the JDK when its first client is built: set before any, unless the user chose (-D wins)
+        assertThat(System.getProperty("jdk.httpclient.keepalive.timeout.h2")).isEqualTo("240");
+    }
+
+    @Test
     void neverQuotesAHeaderValueItCannotSend() throws Exception {
         LowLevelHttpRequest request = JdkHttpTransport.http2(Duration.ofSeconds(1), null).buildRequest("GET", "http://127.0.0.1:9/");
         request.addHeader("Authorization", "Bearer ya29.SECRET\n");
@@ -159,6 +166,65 @@ class JdkHttpTransportTest {
             assertThat(starred.getLabelIds()).contains("STARRED");
             assertThat(raw.getStatusLine()).isEqualTo("HTTP/2 200");
             assertThat(emulator.counters().connectionsOpened()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anEarlyConnectionCarriesNoCredentialsAndTheFirstCallUsesIt(@TempDir Path dir) throws Exception {
+        Path cert = dir.resolve("emulator.pem");
+        try (Emulator emulator = Emulator.start(fastEmulator().tls(true).certFile(cert).build())) {
+            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), Emulators.trusting(emulator.certificate()));
+            String root = emulator.rootUri().toString();
+            transport.preconnect(root, Duration.ofSeconds(5));
+            assertThat(emulator.counters().connectionsOpened()).isEqualTo(1);
+            assertThat(emulator.counters().authFailures()).as("sent without a token").isEqualTo(1);
+            assertThat(emulator.counters().users().values()).as("no user's quota spent").allSatisfy(u -> assertThat(u.apiCalls()).isZero());
+
+            try (JdkHttpTransport.Answer a = transport.get(root + "gmail/v1/users/me/profile", "Bearer t", "test", false,
+                    Duration.ofSeconds(5), 1 << 20)) {
+                assertThat(a.status()).isEqualTo(200);
+            }
+            assertThat(emulator.counters().connectionsOpened()).as("the call went on the early connection").isEqualTo(1);
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void anEarlyConnectionStandsDownOnceACallHasBeenMade(@TempDir Path dir) throws Exception {
+        try (Emulator emulator = Emulator.start(fastEmulator().tls(true).certFile(dir.resolve("emulator.pem")).build())) {
+            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), Emulators.trusting(emulator.certificate()));
+            String root = emulator.rootUri().toString();
+            try (JdkHttpTransport.Answer a = transport.get(root + "gmail/v1/users/me/profile", "Bearer t", "test", false,
+                    Duration.ofSeconds(5), 1 << 20)) {
+                assertThat(a.status()).isEqualTo(200);
+            }
+            transport.preconnect(root, Duration.ofSeconds(5));
+            assertThat(emulator.counters().httpRequests()).as("only the call").isEqualTo(1);
+            assertThat(emulator.counters().authFailures()).isZero();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void aCallMadeWhileTheEarlyConnectionOpensWaitsForItInsteadOfOpeningASecond(@TempDir Path dir) throws Exception {
+        // each new connection's first request waits 400 ms, as a handshake across a network
+        try (Emulator emulator = Emulator.start(fastEmulator().handshake(Duration.ofMillis(400)).tls(true)
+                .certFile(dir.resolve("emulator.pem")).build())) {
+            JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), Emulators.trusting(emulator.certificate()));
+            String root = emulator.rootUri().toString();
+            Thread early = Thread.ofVirtual().start(() -> transport.preconnect(root, Duration.ofSeconds(10)));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
+            while (emulator.counters().connectionsOpened() == 0 && System.nanoTime() < until) {
+                Thread.sleep(5); // the early connection is open, its first request not answered yet
+            }
+            try (JdkHttpTransport.Answer a = transport.get(root + "gmail/v1/users/me/profile", "Bearer t", "test", false,
+                    Duration.ofSeconds(10), 1 << 20)) {
+                assertThat(a.status()).isEqualTo(200);
+            }
+            early.join(Duration.ofSeconds(HANG_SECONDS));
+            assertThat(emulator.counters().connectionsOpened()).as("one connection, not two racing handshakes").isEqualTo(1);
+            assertThat(emulator.counters().handshakes()).isEqualTo(1);
+            transport.shutdown();
         }
     }
 

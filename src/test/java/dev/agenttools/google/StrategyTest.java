@@ -69,18 +69,36 @@ class StrategyTest {
     }
 
     @Test
-    void batchChunksAreAtMostTheInFlightCapAndGoOutTogetherWithinIt() throws InterruptedException {
-        // cap 20, batch size 50: chunks of 20 (each part counts against the cap), one chunk at a time
-        RecordingSource capped = new RecordingSource(1);
+    void batchChunksAreAboutTheRootOfTheCountAtMostTheCapAndGoOutTogetherWithinIt() throws InterruptedException {
+        // cap 20, batch size 50, 100 items: ten chunks of 10 (the root), two at once (each part counts against the cap)
+        RecordingSource capped = new RecordingSource(2);
         Strategy.BATCH.fetch(items(100), capped, new Strategy.Limits(20, 50), Deadline.in(Duration.ofSeconds(10)), "t");
-        assertThat(capped.batchSizes).containsOnly(20).hasSize(5);
-        assertThat(capped.peak.get()).isEqualTo(1);
-        // cap 40, batch size 10: chunks of 10, four at once (they wait for one another, so they must overlap)
-        RecordingSource parallel = new RecordingSource(4);
-        Strategy.BATCH.fetch(items(100), parallel, new Strategy.Limits(40, 10), Deadline.in(Duration.ofSeconds(10)), "t");
-        assertThat(parallel.batchSizes).containsOnly(10).hasSize(10);
-        assertThat(parallel.peak.get()).isEqualTo(4);
+        assertThat(capped.batchSizes).containsOnly(10).hasSize(10);
+        assertThat(capped.peak.get()).isEqualTo(2);
+        // cap 40, batch size 5: chunks of 5 (the batch size is below the root), eight at once
+        RecordingSource parallel = new RecordingSource(8);
+        Strategy.BATCH.fetch(items(100), parallel, new Strategy.Limits(40, 5), Deadline.in(Duration.ofSeconds(10)), "t");
+        assertThat(parallel.batchSizes).containsOnly(5).hasSize(20);
+        assertThat(parallel.peak.get()).isEqualTo(8);
         assertThat(parallel.singles.get()).isZero();
+        // cap 4 is below the root of 100: chunks of 4, one at a time
+        RecordingSource narrow = new RecordingSource(1);
+        Strategy.BATCH.fetch(items(100), narrow, new Strategy.Limits(4, 50), Deadline.in(Duration.ofSeconds(10)), "t");
+        assertThat(narrow.batchSizes).containsOnly(4).hasSize(25);
+        assertThat(narrow.peak.get()).isEqualTo(1);
+    }
+
+    @Test
+    void tenItemsGoAsThreeBatchesAtOnceNotOneThatWaitsForAllTen() throws InterruptedException {
+        RecordingSource source = new RecordingSource(3);
+        Strategy.BATCH.fetch(items(10), source, new Strategy.Limits(50, 50), Deadline.in(Duration.ofSeconds(10)), "t");
+        assertThat(source.batchSizes).containsExactlyInAnyOrder(4, 3, 3);
+        assertThat(source.peak.get()).isEqualTo(3);
+        assertThat(dev.agenttools.tool.FanOut.chunkSizes(10, 50, 50)).containsExactly(4, 3, 3);
+        assertThat(dev.agenttools.tool.FanOut.chunkSizes(1, 50, 50)).containsExactly(1);
+        assertThat(dev.agenttools.tool.FanOut.chunkSizes(0, 50, 50)).isEmpty();
+        assertThat(dev.agenttools.tool.FanOut.chunkSizes(500, 50, 50)).hasSize(22).allSatisfy(n -> assertThat(n).isBetween(22, 23))
+                .satisfies(sizes -> assertThat(sizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(500));
     }
 
     @Test
