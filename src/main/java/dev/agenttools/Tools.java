@@ -150,8 +150,8 @@ public final class Tools {
         }
 
         /**
-         * The Habit tools, their store and user as these settings say; null: none (a service of many users whose
-         * backend does not name each call's user, see {@link HabitSettings#forManyUsers()}).
+         * The Habit tools, their store and user as these settings say (by default the Google account of each call's
+         * credential; see {@link HabitSettings}); null: none.
          */
         public Builder habit(HabitSettings settings) {
             this.habit = settings;
@@ -298,7 +298,10 @@ public final class Tools {
                     CalendarTools.register(b, calendar, connection, MailText::htmlToText);
                 }
                 if (habit != null) {
-                    HabitTools.register(b, habit);
+                    // habits are the Google account's, as its mail and calendars are (unless configured otherwise)
+                    GoogleConnection.WhoIs whoIs = gmail == null ? null : GmailTools.whoIs(gmail, connection);
+                    HabitTools.register(b, habit, whoIs == null ? null
+                            : (p, deadline) -> connection.addressOf(dev.agenttools.google.AccessToken.of(p), whoIs, deadline));
                 }
                 ToolRegistry registry = b.build();
                 if (preconnect) {

@@ -106,7 +106,7 @@ class ArchitectureTest {
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
             "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
-            "gmail.GmailTools", "gmail.MailText", "calendar.CalendarTools", "habit.HabitTools",
+            "gmail.GmailTools", "gmail.MailText", "calendar.CalendarTools", "habit.HabitTools", "habit.GoogleAccount",
             "mailindex.MailIndex", "mailindex.MailIndexException", "mailindex.MailIndexFiles", "mailindex.OpenIndex",
             "store.PrivateFolder", "store.SqliteStore",
             "auth.AuthException", "auth.SignIn",
@@ -255,7 +255,7 @@ class ArchitectureTest {
         assertImportsOnly("gmail", "tool", "google", "mailindex");
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
-        assertImportsOnly("habit", "tool", "store"); // habits in a local store: nothing of Google yet
+        assertImportsOnly("habit", "tool", "store"); // whose Google account a call is comes from the front door (GoogleAccount)
         assertImportsOnly("mcp", "tool");
         // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
         // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite or DynamoDB store

@@ -105,7 +105,8 @@ final class ServerCommand implements Callable<Integer> {
         PacingStats pacing = new PacingStats(); // counts only, for /metrics: no address or token reaches it
         HttpService.Metrics metrics = HttpService.Metrics.create(options, pacing);
         // Many users: no call may fall back on the operator's own token or stored sign-in
-        // ... nor reach one configured user's habits: Habit tools only where a trusted backend names each call's user
+        // ... nor reach one configured user's habits: each call's are its own Google account's (or the user_id a trusted
+        // backend names)
         ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
                 .habit(settings.habit().forManyUsers())
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")

@@ -166,7 +166,7 @@ final class GmailService implements AutoCloseable {
         return session(connection.sessionFor(accessToken, (google, deadline) -> profile(session(google), deadline).address()));
     }
 
-    private Session session(GoogleConnection.Session google) {
+    Session session(GoogleConnection.Session google) {
         return new Session(google, () -> new Gmail.Builder(connection.transport(), GsonFactory.getDefaultInstance(),
                 connection.initializer(google)).setApplicationName(APPLICATION).setRootUrl(settings.rootUrl()).build());
     }

@@ -58,6 +58,15 @@ public final class GmailTools {
         }
     }
 
+    /**
+     * How to ask who a session's credential is through Gmail (users.getProfile, 1 quota unit): for the tools of other
+     * families that act as the same account (the Habit tools key habits by it). No mail index: nothing to close.
+     */
+    public static GoogleConnection.WhoIs whoIs(GmailSettings settings, GoogleConnection connection) {
+        GmailService gmail = new GmailService(settings, connection, CacheSettings.OFF);
+        return (session, deadline) -> gmail.profile(gmail.session(session), deadline).address();
+    }
+
     static ToolRegistry.Builder register(ToolRegistry.Builder registry, GmailService service) {
         MailLister lister = new MailLister(service);
         return registry.tool(new ListEmails(lister)).tool(new SearchEmails(lister))

@@ -211,6 +211,34 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     /**
+     * The address of the account the credential of a call with {@code accessToken} acts as (see {@link #sessionFor}):
+     * known already (a lookup or an answer said it), else asked now by {@code whoIs} within {@code deadline} and
+     * remembered for later sessions of the credential.
+     *
+     * @throws ToolException        UNAUTHENTICATED without a credential; what asking met (translated by the API's calls)
+     * @throws InterruptedException when the call is cancelled
+     */
+    public String addressOf(String accessToken, WhoIs whoIs, dev.agenttools.tool.Deadline deadline) throws InterruptedException {
+        Session s = sessionFor(accessToken);
+        if (s.address != null) {
+            return s.address;
+        }
+        String address;
+        try {
+            address = whoIs.address(s, deadline);
+        } catch (ToolException | InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ToolException(ToolException.Kind.UPSTREAM, "cannot tell which Google account the credential is: " + e.getMessage(), e);
+        }
+        if (address == null || address.isBlank()) {
+            throw new ToolException(ToolException.Kind.UPSTREAM, "Google gave no address for the credential's account");
+        }
+        addresses.learned(s.credentialKey, address);
+        return address;
+    }
+
+    /**
      * The session's credential is the account with this address, as an answer made for another reason said (Gmail's
      * users.getProfile beside a list): later sessions need not ask.
      */

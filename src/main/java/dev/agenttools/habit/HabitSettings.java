@@ -9,14 +9,16 @@ import java.util.Objects;
 /**
  * Where the Habit tools keep habits, and whose habits a call reaches, read once and sealed.
  *
- * <p>Whose habits: a call names its user with {@code user_id} only where a trusted backend stands between the users
- * and the tools ({@code AGENT_TOOLS_HABIT_USER_PARAM=on}): the tools cannot check that the caller is that user. Else
- * every call is {@code AGENT_TOOLS_HABIT_USER}'s (default {@value #DEFAULT_USER}: the one user of a personal machine).
- * Keying habits by the Google account behind the call's credential, as Gmail and Calendar act as it, is not done yet.
+ * <p>Whose habits: by default the Google account behind the call's credential, the account its Gmail and Calendar
+ * calls act as (its {@code access_token}, else the configured token, else the stored sign-in; the address asked of
+ * Google once per credential). A deployment without Google sign-in names its user ({@code AGENT_TOOLS_HABIT_USER}),
+ * and a trusted backend between many users and the tools names each call's ({@code user_id}, with
+ * {@code AGENT_TOOLS_HABIT_USER_PARAM=on}: the tools cannot check that the caller is that user, so only then).
  *
  * @param file        the SQLite file: {@code AGENT_TOOLS_HABIT_DB}, else {@code $XDG_DATA_HOME/agent-tools/habits.db},
  *                    else {@code ~/.local/share/agent-tools/habits.db}
- * @param defaultUser whose habits a call that names no {@code user_id} reaches; null: every call must name one
+ * @param defaultUser whose habits a call that names no {@code user_id} reaches; null: the Google account of its
+ *                    credential
  * @param userParam   whether a call's {@code user_id} is honoured (a trusted backend names the user); when not, a call
  *                    that sends one is refused
  */
@@ -33,9 +35,6 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam) {
         if (defaultUser != null && (defaultUser.isBlank() || defaultUser.length() > MAX_USER_CHARS)) {
             throw new IllegalArgumentException(USER_VARIABLE + " must be 1.." + MAX_USER_CHARS + " characters, got \""
                     + defaultUser + "\"");
-        }
-        if (defaultUser == null && !userParam) {
-            throw new IllegalArgumentException("the Habit tools need a default user or a per-call user_id");
         }
     }
 
@@ -63,15 +62,16 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam) {
         if (!param.equals("on") && !param.equals("off") && !param.isEmpty()) {
             throw new IllegalArgumentException(USER_PARAM_VARIABLE + " must be on or off, got \"" + env.get(USER_PARAM_VARIABLE) + "\"");
         }
-        return new HabitSettings(file, user == null || user.isBlank() ? DEFAULT_USER : user.strip(), param.equals("on"));
+        return new HabitSettings(file, user == null || user.isBlank() ? null : user.strip(), param.equals("on"));
     }
 
     /**
-     * These settings for a service of many users (the HTTP service): null (no Habit tools) unless a trusted backend
-     * names each call's user, and then no default user, so that no call reaches a user it did not name.
+     * These settings for a service of many users (the HTTP service): no configured user, so that every call reaches
+     * the habits of its own Google account (or, behind a trusted backend, of the {@code user_id} it names), never one
+     * user's for all.
      */
     public HabitSettings forManyUsers() {
-        return userParam ? new HabitSettings(file, null, true) : null;
+        return new HabitSettings(file, null, userParam);
     }
 
     private static Path defaultFile(Map<String, String> env) {

@@ -45,17 +45,29 @@ public final class HabitTools {
     /** More than any amount of anything a person logs in a day; keeps the numbers exact and printable. */
     static final double MAX_AMOUNT = 1_000_000_000;
     private static final String USER_ID = "user_id";
+    /** The Gmail and Calendar tools' token param: here it names the account whose habits a call reaches. */
+    private static final String ACCESS_TOKEN = "access_token";
 
     private HabitTools() {
     }
 
-    /** The Habit tools, their store at the settings' file, on the system clock; a new habit's default zone is the system's. */
-    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings) {
-        return register(registry, settings, Clock.systemDefaultZone());
+    /**
+     * The Habit tools, their store at the settings' file, on the system clock; a new habit's default zone is the
+     * system's.
+     *
+     * @param account whose Google account a call's credential is, for settings that name no user; null where there is
+     *                no Google connection (such calls are then refused, saying how to name the user)
+     */
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account) {
+        return register(registry, settings, account, Clock.systemDefaultZone());
     }
 
     static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, Clock clock) {
-        Context c = new Context(new LazyStore(settings), settings, clock);
+        return register(registry, settings, null, clock);
+    }
+
+    static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account, Clock clock) {
+        Context c = new Context(new LazyStore(settings), settings, account, clock);
         registry.resource(c.store);
         return registry.tool(new Create(c)).tool(new Update(c)).tool(new Archive(c, true)).tool(new Archive(c, false))
                 .tool(new Log(c)).tool(new ListHabits(c)).tool(new History(c));
@@ -91,21 +103,38 @@ public final class HabitTools {
     }
 
     /** What every Habit tool shares. */
-    private record Context(LazyStore store, HabitSettings settings, Clock clock) {
-        /** Whose habits this call reaches. */
-        String user(Params p) {
+    private record Context(LazyStore store, HabitSettings settings, GoogleAccount account, Clock clock) {
+        /** Whose habits this call reaches: the user it names (a trusted backend), the configured one, or its Google account's. */
+        String user(ToolCall call, Params p) throws InterruptedException {
             String given = p.string(USER_ID, null);
             if (given == null) {
-                if (settings.defaultUser() == null) {
-                    throw ToolException.invalidArgument(USER_ID + " is required: this service keeps habits for many users"
-                            + " and a trusted backend names each call's");
+                if (settings.defaultUser() != null) {
+                    return settings.defaultUser();
                 }
-                return settings.defaultUser();
+                if (account == null) {
+                    throw settings.userParam()
+                            ? ToolException.invalidArgument(USER_ID + " is required: this service keeps habits for many users"
+                            + " and a trusted backend names each call's")
+                            : new ToolException(ToolException.Kind.UNAUTHENTICATED, "the Habit tools keep each Google account's"
+                            + " habits and no Google account is configured here: set " + HabitSettings.USER_VARIABLE
+                            + " to keep them under a name of your own");
+                }
+                try {
+                    // Gmail addresses are case-insensitive: one account, one key, however Google spells it
+                    return account.address(p, call.deadline()).strip().toLowerCase(java.util.Locale.ROOT);
+                } catch (ToolException e) {
+                    if (e.kind() != ToolException.Kind.UNAUTHENTICATED) {
+                        throw e;
+                    }
+                    throw new ToolException(e.kind(), e.getMessage() + " (the Habit tools keep the signed-in Google account's"
+                            + " habits; or set " + HabitSettings.USER_VARIABLE + " to keep them under a name of your own)", e);
+                }
             }
             if (!settings.userParam()) {
-                throw ToolException.invalidArgument(USER_ID + " is not accepted here: calls reach the configured user's habits ("
-                        + HabitSettings.USER_VARIABLE + "); only a trusted backend names users (" + HabitSettings.USER_PARAM_VARIABLE
-                        + "=on). Leave it out");
+                throw ToolException.invalidArgument(USER_ID + " is not accepted here: calls reach "
+                        + (settings.defaultUser() != null ? "the configured user's habits (" + HabitSettings.USER_VARIABLE + ")"
+                        : "the habits of their Google account") + "; only a trusted backend names users ("
+                        + HabitSettings.USER_PARAM_VARIABLE + "=on). Leave it out");
             }
             if (given.isBlank() || given.length() > HabitSettings.MAX_USER_CHARS) {
                 throw ToolException.invalidArgument(USER_ID + " must be 1.." + HabitSettings.MAX_USER_CHARS + " characters, got "
@@ -121,8 +150,23 @@ public final class HabitTools {
                     "habit: no habit with id or name \"" + clip(ref) + "\" (habit.list shows them; archived ones with include_archived)"));
         }
 
+        /** The params that say whose habits a call reaches here ({@code user_id}, {@code access_token}), and {@code more}. */
+        Set<String> whose(String... more) {
+            Set<String> known = new HashSet<>(List.of(more));
+            known.add(USER_ID); // refused with its reason by user() where no trusted backend names users
+            if (settings.defaultUser() == null && account != null) {
+                known.add(ACCESS_TOKEN);
+            }
+            return known;
+        }
+
         ObjectNode properties() {
             ObjectNode p = Json.object();
+            if (settings.defaultUser() == null && account != null) {
+                p.putObject(ACCESS_TOKEN).put("type", "string").put("description", "An OAuth access token of the Google "
+                        + "account whose habits these are, as the Gmail tools take it. Default: the configured token or the"
+                        + " stored sign-in.");
+            }
             if (settings.userParam()) {
                 p.putObject(USER_ID).put("type", "string").put("minLength", 1).put("maxLength", HabitSettings.MAX_USER_CHARS)
                         .put("description", "Whose habits (the end user's id, as the trusted backend knows them)."
@@ -312,11 +356,11 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Set<String> known = new HashSet<>(DEFINITION);
-            known.add(USER_ID);
+            known.addAll(c.whose());
             Params p = Params.of(call, known);
-            String user = c.user(p);
+            String user = c.user(call, p);
             HabitStore.NewHabit h = new HabitStore.NewHabit(name(p, null), schedule(p, call.params(), null),
                     amount(call.params(), "target_amount", null), unit(p, call.params(), null), zone(p, c.clock().getZone()));
             return answer(HabitAnswers.HabitView.of(c.store().get().create(user, h, c.clock().instant())), 1);
@@ -335,12 +379,12 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
+        public ToolResult call(ToolCall call) throws InterruptedException {
             Set<String> known = new HashSet<>(DEFINITION);
-            known.add(USER_ID);
+            known.addAll(c.whose());
             known.add("habit");
             Params p = Params.of(call, known);
-            String user = c.user(p);
+            String user = c.user(call, p);
             Habit h = c.habit(p, user);
             Habit changed = new Habit(h.id(), user, name(p, h.name()), schedule(p, call.params(), h.schedule()),
                     amount(call.params(), "target_amount", h.targetAmount()), unit(p, call.params(), h.targetUnit()),
@@ -362,9 +406,9 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
-            Params p = Params.of(call, Set.of(USER_ID, "habit"));
-            String user = c.user(p);
+        public ToolResult call(ToolCall call) throws InterruptedException {
+            Params p = Params.of(call, c.whose("habit"));
+            String user = c.user(call, p);
             Habit h = c.habit(p, user);
             Habit changed = new Habit(h.id(), user, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone(), archive,
                     h.created());
@@ -391,9 +435,9 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
-            Params p = Params.of(call, Set.of(USER_ID, "habit", "date", "done", "amount", "note"));
-            String user = c.user(p);
+        public ToolResult call(ToolCall call) throws InterruptedException {
+            Params p = Params.of(call, c.whose("habit", "date", "done", "amount", "note"));
+            String user = c.user(call, p);
             Habit h = c.habit(p, user);
             LocalDate today = h.today(c.clock().instant());
             LocalDate day = date(p, "date", today);
@@ -439,9 +483,9 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
-            Params p = Params.of(call, Set.of(USER_ID, "include_archived"));
-            String user = c.user(p);
+        public ToolResult call(ToolCall call) throws InterruptedException {
+            Params p = Params.of(call, c.whose("include_archived"));
+            String user = c.user(call, p);
             HabitStore store = c.store().get();
             List<Habit> habits = store.habits(user, p.bool("include_archived", false));
             var logs = store.logs(user);
@@ -466,9 +510,9 @@ public final class HabitTools {
         }
 
         @Override
-        public ToolResult call(ToolCall call) {
-            Params p = Params.of(call, Set.of(USER_ID, "habit", "from", "to"));
-            String user = c.user(p);
+        public ToolResult call(ToolCall call) throws InterruptedException {
+            Params p = Params.of(call, c.whose("habit", "from", "to"));
+            String user = c.user(call, p);
             Habit h = c.habit(p, user);
             LocalDate today = h.today(c.clock().instant());
             LocalDate to = date(p, "to", today);

@@ -240,7 +240,8 @@ class HabitToolsTest {
         String annsId = call(r, HabitTools.LIST, "{\"user_id\": \"ann@example.com\"}").path("habits").get(0).path("habit").path("id").asText();
         assertThat(refused(r, HabitTools.LOG, "{\"user_id\": \"bob@example.com\", \"habit\": \"" + annsId + "\"}").kind())
                 .isEqualTo(ToolException.Kind.NOT_FOUND);
-        assertThat(new HabitSettings(dir.resolve("x.db"), "local", false).forManyUsers()).isNull();
+        assertThat(new HabitSettings(dir.resolve("x.db"), "local", false).forManyUsers().defaultUser())
+                .as("a service of many users never reaches one configured user's habits").isNull();
     }
 
     @Test
@@ -295,7 +296,7 @@ class HabitToolsTest {
     void settingsComeFromTheEnvironment() {
         HabitSettings d = HabitSettings.fromEnvironment(java.util.Map.of("XDG_DATA_HOME", "/data"));
         assertThat(d.file()).isEqualTo(Path.of("/data/agent-tools/habits.db"));
-        assertThat(d.defaultUser()).isEqualTo("local");
+        assertThat(d.defaultUser()).as("the Google account of each call's credential").isNull();
         assertThat(d.userParam()).isFalse();
         HabitSettings s = HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_DB", "/x/h.db",
                 "AGENT_TOOLS_HABIT_USER", "ann@example.com", "AGENT_TOOLS_HABIT_USER_PARAM", "on"));
