@@ -87,4 +87,41 @@ class ServerCommandTest {
                     .doesNotContain("Exception").doesNotContain("\tat ");
         }
     }
+
+    @Test
+    void keepsEachEndUsersHabitsByTheGoogleAccountOfTheirToken(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (Emulator two = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).users(2).build())) {
+            ProcessBuilder b = AgentToolsProcess.builder(two, "server", "--port", "0", "--drain", "5s");
+            b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", ServerProcesses.keyHash(KEY));
+            b.environment().put("AGENT_TOOLS_CALENDAR_ROOT_URL", two.rootUri().toString());
+            b.environment().put("AGENT_TOOLS_HABIT_DB", dir.resolve("habits.db").toString());
+            b.environment().put("AGENT_TOOLS_HABIT_USER", "operator"); // a service of many users never uses it
+            Process server = b.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            try {
+                int port = ServerProcesses.port(server, l -> { });
+                HttpClient http = HttpClient.newHttpClient();
+                URI call = URI.create("http://127.0.0.1:" + port + "/v1/call");
+                java.util.function.BiFunction<String, String, String> as = (token, request) -> {
+                    try {
+                        return http.send(HttpRequest.newBuilder(call).header("Authorization", "Bearer " + KEY)
+                                .header("X-Google-Access-Token", token).POST(HttpRequest.BodyPublishers.ofString(request)).build(),
+                                HttpResponse.BodyHandlers.ofString()).body();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                };
+                String ann = two.tokenFor("me@example.com");
+                String bob = two.tokenFor("user2@example.com");
+                assertThat(as.apply(ann, "{\"command\": \"habit.create\", \"params\": {\"name\": \"Running\"}}")).startsWith("{\"status\":\"ok\"");
+                String list = "{\"command\": \"habit.list\", \"params\": {}}";
+                assertThat(as.apply(ann, list)).contains("\"Running\"");
+                assertThat(as.apply(bob, list)).as("another account's token").startsWith("{\"status\":\"ok\"").doesNotContain("Running");
+                assertThat(as.apply(bob, "{\"command\": \"habit.list\", \"params\": {\"user_id\": \"me@example.com\"}}"))
+                        .as("no trusted backend: a caller cannot name another user").contains("invalid_argument").contains("user_id");
+            } finally {
+                server.destroyForcibly();
+            }
+        }
+    }
 }
