@@ -304,4 +304,29 @@ class HabitToolsTest {
         assertThatThrownBy(() -> HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_USER_PARAM", "yes")))
                 .hasMessageContaining("AGENT_TOOLS_HABIT_USER_PARAM must be on or off");
     }
+
+    @Test
+    void aStoreLockedByAnotherProcessPastTheWaitAnswersAnErrorAndLosesNothing() throws Exception {
+        Path file = dir.resolve("data").resolve("habits.db");
+        ToolRegistry r = tools(HabitSettings.at(file));
+        at("2026-12-01T08:00:00Z");
+        call(r, HabitTools.CREATE, "{\"name\": \"Water\", \"time_zone\": \"UTC\"}");
+        call(r, HabitTools.LOG, "{\"habit\": \"water\", \"amount\": 2}");
+        at("2026-12-02T08:00:00Z");
+        // another process holds the file's write lock longer than the store waits (10 s)
+        try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+             java.sql.Statement s = other.createStatement()) {
+            s.execute("BEGIN EXCLUSIVE");
+            ToolException e = refused(r, HabitTools.LOG, "{\"habit\": \"water\"}");
+            assertThat(e.kind()).isEqualTo(ToolException.Kind.INTERNAL);
+            assertThat(e.getMessage()).contains(file.toString()).contains("try again");
+            s.execute("ROLLBACK");
+        }
+        JsonNode days = call(r, HabitTools.HISTORY, "{\"habit\": \"water\", \"from\": \"2026-12-01\", \"to\": \"2026-12-02\"}").path("days");
+        assertThat(days.get(0).path("state").asText()).as("what was written before is kept").isEqualTo("done");
+        assertThat(days.get(0).path("amount").asDouble()).isEqualTo(2.0);
+        assertThat(days.get(1).path("state").asText()).as("the refused log wrote nothing").isNotEqualTo("done");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"water\"}").path("status").path("current_streak").asInt())
+                .as("tried again once the lock is gone").isEqualTo(2);
+    }
 }
