@@ -3,7 +3,9 @@ package dev.agenttools.habit;
 import dev.agenttools.store.DynamoClients;
 import dev.agenttools.tool.ToolException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -82,6 +84,12 @@ final class DynamoHabitStore implements HabitStore {
     /** How many times a create or rename reads the index again after another instance wrote it meanwhile. */
     static final int INDEX_ATTEMPTS = 25;
     private static final SecureRandom IDS = new SecureRandom();
+    /**
+     * The SDK's standard retries (3 attempts, a throttled one after about 1 s, then 2 s, jittered) rather than its
+     * default for DynamoDB (9 attempts, up to a minute): a tool call waiting on a throttled table answers within
+     * seconds, RATE_LIMITED, and the agent decides whether to try again.
+     */
+    static final ClientOverrideConfiguration RETRIES = ClientOverrideConfiguration.builder().retryStrategy(RetryMode.STANDARD).build();
 
     private final DynamoDbClient client;
     private final String table;
@@ -105,7 +113,7 @@ final class DynamoHabitStore implements HabitStore {
      * @throws ToolException naming the table when it cannot be used (the next call tries again)
      */
     static DynamoHabitStore open(HabitSettings.DynamoTable settings) {
-        DynamoDbClient client = DynamoClients.client(settings.endpoint(), settings.region());
+        DynamoDbClient client = DynamoClients.client(settings.endpoint(), settings.region(), RETRIES);
         DynamoHabitStore store = new DynamoHabitStore(client, settings.table());
         try {
             if (settings.endpoint() != null) {
