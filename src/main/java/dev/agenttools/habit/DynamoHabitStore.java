@@ -64,8 +64,9 @@ import java.util.function.Supplier;
  * loses the race deletes its item. A rename writes the index first: one refused changes nothing.
  *
  * <p>Why {@code habit#} and {@code habits}: both begin with {@code habit} and {@code #} sorts before {@code s}, so
- * habit.list reads every habit and the index in ONE Query ({@code begins_with(sk, "habit")}: 200 habits are about 40
- * KB, one page) and every log in one more ({@code begins_with(sk, "log#")}, paginated past 1 MB, about 10,000 days).
+ * habit.list reads every habit and the index in ONE Query ({@code begins_with(sk, "habit")}: 200 habits and their
+ * index are at most about 130 KB, one page) and every log in one more ({@code begins_with(sk, "log#")}, read in pages
+ * of 1 MB, about 7,000 logs without notes each).
  * Reads are strongly consistent: what another instance wrote is seen at once.
  *
  * <p>Why a digest in the key: user ids are addresses, and keys show where attributes do not (CloudWatch Contributor
