@@ -137,6 +137,19 @@ class DynamoHabitStoreTest extends HabitStoreContract {
     }
 
     @Test
+    void aCreateThatLosesTheRaceForANameLeavesNoItemBehind() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String name = "Yoga " + round;
+            List<Object> results = together(() -> store.create("ann", habit(name), NOW), () -> other.create("ann", habit(name), NOW));
+            assertThat(results).filteredOn(Habit.class::isInstance).hasSize(1);
+        }
+        try (DynamoDbClient raw = client(new RequestLog())) {
+            assertThat(raw.scan(b -> b.tableName(table.table())).items()).extracting(i -> i.get("sk").s())
+                    .as("the winners' habits and the index; the losers' items deleted").hasSize(6).contains("habits");
+        }
+    }
+
+    @Test
     void aThrottledTableIsRateLimitedNamingTheTableWithoutAStackTrace() throws Exception {
         AtomicInteger asked = new AtomicInteger();
         HttpServer throttling = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
