@@ -1,107 +1,42 @@
 package dev.agenttools.habit;
 
-import dev.agenttools.store.SqliteStore;
 import dev.agenttools.tool.ToolException;
 
-import java.io.IOException;
-import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Habits and their logs in a SQLite file, keyed by user, opened as {@link SqliteStore} opens the stores: owner-only in
- * a folder of the user's own, never through a symbolic link, a rollback journal rather than WAL (see SqliteStore for
- * why), each write one transaction that waits for the disk ({@code synchronous=FULL}). Several processes may share
- * the file, one writer at a time: a log is one upsert keyed by (user, habit, day), so two processes logging the same
- * day write one record, and creating a habit checks the user's count and the name in the same immediate transaction
- * as its insert, so neither limit can be raced past. One connection, its methods synchronized: thread-safe.
+ * Where habits and their logs are kept, per user. Two kinds: a SQLite file that the processes of one machine share
+ * ({@link SqliteHabitStore}), or a DynamoDB table that instances on several machines share ({@link DynamoHabitStore});
+ * {@link #open} picks the one the settings name. Both keep the same promises, held by one contract test run against
+ * both ({@code HabitStoreContract}):
+ *
+ * <ul>
+ *   <li>One log per (user, habit, day): a later log of the day replaces it, so a retried call, or two instances
+ *       logging the same day at once, leave one record.</li>
+ *   <li>Creating a habit checks the user's count ({@value #MAX_HABITS_PER_USER}) and the name (unique per user,
+ *       whatever its case) atomically with the write: two instances cannot race past either.</li>
+ *   <li>Two users never reach each other's habits or logs.</li>
+ *   <li>A failure of the store (a damaged or locked file, a throttled or unreachable table) is a {@link ToolException}
+ *       naming the file or table, and loses nothing already written.</li>
+ * </ul>
+ *
+ * <p>Thread-safe.
  */
-final class HabitStore implements AutoCloseable {
+interface HabitStore extends AutoCloseable {
     /** The most habits (archived ones included) one user keeps. */
-    static final int MAX_HABITS_PER_USER = 200;
-    private static final String SCHEMA_HABITS = """
-            CREATE TABLE IF NOT EXISTS habits (
-              user TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, name_key TEXT NOT NULL, schedule TEXT NOT NULL,
-              target_amount REAL, target_unit TEXT, zone TEXT NOT NULL, archived INTEGER NOT NULL DEFAULT 0,
-              created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL,
-              PRIMARY KEY (user, id), UNIQUE (user, name_key))""";
-    private static final String SCHEMA_LOGS = """
-            CREATE TABLE IF NOT EXISTS logs (
-              user TEXT NOT NULL, habit_id TEXT NOT NULL, day TEXT NOT NULL, done INTEGER NOT NULL, amount REAL, note TEXT,
-              updated_ms INTEGER NOT NULL,
-              PRIMARY KEY (user, habit_id, day))""";
-    private static final String HABIT_COLUMNS = "id, user, name, schedule, target_amount, target_unit, zone, archived, created_ms";
-    private static final SecureRandom IDS = new SecureRandom();
-    private final Path file;
-    private final Connection connection;
-
-    /**
-     * Opens (creating the file, its folders and the tables when missing) the store.
-     *
-     * @throws ToolException INTERNAL naming the file when it is refused (a link, someone else's, a folder others may
-     *                       write) or SQLite cannot open it (damaged: the message says so; nothing is deleted)
-     */
-    HabitStore(Path file) {
-        this.file = file;
-        Connection c = null;
-        try {
-            c = SqliteStore.openToWrite(file, true).connection();
-            try (Statement s = c.createStatement()) {
-                s.execute(SCHEMA_HABITS);
-                s.execute(SCHEMA_LOGS);
-            }
-            connection = c;
-        } catch (SQLException e) {
-            closeQuietly(c, e);
-            throw failed("open", e);
-        } catch (IOException e) {
-            throw new ToolException(ToolException.Kind.INTERNAL, "the habit store " + file + " is not used: " + e.getMessage(), e);
-        }
-    }
-
-    private ToolException failed(String what, SQLException e) {
-        String why = SqliteStore.damaged(e) ? " (the file is damaged: it is left as it is; move it aside, or set "
-                + HabitSettings.DB_VARIABLE + " to another file)"
-                : (e.getErrorCode() & 0xff) == 5 ? " (another process held the file longer than "
-                + "the 10 s wait: try again)" : "";
-        return new ToolException(ToolException.Kind.INTERNAL, "habit store " + file + ": cannot " + what + ": " + e.getMessage() + why, e);
-    }
-
-    private static void closeQuietly(Connection c, Exception cause) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (SQLException closing) {
-                cause.addSuppressed(closing);
-            }
-        }
-    }
-
-    @Override
-    public synchronized void close() {
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            // closing: nothing is pending (every write committed)
-        }
-    }
+    int MAX_HABITS_PER_USER = 200;
 
     /** What a new habit is made of (its id, user and creation time are the store's). */
     record NewHabit(String name, Schedule schedule, Double targetAmount, String targetUnit, ZoneId zone) {
+    }
+
+    /** The store the settings name: their DynamoDB table when set, else their SQLite file. */
+    static HabitStore open(HabitSettings settings) {
+        return settings.table() != null ? DynamoHabitStore.open(settings.table()) : new SqliteHabitStore(settings.file());
     }
 
     /**
@@ -110,212 +45,31 @@ final class HabitStore implements AutoCloseable {
      * @throws ToolException INVALID_ARGUMENT when the user has a habit of that name (any case) or has
      *                       {@value #MAX_HABITS_PER_USER} habits already
      */
-    synchronized Habit create(String user, NewHabit h, Instant now) {
-        String id = "hab_" + HexFormat.of().formatHex(randomBytes());
-        try (Statement s = connection.createStatement()) {
-            s.execute("BEGIN IMMEDIATE");
-            try {
-                int count = count(user);
-                if (count >= MAX_HABITS_PER_USER) {
-                    throw ToolException.invalidArgument("name: you have " + count + " habits, the most kept per user is "
-                            + MAX_HABITS_PER_USER + " (archived ones count): archive is not deletion; update an old one instead");
-                }
-                Optional<Habit> same = byName(user, h.name());
-                if (same.isPresent()) {
-                    throw ToolException.invalidArgument("name: a habit named \"" + same.get().name() + "\" exists already (id "
-                            + same.get().id() + (same.get().archived() ? ", archived: habit.restore brings it back" : "")
-                            + "); names are unique per user, whatever their case");
-                }
-                try (PreparedStatement p = connection.prepareStatement("INSERT INTO habits (user, id, name, name_key, schedule,"
-                        + " target_amount, target_unit, zone, archived, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)")) {
-                    p.setString(1, user);
-                    p.setString(2, id);
-                    p.setString(3, h.name());
-                    p.setString(4, Habit.nameKey(h.name()));
-                    p.setString(5, h.schedule().stored());
-                    setDouble(p, 6, h.targetAmount());
-                    p.setString(7, h.targetUnit());
-                    p.setString(8, h.zone().getId());
-                    p.setLong(9, now.toEpochMilli());
-                    p.setLong(10, now.toEpochMilli());
-                    p.executeUpdate();
-                }
-                s.execute("COMMIT");
-            } catch (SQLException | RuntimeException e) {
-                rollback(s, e);
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failed("create a habit", e);
-        }
-        return new Habit(id, user, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone(), false,
-                Instant.ofEpochMilli(now.toEpochMilli()));
-    }
-
-    private static byte[] randomBytes() {
-        byte[] b = new byte[8];
-        IDS.nextBytes(b);
-        return b;
-    }
-
-    private static void rollback(Statement s, Exception cause) {
-        try {
-            s.execute("ROLLBACK");
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
-    }
-
-    private int count(String user) throws SQLException {
-        try (PreparedStatement p = connection.prepareStatement("SELECT count(*) FROM habits WHERE user = ?")) {
-            p.setString(1, user);
-            try (ResultSet rs = p.executeQuery()) {
-                return rs.next() ? rs.getInt(1) : 0;
-            }
-        }
-    }
-
-    private Optional<Habit> byName(String user, String name) throws SQLException {
-        return one("SELECT " + HABIT_COLUMNS + " FROM habits WHERE user = ? AND name_key = ?", user, Habit.nameKey(name));
-    }
-
-    private Optional<Habit> one(String sql, String user, String key) throws SQLException {
-        try (PreparedStatement p = connection.prepareStatement(sql)) {
-            p.setString(1, user);
-            p.setString(2, key);
-            try (ResultSet rs = p.executeQuery()) {
-                return rs.next() ? Optional.of(habit(rs)) : Optional.empty();
-            }
-        }
-    }
+    Habit create(String user, NewHabit h, Instant now);
 
     /** The user's habit with this id, else the one with this name (any case). */
-    synchronized Optional<Habit> find(String user, String idOrName) {
-        try {
-            Optional<Habit> byId = one("SELECT " + HABIT_COLUMNS + " FROM habits WHERE user = ? AND id = ?", user, idOrName);
-            return byId.isPresent() ? byId : byName(user, idOrName);
-        } catch (SQLException e) {
-            throw failed("read a habit", e);
-        }
-    }
+    Optional<Habit> find(String user, String idOrName);
 
     /**
      * Writes {@code h}'s name, schedule, target, zone and archived flag over the stored habit of its id.
      *
-     * @throws ToolException INVALID_ARGUMENT when another of the user's habits has the new name
+     * @throws ToolException INVALID_ARGUMENT when another of the user's habits has the new name; NOT_FOUND when the
+     *                       habit is gone
      */
-    synchronized Habit update(Habit h, Instant now) {
-        try (PreparedStatement p = connection.prepareStatement("UPDATE habits SET name = ?, name_key = ?, schedule = ?,"
-                + " target_amount = ?, target_unit = ?, zone = ?, archived = ?, updated_ms = ? WHERE user = ? AND id = ?")) {
-            p.setString(1, h.name());
-            p.setString(2, Habit.nameKey(h.name()));
-            p.setString(3, h.schedule().stored());
-            setDouble(p, 4, h.targetAmount());
-            p.setString(5, h.targetUnit());
-            p.setString(6, h.zone().getId());
-            p.setInt(7, h.archived() ? 1 : 0);
-            p.setLong(8, now.toEpochMilli());
-            p.setString(9, h.user());
-            p.setString(10, h.id());
-            if (p.executeUpdate() == 0) {
-                throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + h.id() + " (deleted meanwhile?)");
-            }
-            return h;
-        } catch (SQLException e) {
-            if ((e.getErrorCode() & 0xff) == 19) { // SQLITE_CONSTRAINT: the (user, name_key) key
-                throw ToolException.invalidArgument("name: another habit is named \"" + h.name()
-                        + "\" already; names are unique per user, whatever their case");
-            }
-            throw failed("update a habit", e);
-        }
-    }
+    Habit update(Habit h, Instant now);
 
     /** The user's habits, oldest first; archived ones only when asked. */
-    synchronized List<Habit> habits(String user, boolean archivedToo) {
-        try (PreparedStatement p = connection.prepareStatement("SELECT " + HABIT_COLUMNS + " FROM habits WHERE user = ?"
-                + (archivedToo ? "" : " AND archived = 0") + " ORDER BY created_ms, id")) {
-            p.setString(1, user);
-            List<Habit> habits = new ArrayList<>();
-            try (ResultSet rs = p.executeQuery()) {
-                while (rs.next()) {
-                    habits.add(habit(rs));
-                }
-            }
-            return habits;
-        } catch (SQLException e) {
-            throw failed("list habits", e);
-        }
-    }
+    List<Habit> habits(String user, boolean archivedToo);
 
-    /**
-     * Logs a day of a habit: one record per (user, habit, day), a second log of the day replacing the first (in one
-     * statement, so a retried call, or two processes at once, leave one record).
-     */
-    synchronized void log(String user, HabitLog l, Instant now) {
-        try (PreparedStatement p = connection.prepareStatement("INSERT INTO logs (user, habit_id, day, done, amount, note,"
-                + " updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, habit_id, day) DO UPDATE SET done = excluded.done,"
-                + " amount = excluded.amount, note = excluded.note, updated_ms = excluded.updated_ms")) {
-            p.setString(1, user);
-            p.setString(2, l.habitId());
-            p.setString(3, l.day().toString());
-            p.setInt(4, l.done() ? 1 : 0);
-            setDouble(p, 5, l.amount());
-            p.setString(6, l.note());
-            p.setLong(7, now.toEpochMilli());
-            p.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("log a day", e);
-        }
-    }
+    /** Logs a day of a habit: one record per (user, habit, day), a second log of the day replacing the first. */
+    void log(String user, HabitLog l, Instant now);
 
-    /** Every log of the user's habits, by habit id, each oldest day first (one query for habit.list). */
-    synchronized Map<String, List<HabitLog>> logs(String user) {
-        try (PreparedStatement p = connection.prepareStatement("SELECT habit_id, day, done, amount, note FROM logs WHERE user = ?"
-                + " ORDER BY habit_id, day")) {
-            p.setString(1, user);
-            return logsOf(p);
-        } catch (SQLException e) {
-            throw failed("read logs", e);
-        }
-    }
+    /** Every log of the user's habits, by habit id, each oldest day first (habit.list reads them at once). */
+    Map<String, List<HabitLog>> logs(String user);
 
     /** One habit's logs, oldest first. */
-    synchronized List<HabitLog> logs(String user, String habitId) {
-        try (PreparedStatement p = connection.prepareStatement("SELECT habit_id, day, done, amount, note FROM logs WHERE user = ?"
-                + " AND habit_id = ? ORDER BY day")) {
-            p.setString(1, user);
-            p.setString(2, habitId);
-            return logsOf(p).getOrDefault(habitId, List.of());
-        } catch (SQLException e) {
-            throw failed("read logs", e);
-        }
-    }
+    List<HabitLog> logs(String user, String habitId);
 
-    private static Map<String, List<HabitLog>> logsOf(PreparedStatement p) throws SQLException {
-        Map<String, List<HabitLog>> logs = new LinkedHashMap<>();
-        try (ResultSet rs = p.executeQuery()) {
-            while (rs.next()) {
-                double amount = rs.getDouble(4);
-                Double a = rs.wasNull() ? null : amount;
-                logs.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
-                        .add(new HabitLog(rs.getString(1), LocalDate.parse(rs.getString(2)), rs.getInt(3) != 0, a, rs.getString(5)));
-            }
-        }
-        return logs;
-    }
-
-    private static Habit habit(ResultSet rs) throws SQLException {
-        double amount = rs.getDouble(5);
-        Double target = rs.wasNull() ? null : amount;
-        return new Habit(rs.getString(1), rs.getString(2), rs.getString(3), Schedule.ofStored(rs.getString(4)), target,
-                rs.getString(6), ZoneId.of(rs.getString(7)), rs.getInt(8) != 0, Instant.ofEpochMilli(rs.getLong(9)));
-    }
-
-    private static void setDouble(PreparedStatement p, int i, Double v) throws SQLException {
-        if (v == null) {
-            p.setNull(i, Types.REAL);
-        } else {
-            p.setDouble(i, v);
-        }
-    }
+    @Override
+    void close();
 }

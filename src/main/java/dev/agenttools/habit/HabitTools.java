@@ -88,7 +88,7 @@ public final class HabitTools {
                 throw new ToolException(ToolException.Kind.INTERNAL, "the habit store is closed (the process is ending)");
             }
             if (store == null) {
-                store = new HabitStore(settings.file());
+                store = HabitStore.open(settings);
             }
             return store;
         }

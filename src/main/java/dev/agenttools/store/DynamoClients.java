@@ -2,6 +2,7 @@ package dev.agenttools.store;
 
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -29,7 +30,16 @@ public final class DynamoClients {
      * @param endpoint a local DynamoDB (dynalite, DynamoDB Local), or null for AWS's
      */
     public static DynamoDbClient client(URI endpoint, String region) {
-        DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).region(Region.of(region));
+        return client(endpoint, region, ClientOverrideConfiguration.builder().build());
+    }
+
+    /**
+     * A client as {@link #client(URI, String)}, with {@code override} (a store answering a tool call bounds its retries:
+     * the SDK's default for DynamoDB retries a throttled call 8 times, up to a minute).
+     */
+    public static DynamoDbClient client(URI endpoint, String region, ClientOverrideConfiguration override) {
+        DynamoDbClientBuilder b = DynamoDbClient.builder().httpClient(UrlConnectionHttpClient.create()).region(Region.of(region))
+                .overrideConfiguration(override);
         if (endpoint != null) {
             b.endpointOverride(endpoint);
             // the process environment, not our settings: it is what the AWS SDK itself reads keys from

@@ -1,0 +1,259 @@
+package dev.agenttools.habit;
+
+import dev.agenttools.tool.ToolException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What every {@link HabitStore} promises (its Javadoc), run against each kind: SQLite ({@link SqliteHabitStoreTest}) and
+ * DynamoDB on dynalite ({@link DynamoHabitStoreTest}). Two stores on one place stand for two instances.
+ */
+abstract class HabitStoreContract {
+    static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+    static final ZoneId PARIS = ZoneId.of("Europe/Paris");
+    static final LocalDate DAY = LocalDate.of(2026, 12, 1);
+
+    HabitStore store;
+    /** Another instance's store on the same place. */
+    HabitStore other;
+
+    /** A new, empty place; {@link #open} opens stores on it. */
+    abstract void newPlace() throws Exception;
+
+    abstract HabitStore open() throws Exception;
+
+    @BeforeEach
+    void openBoth() throws Exception {
+        newPlace();
+        store = open();
+        other = open();
+    }
+
+    @AfterEach
+    void closeBoth() {
+        store.close();
+        other.close();
+    }
+
+    static HabitStore.NewHabit habit(String name) {
+        return new HabitStore.NewHabit(name, Schedule.DAILY, null, null, PARIS);
+    }
+
+    /** Runs both at once (as two instances would), and answers what each returned or threw. */
+    static List<Object> together(Callable<?> a, Callable<?> b) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(2);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            List<Future<Object>> both = new ArrayList<>();
+            for (Callable<?> c : List.of(a, b)) {
+                both.add(threads.submit(() -> {
+                    start.await();
+                    try {
+                        return c.call();
+                    } catch (ToolException e) {
+                        return e;
+                    }
+                }));
+            }
+            List<Object> results = new ArrayList<>();
+            for (Future<Object> f : both) {
+                results.add(f.get());
+            }
+            return results;
+        }
+    }
+
+    @Test
+    void twoInstancesLoggingTheSameDayAtOnceWriteOneRecord() throws Exception {
+        Habit h = store.create("ann", habit("Running"), NOW);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (HabitStore s : List.of(store, other, store, other)) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    go.await();
+                    for (int i = 0; i < 20; i++) {
+                        s.log("ann", new HabitLog(h.id(), DAY, true, 5.0 + i, null), NOW);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failures).as("every log of the day written").isEmpty();
+        assertThat(other.logs("ann", h.id())).hasSize(1).first().satisfies(l -> {
+            assertThat(l.day()).isEqualTo(DAY);
+            assertThat(l.done()).isTrue();
+        });
+        assertThat(store.logs("ann")).containsOnlyKeys(h.id()).hasEntrySatisfying(h.id(), logs -> assertThat(logs).hasSize(1));
+    }
+
+    @Test
+    void aLaterLogOfTheDayReplacesTheFirst() {
+        Habit h = store.create("ann", habit("Reading"), NOW);
+        store.log("ann", new HabitLog(h.id(), DAY, true, 20.0, "chapter 1"), NOW);
+        other.log("ann", new HabitLog(h.id(), DAY, false, null, null), NOW);
+        assertThat(store.logs("ann", h.id())).containsExactly(new HabitLog(h.id(), DAY, false, null, null));
+    }
+
+    @Test
+    void refusesTheTwoHundredAndFirstHabitOfAUserButNotAnotherUsers() {
+        for (int i = 0; i < HabitStore.MAX_HABITS_PER_USER; i++) {
+            (i % 2 == 0 ? store : other).create("ann", habit("habit " + i), NOW);
+        }
+        assertThatThrownBy(() -> store.create("ann", habit("one more"), NOW)).isInstanceOfSatisfying(ToolException.class, e -> {
+            assertThat(e.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).contains("200");
+        });
+        assertThat(store.create("bob", habit("one more"), NOW).user()).isEqualTo("bob");
+        assertThat(store.habits("ann", true)).hasSize(HabitStore.MAX_HABITS_PER_USER);
+    }
+
+    @Test
+    void twoInstancesRacingForTheLastPlaceCreateOneHabit() throws Exception {
+        for (int i = 0; i < HabitStore.MAX_HABITS_PER_USER - 1; i++) {
+            store.create("ann", habit("habit " + i), NOW);
+        }
+        List<Object> results = together(() -> store.create("ann", habit("last A"), NOW), () -> other.create("ann", habit("last B"), NOW));
+        assertThat(results).filteredOn(Habit.class::isInstance).hasSize(1);
+        assertThat(results).filteredOn(ToolException.class::isInstance).singleElement()
+                .satisfies(e -> assertThat(((ToolException) e).getMessage()).contains("the most kept per user is 200"));
+        assertThat(other.habits("ann", true)).hasSize(HabitStore.MAX_HABITS_PER_USER);
+    }
+
+    @Test
+    void twoInstancesCreatingOneNameAtOnceCreateOneHabit() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String name = "Run " + round;
+            List<Object> results = together(() -> store.create("ann", habit(name), NOW),
+                    () -> other.create("ann", habit(name.toUpperCase(java.util.Locale.ROOT)), NOW));
+            assertThat(results).as("round " + round).filteredOn(Habit.class::isInstance).hasSize(1);
+            assertThat(results).filteredOn(ToolException.class::isInstance).singleElement()
+                    .satisfies(e -> assertThat(((ToolException) e).getMessage()).contains("exists already"));
+        }
+        assertThat(store.habits("ann", true)).hasSize(5);
+    }
+
+    @Test
+    void namesAreUniquePerUserWhateverTheirCase() {
+        Habit running = store.create("ann", habit("Running"), NOW);
+        assertThatThrownBy(() -> other.create("ann", habit("RUNNING"), NOW)).isInstanceOf(ToolException.class)
+                .hasMessageContaining("name: a habit named \"Running\" exists already");
+        Habit reading = store.create("ann", habit("Reading"), NOW);
+        assertThatThrownBy(() -> other.update(new Habit(reading.id(), "ann", "running", Schedule.DAILY, null, null, PARIS, false,
+                reading.created()), NOW)).isInstanceOf(ToolException.class).hasMessageContaining("name: another habit");
+        assertThat(store.find("ann", "Reading")).contains(reading);
+        assertThat(other.find("ann", "rUnNiNg")).contains(running);
+        assertThat(other.find("ann", running.id())).contains(running);
+        assertThat(store.create("bob", habit("running"), NOW).name()).isEqualTo("running");
+    }
+
+    @Test
+    void aRenameFreesTheOldNameAndKeepsTheLogs() {
+        Habit running = store.create("ann", habit("Running"), NOW);
+        store.log("ann", new HabitLog(running.id(), DAY, true, null, null), NOW);
+        Habit jogging = new Habit(running.id(), "ann", "Jogging", Schedule.weekdays(java.util.EnumSet.of(java.time.DayOfWeek.MONDAY)),
+                30.0, "minutes", ZoneId.of("Asia/Tokyo"), false, running.created());
+        other.update(jogging, NOW);
+        assertThat(store.find("ann", "jogging")).contains(jogging);
+        assertThat(store.find("ann", "running")).isEmpty();
+        assertThat(store.create("ann", habit("Running"), NOW).name()).isEqualTo("Running");
+        assertThat(store.logs("ann", running.id())).hasSize(1);
+        Habit cased = new Habit(running.id(), "ann", "JOGGING", jogging.schedule(), 30.0, "minutes", jogging.zone(), false,
+                running.created());
+        assertThat(store.update(cased, NOW)).isEqualTo(cased);
+        assertThat(other.find("ann", running.id())).contains(cased);
+    }
+
+    @Test
+    void updatingAHabitThatIsNotThereIsNotFound() {
+        Habit ghost = new Habit("hab_0000000000000000", "ann", "Ghost", Schedule.DAILY, null, null, PARIS, false, NOW);
+        assertThatThrownBy(() -> store.update(ghost, NOW)).isInstanceOfSatisfying(ToolException.class,
+                e -> assertThat(e.kind()).isEqualTo(ToolException.Kind.NOT_FOUND));
+        Habit bobs = store.create("bob", habit("Ghost"), NOW);
+        Habit asAnn = new Habit(bobs.id(), "ann", "Ghost", Schedule.DAILY, null, null, PARIS, true, NOW);
+        assertThatThrownBy(() -> store.update(asAnn, NOW)).isInstanceOf(ToolException.class);
+        assertThat(store.find("bob", bobs.id())).contains(bobs);
+    }
+
+    @Test
+    void twoUsersNeverSeeEachOthersHabitsOrLogs() {
+        Habit ann = store.create("ann", habit("Running"), NOW);
+        store.log("ann", new HabitLog(ann.id(), DAY, true, null, null), NOW);
+        assertThat(other.habits("bob", true)).isEmpty();
+        assertThat(other.find("bob", ann.id())).isEmpty();
+        assertThat(other.find("bob", "Running")).isEmpty();
+        assertThat(other.logs("bob")).isEmpty();
+        assertThat(other.logs("bob", ann.id())).isEmpty();
+        assertThat(other.habits("ann", true)).containsExactly(ann);
+    }
+
+    @Test
+    void aHabitsLogsAreItsOwnOldestDayFirstOverAnyRange() {
+        Habit a = store.create("ann", habit("A"), NOW);
+        Habit b = store.create("ann", habit("B"), NOW.plusMillis(1));
+        List<LocalDate> days = List.of(DAY, DAY.minusDays(400), DAY.minusDays(1), DAY.minusDays(31), DAY.minusYears(2));
+        for (LocalDate d : days) {
+            store.log("ann", new HabitLog(a.id(), d, true, 1.5, "on " + d), NOW);
+        }
+        other.log("ann", new HabitLog(b.id(), DAY.minusDays(3), false, null, null), NOW);
+        assertThat(other.logs("ann", a.id())).extracting(HabitLog::day)
+                .containsExactly(days.stream().sorted().toArray(LocalDate[]::new));
+        assertThat(other.logs("ann", a.id())).allSatisfy(l -> assertThat(l.note()).isEqualTo("on " + l.day()));
+        assertThat(other.logs("ann", b.id())).containsExactly(new HabitLog(b.id(), DAY.minusDays(3), false, null, null));
+        Map<String, List<HabitLog>> all = store.logs("ann");
+        assertThat(all).containsOnlyKeys(a.id(), b.id());
+        assertThat(all.get(a.id())).isEqualTo(other.logs("ann", a.id()));
+    }
+
+    @Test
+    void anArchivedHabitIsKeptWithItsLogsAndCanBeRestored() {
+        Habit h = store.create("ann", habit("Piano"), NOW);
+        Habit kept = store.create("ann", habit("Walk"), NOW.plusMillis(1));
+        store.log("ann", new HabitLog(h.id(), DAY, true, null, "scales"), NOW);
+        Habit archived = new Habit(h.id(), "ann", h.name(), h.schedule(), null, null, PARIS, true, h.created());
+        other.update(archived, NOW);
+        assertThat(store.habits("ann", false)).containsExactly(kept);
+        assertThat(store.habits("ann", true)).containsExactly(archived, kept);
+        assertThat(store.find("ann", "piano")).contains(archived);
+        assertThatThrownBy(() -> store.create("ann", habit("PIANO"), NOW)).hasMessageContaining("archived: habit.restore brings it back");
+        other.update(h, NOW);
+        assertThat(store.habits("ann", false)).containsExactly(h, kept);
+        assertThat(store.logs("ann", h.id())).containsExactly(new HabitLog(h.id(), DAY, true, null, "scales"));
+    }
+
+    @Test
+    void whatOneInstanceWritesTheOtherReadsAlike() {
+        Habit h = store.create("ann", new HabitStore.NewHabit("Meditate", Schedule.timesPerWeek(3), 0.1, "minutes",
+                ZoneId.of("Asia/Tokyo")), NOW);
+        Habit w = store.create("ann", new HabitStore.NewHabit("Swim", Schedule.weekdays(java.util.EnumSet.of(
+                java.time.DayOfWeek.MONDAY, java.time.DayOfWeek.FRIDAY)), 1_000_000_000.0, null, PARIS), NOW.plusSeconds(1));
+        store.log("ann", new HabitLog(h.id(), DAY, true, 12.345678901234567, "calm"), NOW);
+        assertThat(other.habits("ann", false)).containsExactly(h, w);
+        assertThat(other.logs("ann")).containsEntry(h.id(), List.of(new HabitLog(h.id(), DAY, true, 12.345678901234567, "calm")));
+    }
+}
