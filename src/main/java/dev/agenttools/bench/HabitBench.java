@@ -69,6 +69,8 @@ final class HabitBench {
             if (gaps.size() < runs) {
                 throw new IllegalStateException("the seeded user has " + gaps.size() + " days not logged, fewer than " + runs + " runs");
             }
+            out.printf(Locale.ROOT, "habit: one user, %d habits (habit.create) and %d logs over %d days (one SQLite transaction),"
+                    + " seeded in %.1f s, not timed; then in-process through the registry, on SQLite:%n", HABITS, logged, DAYS, seedSeconds);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("what", "in-process through the registry, SQLite in a temporary folder: one user with " + HABITS
                     + " habits (daily, Mon/Wed/Fri, 3 times a week) and " + DAYS + " days of logs");
@@ -105,8 +107,6 @@ final class HabitBench {
             if (history.get("done").asInt() != 1) {
                 throw new IllegalStateException("the retried log did not leave one day done: " + history);
             }
-            out.printf(Locale.ROOT, "habit: seeded %d habits (habit.create) and %d logs over %d days (one SQLite transaction) in %.1f s, not timed%n",
-                    HABITS, logged, DAYS, seedSeconds);
             return m;
         } finally {
             try (var files = Files.list(dir)) {

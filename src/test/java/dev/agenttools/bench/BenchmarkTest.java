@@ -168,7 +168,7 @@ class BenchmarkTest {
         assertThat(results.get("list").get("target_p50_ms").asDouble()).isEqualTo(10.0);
         assertThat(results.get("log").get("target_p50_ms").asDouble()).isEqualTo(5.0);
         assertThat(lines.toString()).contains("habit.list", "habit.log", "target ≤ 10 ms p50: ", "target ≤ 5 ms p50: ",
-                "habit: seeded 50 habits");
+                "habit: one user, 50 habits");
     }
 
     @Test
