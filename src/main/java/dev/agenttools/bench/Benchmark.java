@@ -274,7 +274,7 @@ public final class Benchmark {
                         tracking.get("added_p99_us"), tracking.get("calls"), tracking.get("dropped_while_measured"));
                 Map<String, Object> tokenCheck = TokenCheckBench.run(out);
                 // a few seconds whatever the options (no Google, no emulator): the targets, beside every run's rows
-                Map<String, Object> habit = HabitBench.run(out, Math.max(HabitBench.MIN_RUNS, o.runs() * 4));
+                Map<String, Object> habit = HabitBench.run(out, Math.clamp(o.runs() * 4L, HabitBench.MIN_RUNS, HabitBench.MAX_RUNS));
                 Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
                 if (decoding != null) {
                     out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",

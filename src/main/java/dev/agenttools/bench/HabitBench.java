@@ -42,6 +42,8 @@ final class HabitBench {
     static final int DAYS = 730;
     /** Timed runs per row at the least, so that p99 is a run's and not the slowest of a handful. */
     static final int MIN_RUNS = 200;
+    /** Timed runs per row at the most: the seeded user has some 2,600 days not logged, one for each run of the log row. */
+    static final int MAX_RUNS = 1_000;
     private static final int WARMUP = 20;
     private static final ZoneId ZONE = ZoneId.of("Europe/Paris");
 
@@ -53,10 +55,13 @@ final class HabitBench {
     }
 
     /**
-     * Seeds the user, then times {@code runs} lists, {@code runs} logs of distinct days not logged yet, and {@code runs}
+     * Seeds the user, then times {@code runs} (1..{@value #MAX_RUNS}) lists, {@code runs} logs of distinct days not logged yet, and {@code runs}
      * retries of one identical log; prints a line per row and answers them for the results JSON.
      */
     static Map<String, Object> run(PrintWriter out, int runs) throws Exception {
+        if (runs < 1 || runs > MAX_RUNS) {
+            throw new IllegalArgumentException("habit rows: runs must be 1.." + MAX_RUNS + ", got " + runs);
+        }
         Path dir = Files.createTempDirectory("agent-tools-bench-habit"); // owner-only: the store refuses a folder others write
         Path file = dir.resolve("habits.db");
         HabitSettings settings = HabitSettings.at(file);
@@ -66,8 +71,9 @@ final class HabitBench {
             List<Gap> gaps = new ArrayList<>();
             int logged = seed(tools, file, settings.defaultUser(), today, gaps);
             double seedSeconds = (System.nanoTime() - t0) / 1e9;
-            if (gaps.size() < runs) {
-                throw new IllegalStateException("the seeded user has " + gaps.size() + " days not logged, fewer than " + runs + " runs");
+            if (gaps.size() < WARMUP + runs) {
+                throw new IllegalStateException("the seeded user has " + gaps.size() + " days not logged, fewer than the "
+                        + (WARMUP + runs) + " logs to time and warm up with");
             }
             out.printf(Locale.ROOT, "habit: one user, %d habits (habit.create) and %d logs over %d days (one SQLite transaction),"
                     + " seeded in %.1f s, not timed; then in-process through the registry, on SQLite:%n", HABITS, logged, DAYS, seedSeconds);
@@ -89,13 +95,9 @@ final class HabitBench {
             m.put("list", row(out, "habit.list", "the " + HABITS + " habits with streaks and rates", list, runs, LIST_TARGET_P50_MS));
 
             // each run logs a (habit, day) the seeding left out, so that each writes a record of its own; the warm-up too
-            List<Gap> fresh = gaps.subList(0, Math.min(gaps.size(), WARMUP + runs));
-            int warm = Math.max(0, fresh.size() - runs);
-            Histogram log = time(warm, runs, i -> {
-                Gap g = fresh.get(i);
-                tools.call(ToolCall.of("habit.log", Json.object().put("habit", g.habitId()).put("date", g.day().toString())
-                        .put("amount", 30)));
-            });
+            List<ToolCall> fresh = gaps.subList(0, Math.min(gaps.size(), WARMUP + runs)).stream().map(g -> ToolCall.of("habit.log",
+                    Json.object().put("habit", g.habitId()).put("date", g.day().toString()).put("amount", 30))).toList();
+            Histogram log = time(fresh.size() - runs, runs, i -> tools.call(fresh.get(i)));
             m.put("log", row(out, "habit.log", "a day not logged yet, each run another", log, runs, LOG_TARGET_P50_MS));
 
             Gap again = gaps.getLast();
