@@ -9,6 +9,7 @@ back to another implementation, as the article's bridge does.
     result = client.list_emails(max_results=10)     # {"data": {...}, "backend": "concurrent", "duration_ms": 312.5}
     if result is None:
         print("fell back:", client.last_error)
+    client.log_habit("running", amount=5)           # today in the habit's time zone; a retry never counts twice
 """
 
 import itertools
@@ -60,6 +61,29 @@ class AgentToolsClient:
 
     def list_events(self, timeout=None, **params):
         return self.call("calendar.list-events", params, timeout)
+
+    # The Habit tools: a habit is named by its id or its name, any case ("reading" finds "Reading").
+
+    def create_habit(self, name, timeout=None, **params):
+        return self.call("habit.create", dict(params, name=name), timeout)
+
+    def update_habit(self, habit, timeout=None, **params):
+        return self.call("habit.update", dict(params, habit=habit), timeout)
+
+    def archive_habit(self, habit, timeout=None, **params):
+        return self.call("habit.archive", dict(params, habit=habit), timeout)
+
+    def restore_habit(self, habit, timeout=None, **params):
+        return self.call("habit.restore", dict(params, habit=habit), timeout)
+
+    def log_habit(self, habit, timeout=None, **params):
+        return self.call("habit.log", dict(params, habit=habit), timeout)
+
+    def list_habits(self, timeout=None, **params):
+        return self.call("habit.list", params, timeout)
+
+    def habit_history(self, habit, timeout=None, **params):
+        return self.call("habit.history", dict(params, habit=habit), timeout)
 
     def tools(self, timeout=None):
         return self.call("tools.list", {}, timeout)

@@ -3,6 +3,7 @@
 Run from the repository root after a build: python3 -m unittest discover -s clients/python -v
 """
 
+import datetime
 import json
 import os
 import signal
@@ -47,6 +48,8 @@ class AgentToolsClientTest(unittest.TestCase):
         cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_CALENDAR_ROOT_URL": cls.root_url,
                    "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
                    "AGENT_TOOLS_TRACKING_DB": cls.tracking_db,
+                   # habits in a file of these tests' own, never the developer's
+                   "AGENT_TOOLS_HABIT_DB": os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-habits-"), "habits.db"),
                    # the backends these tests check are the fetch strategies'; the index has its own test below
                    "AGENT_TOOLS_CACHE": "off"}
 
@@ -141,11 +144,49 @@ class AgentToolsClientTest(unittest.TestCase):
         self.assertEqual(["On-call: platform", "Daily stand-up", "Gym"], [e["summary"] for e in events["data"]["events"]])
         self.assertEqual("batch", events["backend"])
 
+    def test_tracks_a_habit_logged_today_and_refuses_a_day_in_the_future(self):
+        # a store of this test's own: it counts the user's habits
+        db = os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-habit-"), "habits.db")
+        client = AgentToolsClient(env=dict(self.env, AGENT_TOOLS_HABIT_DB=db))
+        self.addCleanup(client.close)
+        created = client.create_habit("Reading", target_amount=20, target_unit="pages", time_zone="UTC")
+        self.assertIsNotNone(created, client.last_error)
+        self.assertTrue(created["data"]["id"].startswith("hab_"))
+        self.assertEqual("store", created["backend"])
+
+        logged = client.log_habit("reading", amount=25, note="two chapters")  # by name, any case; today in UTC
+        self.assertIsNotNone(logged, client.last_error)
+        today = logged["data"]["date"]
+        self.assertEqual(today, datetime.datetime.now(datetime.timezone.utc).date().isoformat())
+        self.assertIsNotNone(client.log_habit("Reading", amount=25, note="two chapters"), client.last_error)  # a retry
+
+        habits = client.list_habits()
+        self.assertIsNotNone(habits, client.last_error)
+        self.assertEqual(1, habits["data"]["count"])
+        status = habits["data"]["habits"][0]["status"]
+        self.assertEqual("done", status["today_state"])
+        self.assertEqual(1, status["current_streak"], "the retried log counts once")
+        self.assertEqual(25, status["today_amount"])
+
+        history = client.habit_history(created["data"]["id"], to=today)
+        self.assertIsNotNone(history, client.last_error)
+        self.assertEqual(30, len(history["data"]["days"]))
+        self.assertEqual({"date": today, "state": "done", "due": True, "amount": 25, "note": "two chapters"},
+                         history["data"]["days"][-1])
+        self.assertEqual(1, history["data"]["done"])
+
+        future = (datetime.date.fromisoformat(today) + datetime.timedelta(days=2)).isoformat()
+        self.assertIsNone(client.log_habit("reading", date=future))
+        self.assertTrue(client.last_error.startswith("invalid_argument: date " + future), client.last_error)
+        self.assertIn("in the future", client.last_error)
+
     def test_lists_the_tools_with_their_schemas(self):
         tools = self.client().tools()["data"]
         commands = [t["command"] for t in tools]
         self.assertEqual(["tools.list", "gmail.list-emails", "gmail.search-emails", "gmail.get-email",
-                          "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy"], commands)
+                          "calendar.list-calendars", "calendar.list-events", "calendar.get-event", "calendar.free-busy",
+                          "habit.create", "habit.update", "habit.archive", "habit.restore", "habit.log", "habit.list",
+                          "habit.history"], commands)
         self.assertEqual(["query"], tools[2]["params_schema"]["required"])
         json.dumps(tools)  # plain JSON all the way
 

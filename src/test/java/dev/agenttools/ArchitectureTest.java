@@ -266,8 +266,9 @@ class ArchitectureTest {
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools
         // bench reads two families' constants: the field masks its bare client must send (so the server does the same
         // work as for the tools) and the HTML converter its decoding figure times; the front door does not carry them;
-        // and server's token check, which its row times (server.oauth.CheckTiming)
-        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar", "server");
+        // and server's token check, which its row times (server.oauth.CheckTiming); and the Habit tools' settings, to
+        // point its habit rows at a store file of their own (HabitBench)
+        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar", "server", "habit");
     }
 
     @Test

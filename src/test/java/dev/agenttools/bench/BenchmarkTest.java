@@ -53,6 +53,11 @@ class BenchmarkTest {
         for (JsonNode row : rows) {
             assertThat(row.get("errors").asInt()).as("%s errors", row.get("strategy")).isZero();
         }
+        JsonNode habit = results.get("environment").get("habit");
+        assertThat(habit.findValuesAsText("tool")).as("the issue's Habit targets, in every run").containsExactly("habit.list", "habit.log",
+                "habit.log");
+        assertThat(habit.get("list").get("runs").asInt()).isEqualTo(HabitBench.MIN_RUNS);
+        assertThat(table.toString()).contains("habit.list", "target ≤ 10 ms p50: ");
         assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
         JsonNode server = results.get("environment").get("process_model").get("server_overhead");
         assertThat(server.get("call_p50_ms").asDouble()).as("/v1/call's tools.list").isPositive();
@@ -139,6 +144,31 @@ class BenchmarkTest {
         assertThat(external.get(3).get("n").asInt()).isEqualTo(9);
         assertThat(external.get(4).get("requests").asDouble()).isEqualTo(1.0);
         assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
+    }
+
+    @Test
+    void timesTheHabitToolsForAUserWithTwoYearsOfLogs() throws Exception {
+        StringWriter lines = new StringWriter();
+
+        java.util.Map<String, Object> habit = HabitBench.run(new PrintWriter(lines, true), 5);
+
+        JsonNode results = Json.MAPPER.valueToTree(habit);
+        assertThat(results.get("habits").asInt()).isEqualTo(50);
+        assertThat(results.get("days").asInt()).isEqualTo(730);
+        // a third daily, a third Mon/Wed/Fri, a third 3 times a week: about 50 * 730 * 0.55 days logged
+        assertThat(results.get("logs_seeded").asInt()).isBetween(15_000, 25_000);
+        for (String row : new String[] {"list", "log", "log_retried"}) {
+            JsonNode r = results.get(row);
+            assertThat(r.get("runs").asInt()).as(row).isEqualTo(5);
+            assertThat(r.get("p50_ms").asDouble()).as(row).isPositive().isLessThanOrEqualTo(r.get("p90_ms").asDouble());
+            assertThat(r.get("p90_ms").asDouble()).as(row).isLessThanOrEqualTo(r.get("p99_ms").asDouble());
+            assertThat(r.get("met").asBoolean()).as(row).isEqualTo(r.get("p50_ms").asDouble() <= r.get("target_p50_ms").asDouble());
+        }
+        assertThat(results.get("list").get("tool").asText()).isEqualTo("habit.list");
+        assertThat(results.get("list").get("target_p50_ms").asDouble()).isEqualTo(10.0);
+        assertThat(results.get("log").get("target_p50_ms").asDouble()).isEqualTo(5.0);
+        assertThat(lines.toString()).contains("habit.list", "habit.log", "target ≤ 10 ms p50: ", "target ≤ 5 ms p50: ",
+                "habit: one user, 50 habits");
     }
 
     @Test

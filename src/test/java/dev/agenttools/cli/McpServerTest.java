@@ -37,7 +37,9 @@ class McpServerTest {
         Map<String, String> env = AgentToolsProcess.isolate(new java.util.HashMap<>());
         env.putAll(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
                 "AGENT_TOOLS_CALENDAR_ROOT_URL", emulator.rootUri().toString(),
-                "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString()));
+                "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString(),
+                // habits in a file of this class's own, in the private home: never the developer's, nor another class's
+                "AGENT_TOOLS_HABIT_DB", AgentToolsProcess.HOME.resolve("mcp-habits.db").toString()));
         ServerParameters server = ServerParameters.builder(command.getFirst())
                 .args(command.subList(1, command.size())).env(env).build();
         var mapper = new JacksonMcpJsonMapper(tools.jackson.databind.json.JsonMapper.builder().build());
@@ -93,6 +95,58 @@ class McpServerTest {
                 .arguments(Map.of("calendar_ids", "primary")).build());
         assertThat(bad.isError()).isTrue();
         assertThat(((McpSchema.TextContent) bad.content().getFirst()).text()).startsWith("invalid_argument: ").contains("calendar_ids");
+    }
+
+    @Test
+    void tracksAHabitThroughToolCallsAndAnswersBadInputAsAToolError() throws Exception {
+        JsonNode created = data(client.callTool(McpSchema.CallToolRequest.builder("create_habit").arguments(Map.of("name", "Running",
+                "schedule", "weekdays", "days", List.of("mon", "wed", "fri", "sat"), "target_amount", 5, "target_unit", "km",
+                "time_zone", "Asia/Tokyo")).build()));
+        assertThat(created.get("id").asText()).startsWith("hab_");
+        assertThat(created.get("schedule").get("days")).hasSize(4);
+        // "I went running" on a day it is due (days are Tokyo's), named as the user says it
+        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneId.of("Asia/Tokyo"));
+        java.time.LocalDate due = today.minusDays(1);
+        while (due.getDayOfWeek() == java.time.DayOfWeek.TUESDAY || due.getDayOfWeek() == java.time.DayOfWeek.THURSDAY
+                || due.getDayOfWeek() == java.time.DayOfWeek.SUNDAY) {
+            due = due.minusDays(1);
+        }
+        McpSchema.CallToolRequest ran = McpSchema.CallToolRequest.builder("log_habit").arguments(Map.of("habit", "running",
+                "date", due.toString(), "amount", 6.5)).build();
+        data(client.callTool(ran));
+        JsonNode logged = data(client.callTool(ran)); // a client's retry: still one record
+        assertThat(logged.get("date").asText()).isEqualTo(due.toString());
+        assertThat(logged.get("status").get("longest_streak").asInt()).isEqualTo(1);
+
+        JsonNode listed = data(client.callTool(McpSchema.CallToolRequest.builder("list_habits").arguments(Map.of()).build()));
+        assertThat(listed.get("count").asInt()).isEqualTo(1);
+        assertThat(listed.get("habits").get(0).get("status").get("longest_streak").asInt()).isEqualTo(1);
+        JsonNode history = data(client.callTool(McpSchema.CallToolRequest.builder("habit_history").arguments(Map.of("habit",
+                created.get("id").asText(), "from", due.toString(), "to", due.toString())).build()));
+        assertThat(history.get("days").get(0).get("state").asText()).isEqualTo("done");
+        assertThat(history.get("days").get(0).get("amount").asDouble()).isEqualTo(6.5);
+        assertThat(history.get("done").asInt()).isEqualTo(1);
+
+        String future = today.plusDays(2).toString(); // two days on: not today by the time the call runs, even at midnight
+        McpSchema.CallToolResult ahead = client.callTool(McpSchema.CallToolRequest.builder("log_habit")
+                .arguments(Map.of("habit", "Running", "date", future)).build());
+        assertThat(ahead.isError()).isTrue();
+        assertThat(((McpSchema.TextContent) ahead.content().getFirst()).text()).startsWith("invalid_argument: date " + future)
+                .contains("in the future", "Asia/Tokyo");
+        // refused by the input schema's enum before the tool runs: the same shape
+        McpSchema.CallToolResult hourly = client.callTool(McpSchema.CallToolRequest.builder("create_habit")
+                .arguments(Map.of("name", "Water", "schedule", "hourly")).build());
+        assertThat(hourly.isError()).isTrue();
+        assertThat(((McpSchema.TextContent) hourly.content().getFirst()).text()).startsWith("invalid_argument: ").contains("schedule");
+        McpSchema.CallToolResult unknown = client.callTool(McpSchema.CallToolRequest.builder("log_habit")
+                .arguments(Map.of("habit", "Swimming")).build());
+        assertThat(unknown.isError()).isTrue();
+        assertThat(((McpSchema.TextContent) unknown.content().getFirst()).text()).startsWith("not_found: habit: ").contains("Swimming");
+    }
+
+    private static JsonNode data(McpSchema.CallToolResult result) throws Exception {
+        assertThat(result.isError()).as(result.toString()).isFalse();
+        return Json.MAPPER.readTree(((McpSchema.TextContent) result.content().getFirst()).text());
     }
 
     @Test
