@@ -71,9 +71,9 @@ final class HabitBench {
             List<Gap> gaps = new ArrayList<>();
             int logged = seed(tools, file, settings.defaultUser(), today, gaps);
             double seedSeconds = (System.nanoTime() - t0) / 1e9;
-            if (gaps.size() < WARMUP + runs) {
+            if (gaps.size() < WARMUP + runs + 2) {
                 throw new IllegalStateException("the seeded user has " + gaps.size() + " days not logged, fewer than the "
-                        + (WARMUP + runs) + " logs to time and warm up with");
+                        + (WARMUP + runs + 2) + " logs to time and warm up with");
             }
             out.printf(Locale.ROOT, "habit: one user, %d habits (habit.create) and %d logs over %d days (one SQLite transaction),"
                     + " seeded in %.1f s, not timed; then in-process through the registry, on SQLite:%n", HABITS, logged, DAYS, seedSeconds);
@@ -93,6 +93,22 @@ final class HabitBench {
                 }
             });
             m.put("list", row(out, "habit.list", "the " + HABITS + " habits with streaks and rates", list, runs, LIST_TARGET_P50_MS));
+            // after a log here: the logged habit's progress is counted again from its own logs, the others' reused
+            Gap touched = gaps.get(gaps.size() - 2); // neither the log rows' days nor the retried one
+            Histogram afterLog = time(WARMUP, runs, i -> tools.call(ToolCall.of("habit.log", Json.object()
+                    .put("habit", touched.habitId()).put("date", touched.day().toString()).put("done", i % 2 == 0))), i -> {
+                tools.call(ToolCall.of("habit.list", listParams));
+            });
+            m.put("list_after_log", row(out, "habit.list", "after a log of one habit here", afterLog, runs, LIST_TARGET_P50_MS));
+            // after another process's write: every habit counted again from every log (the first list of a process too)
+            try (ToolRegistry another = Tools.builder().habit(settings).build()) {
+                Histogram cold = time(WARMUP, Math.min(runs, 200), i -> another.call(ToolCall.of("habit.log", Json.object()
+                        .put("habit", touched.habitId()).put("date", touched.day().toString()).put("done", i % 2 != 0))), i -> {
+                    tools.call(ToolCall.of("habit.list", listParams));
+                });
+                m.put("list_every_log", row(out, "habit.list", "after another process's write: every log read",
+                        cold, Math.min(runs, 200), LIST_TARGET_P50_MS));
+            }
 
             // each run logs a (habit, day) the seeding left out, so that each writes a record of its own; the warm-up too
             List<ToolCall> fresh = gaps.subList(0, Math.min(gaps.size(), WARMUP + runs)).stream().map(g -> ToolCall.of("habit.log",
@@ -201,11 +217,18 @@ final class HabitBench {
 
     /** {@code warmup} untimed runs, then {@code runs} timed ones; {@code i} counts across both. */
     private static Histogram time(int warmup, int runs, Run r) throws Exception {
+        return time(warmup, runs, i -> { }, r);
+    }
+
+    /** The same, with {@code before} run untimed ahead of each run (a write that the timed call then meets). */
+    private static Histogram time(int warmup, int runs, Run before, Run r) throws Exception {
         for (int i = 0; i < warmup; i++) {
+            before.run(i);
             r.run(i);
         }
         Histogram h = new Histogram(60_000_000_000L, 3);
         for (int i = warmup; i < warmup + runs; i++) {
+            before.run(i);
             long t0 = System.nanoTime();
             r.run(i);
             h.recordValue(System.nanoTime() - t0);

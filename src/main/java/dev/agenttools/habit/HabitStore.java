@@ -70,6 +70,16 @@ interface HabitStore extends AutoCloseable {
     /** One habit's logs, oldest first. */
     List<HabitLog> logs(String user, String habitId);
 
+    /**
+     * A number that changes whenever another connection or process has written to the store since it was last read
+     * (this store's own writes excepted: whoever makes them knows), or -1 where the store has no cheap way to tell
+     * (then nothing read from it may be reused). What {@code habit.list} checks before reusing the progress it
+     * computed from every log.
+     */
+    default long foreignWrites() {
+        return -1;
+    }
+
     @Override
     void close();
 }

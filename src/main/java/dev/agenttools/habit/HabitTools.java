@@ -67,7 +67,7 @@ public final class HabitTools {
     }
 
     static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account, Clock clock) {
-        Context c = new Context(new LazyStore(settings), settings, account, clock);
+        Context c = new Context(new LazyStore(settings), settings, account, clock, new ProgressMemo());
         registry.resource(c.store);
         return registry.tool(new Create(c)).tool(new Update(c)).tool(new Archive(c, true)).tool(new Archive(c, false))
                 .tool(new Log(c)).tool(new ListHabits(c)).tool(new History(c));
@@ -103,7 +103,7 @@ public final class HabitTools {
     }
 
     /** What every Habit tool shares. */
-    private record Context(LazyStore store, HabitSettings settings, GoogleAccount account, Clock clock) {
+    private record Context(LazyStore store, HabitSettings settings, GoogleAccount account, Clock clock, ProgressMemo memo) {
         /** Whose habits this call reaches: the user it names (a trusted backend), the configured one, or its Google account's. */
         String user(ToolCall call, Params p) throws InterruptedException {
             String given = p.string(USER_ID, null);
@@ -452,6 +452,7 @@ public final class HabitTools {
             HabitLog log = new HabitLog(h.id(), day, p.bool("done", true), amount(call.params(), "amount", null), note);
             HabitStore store = c.store().get();
             store.log(user, log, c.clock().instant());
+            c.memo().forget(user, h.id()); // after the write: a list that read before it keeps nothing it computed
             List<HabitLog> logs = store.logs(user, h.id());
             return answer(new HabitAnswers.Logged(HabitAnswers.HabitView.of(h), day.toString(), log.done(), log.amount(), log.note(),
                     HabitAnswers.Status.of(h, logs, today)), 1);
@@ -487,10 +488,13 @@ public final class HabitTools {
             Params p = Params.of(call, c.whose("include_archived"));
             String user = c.user(call, p);
             HabitStore store = c.store().get();
+            long foreignWrites = store.foreignWrites(); // before reading: a write after it is seen by the next list
             List<Habit> habits = store.habits(user, p.bool("include_archived", false));
-            var logs = store.logs(user);
-            List<HabitAnswers.Listed> listed = habits.stream().map(h -> new HabitAnswers.Listed(HabitAnswers.HabitView.of(h),
-                    HabitAnswers.Status.of(h, logs.getOrDefault(h.id(), List.of()), h.today(c.clock().instant())))).toList();
+            List<HabitAnswers.Status> statuses = c.memo().statuses(store, user, habits, foreignWrites, c.clock().instant());
+            List<HabitAnswers.Listed> listed = new java.util.ArrayList<>(habits.size());
+            for (int i = 0; i < habits.size(); i++) {
+                listed.add(new HabitAnswers.Listed(HabitAnswers.HabitView.of(habits.get(i)), statuses.get(i)));
+            }
             return answer(new HabitAnswers.HabitList(listed, listed.size()), listed.size());
         }
     }

@@ -329,4 +329,26 @@ class HabitToolsTest {
         assertThat(call(r, HabitTools.LOG, "{\"habit\": \"water\"}").path("status").path("current_streak").asInt())
                 .as("tried again once the lock is gone").isEqualTo(2);
     }
+
+    @Test
+    void aListShowsWhatAnotherProcessLoggedOnTheSameFileAndWhatChangedHere() {
+        Path file = dir.resolve("data").resolve("habits.db");
+        ToolRegistry mine = tools(HabitSettings.at(file));
+        ToolRegistry other = tools(HabitSettings.at(file)); // another connection, as another process's would be
+        at("2026-12-02T08:00:00Z");
+        call(mine, HabitTools.CREATE, "{\"name\": \"Water\", \"time_zone\": \"UTC\"}");
+        call(mine, HabitTools.CREATE, "{\"name\": \"Read\", \"time_zone\": \"UTC\"}");
+        assertThat(call(mine, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("today_state").asText()).isEqualTo("pending");
+        call(other, HabitTools.LOG, "{\"habit\": \"water\"}");
+        JsonNode water = call(mine, HabitTools.LIST, "{}").path("habits").get(0);
+        assertThat(water.path("status").path("today_state").asText()).as("logged by the other connection").isEqualTo("done");
+        call(mine, HabitTools.LOG, "{\"habit\": \"read\", \"done\": false}");
+        assertThat(call(mine, HabitTools.LIST, "{}").path("habits").get(1).path("status").path("today_state").asText()).isEqualTo("not_done");
+        call(mine, HabitTools.UPDATE, "{\"habit\": \"water\", \"schedule\": \"weekdays\", \"days\": [\"sun\"]}"); // 2026-12-02 is a Wednesday
+        assertThat(call(mine, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("today_state").asText())
+                .as("the new schedule counts").isIn("not_due", "done");
+        at("2026-12-03T08:00:00Z");
+        assertThat(call(mine, HabitTools.LIST, "{}").path("habits").get(1).path("status").path("today").asText())
+                .as("a new day is counted again").isEqualTo("2026-12-03");
+    }
 }
