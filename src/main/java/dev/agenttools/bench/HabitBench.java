@@ -127,12 +127,7 @@ final class HabitBench {
             }
             return m;
         } finally {
-            try (var files = Files.list(dir)) {
-                for (Path f : files.toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-            Files.deleteIfExists(dir);
+            TempFolder.delete(dir);
         }
     }
 

@@ -43,12 +43,7 @@ final class TokenCheckBench {
             }
             return m;
         } finally {
-            try (var files = Files.list(dir)) {
-                for (Path f : files.toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-            Files.deleteIfExists(dir);
+            TempFolder.delete(dir);
         }
     }
 

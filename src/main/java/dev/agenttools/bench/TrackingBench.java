@@ -84,12 +84,7 @@ final class TrackingBench {
             m.put("records_dropped", recorder.dropped());
             return m;
         } finally {
-            try (var files = Files.list(dir)) {
-                for (Path f : files.toList()) {
-                    Files.deleteIfExists(f);
-                }
-            }
-            Files.deleteIfExists(dir);
+            TempFolder.delete(dir);
         }
     }
 }
