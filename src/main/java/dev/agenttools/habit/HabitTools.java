@@ -59,7 +59,7 @@ public final class HabitTools {
      *                no Google connection (such calls are then refused, saying how to name the user)
      */
     public static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account) {
-        return register(registry, settings, account, Clock.systemDefaultZone());
+        return register(registry, settings, account, new SystemClock());
     }
 
     static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, Clock clock) {
@@ -71,6 +71,29 @@ public final class HabitTools {
         registry.resource(c.store);
         return registry.tool(new Create(c)).tool(new Update(c)).tool(new Archive(c, true)).tool(new Archive(c, false))
                 .tool(new Log(c)).tool(new ListHabits(c)).tool(new History(c));
+    }
+
+    /**
+     * The system clock, its zone looked up on first use: {@link java.time.ZoneId#systemDefault} loads the JDK's zone
+     * rules providers, and ical4j (on the classpath for the emulator's calendars) registers one that loads SLF4J, ~20 ms
+     * that a one-shot Gmail call, which never asks a habit's zone, would pay ({@code TrackingEndToEndTest} checks what
+     * such a call loads).
+     */
+    private static final class SystemClock extends Clock {
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneId.systemDefault();
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return Clock.system(zone);
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return java.time.Instant.now();
+        }
     }
 
     /** The store, opened on first use; a failed open is tried again by the next call. */
