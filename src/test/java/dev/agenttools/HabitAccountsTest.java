@@ -94,15 +94,13 @@ class HabitAccountsTest {
     }
 
     @Test
-    void aConfiguredUserAsksGoogleNothingAndTakesNoToken() throws Exception {
+    void aConfiguredUserAsksGoogleNothingWhateverTokenACallBrings() throws Exception {
         long before = emulator.counters().httpRequests();
         try (ToolRegistry r = tools(new HabitSettings(dir.resolve("habits.db"), "ann", false))) {
             call(r, HabitTools.CREATE, null, "{\"name\": \"Reading\"}");
             assertThat(call(r, HabitTools.LIST, null, "{}").path("habits")).hasSize(1);
-            assertThatThrownBy(() -> call(r, HabitTools.LIST, emulator.tokenFor("me@example.com"), "{}"))
-                    .isInstanceOfSatisfying(ToolException.class, e -> assertThat(e.getMessage()).contains("access_token"));
-            assertThat(r.specs()).filteredOn(s -> s.name().startsWith("habit."))
-                    .allSatisfy(s -> assertThat(s.inputSchema().path("properties").has("access_token")).isFalse());
+            // an agent that passes its token to every tool is not refused: the habits stay the configured user's
+            assertThat(call(r, HabitTools.LIST, emulator.tokenFor("user2@example.com"), "{}").path("habits")).hasSize(1);
         }
         assertThat(emulator.counters().httpRequests()).isEqualTo(before);
     }

@@ -41,6 +41,8 @@ public final class HabitTools {
     /** The commands, in the order tools.list shows them. */
     public static final List<String> COMMANDS = List.of(CREATE, UPDATE, ARCHIVE, RESTORE, LOG, LIST, HISTORY);
     static final int MAX_HISTORY_DAYS = 366;
+    /** How far back a day can be logged: a habit's past, not the calendar's (its streaks walk every day since). */
+    static final int MAX_PAST_YEARS = 10;
     static final int DEFAULT_HISTORY_DAYS = 30;
     /** More than any amount of anything a person logs in a day; keeps the numbers exact and printable. */
     static final double MAX_AMOUNT = 1_000_000_000;
@@ -177,18 +179,19 @@ public final class HabitTools {
         Set<String> whose(String... more) {
             Set<String> known = new HashSet<>(List.of(more));
             known.add(USER_ID); // refused with its reason by user() where no trusted backend names users
-            if (settings.defaultUser() == null && account != null) {
-                known.add(ACCESS_TOKEN);
+            if (account != null) {
+                known.add(ACCESS_TOKEN); // accepted as the Gmail tools accept it; with a configured user it names no one
             }
             return known;
         }
 
         ObjectNode properties() {
             ObjectNode p = Json.object();
-            if (settings.defaultUser() == null && account != null) {
-                p.putObject(ACCESS_TOKEN).put("type", "string").put("description", "An OAuth access token of the Google "
-                        + "account whose habits these are, as the Gmail tools take it. Default: the configured token or the"
-                        + " stored sign-in.");
+            if (account != null) {
+                p.putObject(ACCESS_TOKEN).put("type", "string").put("description", settings.defaultUser() == null
+                        ? "An OAuth access token of the Google account whose habits these are, as the Gmail tools take it. "
+                        + "Default: the configured token or the stored sign-in."
+                        : "Accepted as the Gmail tools take it; the habits here are the configured user's whatever the token.");
             }
             if (settings.userParam()) {
                 p.putObject(USER_ID).put("type", "string").put("minLength", 1).put("maxLength", HabitSettings.MAX_USER_CHARS)
@@ -467,6 +470,11 @@ public final class HabitTools {
             if (day.isAfter(today)) {
                 throw ToolException.invalidArgument("date " + day + " is in the future: today in " + h.zone().getId() + " (the habit's "
                         + "time zone) is " + today + "; a day can be logged once it has begun there");
+            }
+            // streaks walk every day from the first logged one: a day of year -999999999 would walk for hours
+            if (day.isBefore(today.minusYears(MAX_PAST_YEARS))) {
+                throw ToolException.invalidArgument("date " + day + " is more than " + MAX_PAST_YEARS + " years ago: the earliest day"
+                        + " that can be logged today is " + today.minusYears(MAX_PAST_YEARS));
             }
             String note = p.string("note", null);
             if (note != null && note.length() > HabitLog.MAX_NOTE_CHARS) {

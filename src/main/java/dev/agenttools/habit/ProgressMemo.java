@@ -72,7 +72,7 @@ final class ProgressMemo {
             }
         }
         Map<String, List<HabitLog>> logs = new HashMap<>();
-        if (missing.size() > FEW) {
+        if (missing.size() > FEW || foreignWrites < 0) { // a store that reuses nothing: one read of every log, not one a habit
             logs = store.logs(user);
         } else {
             for (Habit h : missing) {

@@ -359,4 +359,18 @@ class HabitToolsTest {
         }
         throw new AssertionError("no habit " + name + " in the list");
     }
+
+    @Test
+    void aDayMoreThanTenYearsBackIsRefusedNamingTheEarliestDay() {
+        ToolRegistry r = tools();
+        at("2026-12-02T08:00:00Z");
+        call(r, HabitTools.CREATE, "{\"name\": \"Water\", \"time_zone\": \"UTC\"}");
+        // streaks walk every day since the first logged one: year -999999999 would walk for hours
+        ToolException far = refused(r, HabitTools.LOG, "{\"habit\": \"water\", \"date\": \"-999999999-01-01\"}");
+        assertThat(far.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+        assertThat(far.getMessage()).startsWith("date ").contains("10 years ago", "2016-12-02");
+        assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"water\", \"date\": \"2016-12-01\"}").getMessage()).contains("10 years ago");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"water\", \"date\": \"2016-12-02\"}").path("date").asText()).isEqualTo("2016-12-02");
+        assertThat(call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("longest_streak").asInt()).isEqualTo(1);
+    }
 }
