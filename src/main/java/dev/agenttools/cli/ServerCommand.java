@@ -84,6 +84,12 @@ final class ServerCommand implements Callable<Integer> {
         try {
             settings = Settings.load();
             options = options(settings);
+            if (options.oauth() != null && settings.habit().userParam()) {
+                // /mcp then serves end users signed in here, not a trusted backend: a user_id would reach anyone's habits
+                throw new IllegalArgumentException("AGENT_TOOLS_HABIT_USER_PARAM=on lets a call name any user's habits, which only"
+                        + " a trusted backend may; with AGENT_TOOLS_SERVER_PUBLIC_URL set, /mcp serves end users signed in here:"
+                        + " unset one of them (each end user's habits are then their Google account's)");
+            }
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }

@@ -156,7 +156,9 @@ class ServerAuthorizationProcessTest {
                 new Case(with("AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "10m"), "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE", "300s"),
                 new Case(with("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "127.0.0.1,lb.internal"), "AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "\"lb.internal\""),
                 new Case(with("AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "10.0.0.0/40"), "AGENT_TOOLS_SERVER_TRUSTED_PROXIES", "\"10.0.0.0/40\"", "0..32"),
-                new Case(with("AGENT_TOOLS_SERVER_OAUTH_STORE", sharedFolder.resolve("oauth.db").toString()), "AGENT_TOOLS_SERVER_OAUTH_STORE"));
+                new Case(with("AGENT_TOOLS_SERVER_OAUTH_STORE", sharedFolder.resolve("oauth.db").toString()), "AGENT_TOOLS_SERVER_OAUTH_STORE"),
+                // signed-in end users must not name another user's habits
+                new Case(with("AGENT_TOOLS_HABIT_USER_PARAM", "on"), "AGENT_TOOLS_HABIT_USER_PARAM", "AGENT_TOOLS_SERVER_PUBLIC_URL"));
         for (Case c : cases) {
             Map<String, String> env = oauthEnv(freePort(), dir.resolve("refused.db"));
             c.changes().forEach((k, v) -> {
