@@ -125,12 +125,7 @@ final class SqliteHabitStore implements HabitStore {
                         + " target_amount, target_unit, zone, archived, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)")) {
                     p.setString(1, user);
                     p.setString(2, id);
-                    p.setString(3, h.name());
-                    p.setString(4, Habit.nameKey(h.name()));
-                    p.setString(5, h.schedule().stored());
-                    setDouble(p, 6, h.targetAmount());
-                    p.setString(7, h.targetUnit());
-                    p.setString(8, h.zone().getId());
+                    bindDefinition(p, 3, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone());
                     p.setLong(9, now.toEpochMilli());
                     p.setLong(10, now.toEpochMilli());
                     p.executeUpdate();
@@ -204,12 +199,7 @@ final class SqliteHabitStore implements HabitStore {
     public synchronized Habit update(Habit h, Instant now) {
         try (PreparedStatement p = connection.prepareStatement("UPDATE habits SET name = ?, name_key = ?, schedule = ?,"
                 + " target_amount = ?, target_unit = ?, zone = ?, archived = ?, updated_ms = ? WHERE user = ? AND id = ?")) {
-            p.setString(1, h.name());
-            p.setString(2, Habit.nameKey(h.name()));
-            p.setString(3, h.schedule().stored());
-            setDouble(p, 4, h.targetAmount());
-            p.setString(5, h.targetUnit());
-            p.setString(6, h.zone().getId());
+            bindDefinition(p, 1, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone());
             p.setInt(7, h.archived() ? 1 : 0);
             p.setLong(8, now.toEpochMilli());
             p.setString(9, h.user());
@@ -336,6 +326,20 @@ final class SqliteHabitStore implements HabitStore {
         Double target = rs.wasNull() ? null : amount;
         return new Habit(rs.getString(1), rs.getString(2), rs.getString(3), Schedule.ofStored(rs.getString(4)), target,
                 rs.getString(6), ZoneId.of(rs.getString(7)), rs.getInt(8) != 0, Instant.ofEpochMilli(rs.getLong(9)));
+    }
+
+    /**
+     * A habit's definition into six parameters from {@code first}, in the order both the insert and the update name
+     * them: name, name_key, schedule, target_amount, target_unit, zone.
+     */
+    private static void bindDefinition(PreparedStatement p, int first, String name, Schedule schedule, Double targetAmount,
+                                       String targetUnit, ZoneId zone) throws SQLException {
+        p.setString(first, name);
+        p.setString(first + 1, Habit.nameKey(name));
+        p.setString(first + 2, schedule.stored());
+        setDouble(p, first + 3, targetAmount);
+        p.setString(first + 4, targetUnit);
+        p.setString(first + 5, zone.getId());
     }
 
     private static void setDouble(PreparedStatement p, int i, Double v) throws SQLException {
