@@ -71,6 +71,15 @@ interface HabitStore extends AutoCloseable {
     List<HabitLog> logs(String user, String habitId);
 
     /**
+     * What habit.list counts every habit's progress from, by habit id, each habit's logs in no given order: the day and
+     * done of every log, the amount of those from {@code amountsFrom} on (today's, shown by the list). Earlier amounts
+     * and notes may be left out (null): a store that reads them slower than the days alone leaves them out.
+     */
+    default Map<String, List<HabitLog>> progressLogs(String user, java.time.LocalDate amountsFrom) {
+        return logs(user);
+    }
+
+    /**
      * A number that changes whenever another connection or process has written to the store since it was last read
      * (this store's own writes excepted: whoever makes them knows), or -1 where the store has no cheap way to tell
      * (then nothing read from it may be reused). What {@code habit.list} checks before reusing the progress it

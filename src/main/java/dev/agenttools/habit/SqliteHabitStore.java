@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -257,7 +258,6 @@ final class SqliteHabitStore implements HabitStore {
         }
     }
 
-    /** Every log of the user's habits, by habit id, each oldest day first (one query for habit.list). */
     @Override
     public synchronized long foreignWrites() {
         // SQLite's data_version: changes when another connection (of this process or another) commits, not for ours
@@ -268,6 +268,7 @@ final class SqliteHabitStore implements HabitStore {
         }
     }
 
+    /** Every log of the user's habits, by habit id, each oldest day first. */
     @Override
     public synchronized Map<String, List<HabitLog>> logs(String user) {
         try (PreparedStatement p = connection.prepareStatement("SELECT habit_id, day, done, amount, note FROM logs WHERE user = ?"
@@ -277,6 +278,58 @@ final class SqliteHabitStore implements HabitStore {
         } catch (SQLException e) {
             throw failed("read logs", e);
         }
+    }
+
+    /**
+     * Every log's day and done as one string a habit (SQLite's group_concat), and the amounts from {@code amountsFrom} on
+     * in a second query. Why not the rows: sqlite-jdbc's row by row read of 20,000 logs (two years of 50 habits) took
+     * 20 ms and most of a list's time; the same days concatenated in SQLite take 2–3 ms. Not ordered in SQL (an ORDER BY
+     * inside group_concat sorts, 3 ms more): Progress orders the days itself.
+     */
+    @Override
+    public synchronized Map<String, List<HabitLog>> progressLogs(String user, LocalDate amountsFrom) {
+        try {
+            Map<String, Map<LocalDate, Double>> amounts = new HashMap<>();
+            try (PreparedStatement p = connection.prepareStatement("SELECT habit_id, day, amount FROM logs WHERE user = ?"
+                    + " AND day >= ? AND amount IS NOT NULL")) {
+                p.setString(1, user);
+                p.setString(2, amountsFrom.toString());
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        amounts.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(day(rs.getString(2)), rs.getDouble(3));
+                    }
+                }
+            }
+            Map<String, List<HabitLog>> logs = new LinkedHashMap<>();
+            try (PreparedStatement p = connection.prepareStatement("SELECT habit_id, group_concat(day || done, ',') FROM logs"
+                    + " WHERE user = ? GROUP BY habit_id")) {
+                p.setString(1, user);
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        String habitId = rs.getString(1);
+                        logs.put(habitId, daysDone(habitId, rs.getString(2), amountsFrom, amounts.getOrDefault(habitId, Map.of())));
+                    }
+                }
+            }
+            return logs;
+        } catch (SQLException e) {
+            throw failed("read logs", e);
+        }
+    }
+
+    /** Reads {@code 2026-12-01 1,2026-12-02 0,...} (a day, then 1 for done or 0 for not), each day's amount looked up. */
+    private static List<HabitLog> daysDone(String habitId, String concatenated, LocalDate amountsFrom, Map<LocalDate, Double> amounts) {
+        List<HabitLog> logs = new ArrayList<>(concatenated.length() / 12 + 1);
+        int from = 0;
+        while (from < concatenated.length()) {
+            int comma = concatenated.indexOf(',', from);
+            int end = comma < 0 ? concatenated.length() : comma;
+            LocalDate day = day(concatenated.substring(from, end - 1));
+            Double amount = day.isBefore(amountsFrom) ? null : amounts.get(day);
+            logs.add(new HabitLog(habitId, day, concatenated.charAt(end - 1) == '1', amount, null));
+            from = end + 1;
+        }
+        return logs;
     }
 
     /** One habit's logs, oldest first. */

@@ -231,6 +231,32 @@ abstract class HabitStoreContract {
     }
 
     @Test
+    void whatAListCountsFromHasEveryDayAndDoneAndTheAmountsFromTheDayAsked() {
+        Habit a = store.create("ann", habit("A"), NOW);
+        Habit b = store.create("ann", habit("B"), NOW.plusMillis(1));
+        store.create("ann", habit("Never logged"), NOW.plusMillis(2));
+        for (int i = 0; i < 800; i++) { // more than one DynamoDB page, and two years
+            store.log("ann", new HabitLog(a.id(), DAY.minusDays(i), i % 7 != 3, i % 5 == 0 ? null : 0.5 + i, "note " + i), NOW);
+        }
+        other.log("ann", new HabitLog(b.id(), DAY.minusDays(1), false, 2.0, null), NOW);
+        other.log("ann", new HabitLog(b.id(), DAY, true, 1e-3, null), NOW);
+        Map<String, List<HabitLog>> counted = other.progressLogs("ann", DAY.minusDays(1));
+        Map<String, List<HabitLog>> all = store.logs("ann");
+        assertThat(counted).containsOnlyKeys(a.id(), b.id());
+        for (String id : all.keySet()) {
+            assertThat(counted.get(id)).extracting(HabitLog::habitId, HabitLog::day, HabitLog::done)
+                    .containsExactlyInAnyOrderElementsOf(all.get(id).stream()
+                            .map(l -> org.assertj.core.groups.Tuple.tuple(l.habitId(), l.day(), l.done())).toList());
+            assertThat(counted.get(id)).filteredOn(l -> !l.day().isBefore(DAY.minusDays(1)))
+                    .extracting(HabitLog::day, HabitLog::amount)
+                    .containsExactlyInAnyOrderElementsOf(all.get(id).stream().filter(l -> !l.day().isBefore(DAY.minusDays(1)))
+                            .map(l -> org.assertj.core.groups.Tuple.tuple(l.day(), l.amount())).toList());
+        }
+        assertThat(counted.get(b.id())).hasSize(2);
+        assertThat(counted.get(a.id())).hasSize(800).filteredOn(HabitLog::done).hasSize(800 - 800 / 7 - (800 % 7 > 3 ? 1 : 0));
+    }
+
+    @Test
     void anArchivedHabitIsKeptWithItsLogsAndCanBeRestored() {
         Habit h = store.create("ann", habit("Piano"), NOW);
         Habit kept = store.create("ann", habit("Walk"), NOW.plusMillis(1));

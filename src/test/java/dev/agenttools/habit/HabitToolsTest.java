@@ -350,6 +350,33 @@ class HabitToolsTest {
         assertThat(todayState(mine, "Read")).as("a new day is counted again").isEqualTo("pending");
     }
 
+    @Test
+    void aFreshListOfManyHabitsInZonesADayApartShowsEachTodaysAmountAndStreak() {
+        Path file = dir.resolve("data").resolve("habits.db");
+        ToolRegistry mine = tools(HabitSettings.at(file));
+        at("2026-12-02T09:30:00Z"); // 18:30 on the 2nd in Tokyo, 23:30 on the 1st in Honolulu
+        for (int i = 0; i < 12; i++) { // more than the few a list counts one by one
+            String zone = i % 2 == 0 ? "Asia/Tokyo" : "Pacific/Honolulu";
+            String today = i % 2 == 0 ? "2026-12-02" : "2026-12-01";
+            String yesterday = i % 2 == 0 ? "2026-12-01" : "2026-11-30";
+            call(mine, HabitTools.CREATE, "{\"name\": \"H" + i + "\", \"time_zone\": \"" + zone + "\"}");
+            call(mine, HabitTools.LOG, "{\"habit\": \"h" + i + "\", \"date\": \"" + yesterday + "\", \"amount\": " + (100 + i) + "}");
+            call(mine, HabitTools.LOG, "{\"habit\": \"h" + i + "\", \"date\": \"" + today + "\", \"amount\": " + i
+                    + ", \"note\": \"n\"}");
+        }
+        ToolRegistry fresh = tools(HabitSettings.at(file)); // another process's first list: every log read at once
+        JsonNode habits = call(fresh, HabitTools.LIST, "{}").path("habits");
+        assertThat(habits).hasSize(12);
+        for (JsonNode h : habits) {
+            int i = Integer.parseInt(h.path("habit").path("name").asText().substring(1));
+            JsonNode status = h.path("status");
+            assertThat(status.path("today").asText()).isEqualTo(i % 2 == 0 ? "2026-12-02" : "2026-12-01");
+            assertThat(status.path("today_state").asText()).isEqualTo("done");
+            assertThat(status.path("today_amount").asDouble()).as("H" + i + "'s amount of its today").isEqualTo(i);
+            assertThat(status.path("current_streak").asInt()).isEqualTo(2);
+        }
+    }
+
     /** Today's state of the named habit, as habit.list shows it (habits created at one instant come in any order). */
     private static String todayState(ToolRegistry r, String name) {
         for (JsonNode h : call(r, HabitTools.LIST, "{}").path("habits")) {
