@@ -24,12 +24,22 @@ final class Addresses {
     /** How long a lookup may take, in the background, before it is given up (and asked again later). */
     static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(10);
     static final Duration RETRY_AFTER = Duration.ofMinutes(1);
+    /**
+     * How long an address Google gave for a credential stands as proof of who the caller is ({@link #confirmed}) before
+     * it is asked again. Why: the Habit tools key a user's habits by it and call Google for nothing else, so without
+     * asking again a credential the user revoked (signed out, removed the app's access) would keep reaching their habits
+     * for as long as this process remembers it. Five minutes bounds that, for one users.getProfile (1 quota unit) per
+     * credential every five minutes of use.
+     */
+    static final Duration CONFIRMED_FOR = Duration.ofMinutes(5);
     /** The longest address an answer may give (RFC 5321's 64-character local part, @, 255-character domain). */
     static final int MAX_ADDRESS_CHARS = 320;
 
     /** What is known of one credential. */
     private static final class Credential {
         String address;
+        /** When Google last gave the address ({@link System#nanoTime()}); meaningful when {@link #address} is set. */
+        long confirmedAt;
         /** Sessions opened, counted up to 2. */
         int sessions;
         boolean asking;
@@ -48,6 +58,7 @@ final class Addresses {
     }
 
     private final Duration retryAfter;
+    private final Duration confirmedFor;
     private final Map<String, Credential> credentials = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -58,11 +69,12 @@ final class Addresses {
     };
 
     Addresses() {
-        this(RETRY_AFTER);
+        this(RETRY_AFTER, CONFIRMED_FOR);
     }
 
-    Addresses(Duration retryAfter) {
+    Addresses(Duration retryAfter, Duration confirmedFor) {
         this.retryAfter = retryAfter;
+        this.confirmedFor = confirmedFor;
     }
 
     /**
@@ -89,6 +101,7 @@ final class Addresses {
         c.asking = false;
         if (plausible(address)) {
             c.address = address;
+            c.confirmedAt = System.nanoTime();
             c.failed = false;
         } else if (c.address == null) {
             c.failed = true;
@@ -99,7 +112,9 @@ final class Addresses {
     /** The credential's address, from an answer made for another reason; ignored unless it is an address. */
     synchronized void learned(String key, String address) {
         if (plausible(address)) {
-            credentials.computeIfAbsent(key, k -> new Credential()).address = address;
+            Credential c = credentials.computeIfAbsent(key, k -> new Credential());
+            c.address = address;
+            c.confirmedAt = System.nanoTime();
         }
     }
 
@@ -107,6 +122,16 @@ final class Addresses {
     synchronized Optional<String> addressOf(String key) {
         Credential c = credentials.get(key);
         return Optional.ofNullable(c == null ? null : c.address);
+    }
+
+    /**
+     * The address Google gave for the credential within the last {@link #CONFIRMED_FOR}, if it did: what may stand for
+     * the caller's identity without asking again (the pacing and caches take {@link #addressOf}, however old).
+     */
+    synchronized Optional<String> confirmed(String key) {
+        Credential c = credentials.get(key);
+        return c != null && c.address != null && System.nanoTime() - c.confirmedAt < confirmedFor.toNanos()
+                ? Optional.of(c.address) : Optional.empty();
     }
 
     synchronized int size() {

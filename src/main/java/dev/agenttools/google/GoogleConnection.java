@@ -49,7 +49,7 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     private final Path trustedCertificate;
-    private final Addresses addresses = new Addresses();
+    private final Addresses addresses;
     private final String configuredToken;
     private final SignInSource signInSource;
     private final String notSignedIn;
@@ -98,8 +98,19 @@ public final class GoogleConnection implements AutoCloseable {
         this(trustedCertificate, configuredToken, signInSource, notSignedIn, PacingShare.ALONE, PacingStats.NONE);
     }
 
+    /** @param addresses what is remembered of who each credential is (a test's, with other durations) */
+    GoogleConnection(String configuredToken, Addresses addresses) {
+        this(null, configuredToken, null, "not signed in", PacingShare.ALONE, PacingStats.NONE, addresses);
+    }
+
     private GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn,
                              PacingShare share, PacingStats stats) {
+        this(trustedCertificate, configuredToken, signInSource, notSignedIn, share, stats, new Addresses());
+    }
+
+    private GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn,
+                             PacingShare share, PacingStats stats, Addresses addresses) {
+        this.addresses = addresses;
         this.pacingShare = java.util.Objects.requireNonNull(share, "share");
         this.pacingStats = java.util.Objects.requireNonNull(stats, "stats");
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
@@ -212,16 +223,18 @@ public final class GoogleConnection implements AutoCloseable {
 
     /**
      * The address of the account the credential of a call with {@code accessToken} acts as (see {@link #sessionFor}):
-     * known already (a lookup or an answer said it), else asked now by {@code whoIs} within {@code deadline} and
-     * remembered for later sessions of the credential.
+     * known already when Google said it lately (a lookup or an answer, in the last {@link Addresses#CONFIRMED_FOR}), else
+     * asked now by {@code whoIs} within {@code deadline} and remembered for later sessions of the credential. What the
+     * Habit tools take for the caller's identity: a credential revoked since is refused here within that time.
      *
      * @throws ToolException        UNAUTHENTICATED without a credential; what asking met (translated by the API's calls)
      * @throws InterruptedException when the call is cancelled
      */
     public String addressOf(String accessToken, WhoIs whoIs, dev.agenttools.tool.Deadline deadline) throws InterruptedException {
         Session s = sessionFor(accessToken);
-        if (s.address != null) {
-            return s.address;
+        Optional<String> confirmed = addresses.confirmed(s.credentialKey);
+        if (confirmed.isPresent()) {
+            return confirmed.get();
         }
         String address;
         try {

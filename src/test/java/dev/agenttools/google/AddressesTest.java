@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AddressesTest {
     @Test
     void aFailedLookupIsAskedAgainByALaterSessionAndAnAnswerEndsTheAsking() {
-        Addresses addresses = new Addresses(Duration.ZERO);
+        Addresses addresses = new Addresses(Duration.ZERO, Addresses.CONFIRMED_FOR);
         assertThat(addresses.opened("token-1", true).ask()).as("first session").isFalse();
         assertThat(addresses.opened("token-1", true).ask()).as("second session asks").isTrue();
         assertThat(addresses.opened("token-1", true).ask()).as("one lookup at a time").isFalse();
@@ -22,6 +22,20 @@ class AddressesTest {
         Addresses.Seen seen = addresses.opened("token-1", true);
         assertThat(seen.ask()).isFalse();
         assertThat(seen.address()).isEqualTo("me@example.com");
+    }
+
+    @Test
+    void anAddressStandsForWhoTheCallerIsOnlyWhileGoogleGaveItLately() {
+        Addresses lately = new Addresses();
+        assertThat(lately.confirmed("token-1")).isEmpty();
+        lately.answered("token-1", "me@example.com");
+        lately.learned("token-2", "you@example.com");
+        assertThat(lately.confirmed("token-1")).contains("me@example.com");
+        assertThat(lately.confirmed("token-2")).contains("you@example.com");
+        Addresses stale = new Addresses(Addresses.RETRY_AFTER, Duration.ZERO);
+        stale.answered("token-1", "me@example.com");
+        assertThat(stale.confirmed("token-1")).as("older than it may be").isEmpty();
+        assertThat(stale.addressOf("token-1")).as("still the account the calls are paced as").contains("me@example.com");
     }
 
     @Test

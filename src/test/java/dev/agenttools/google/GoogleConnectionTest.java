@@ -45,6 +45,32 @@ class GoogleConnectionTest {
     }
 
     @Test
+    void whoACredentialIsStandsFiveMinutesThenGoogleIsAskedAgainSoARevokedOneIsRefused() throws Exception {
+        Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).build());
+        String url = emulator.rootUri() + "gmail/v1/users/me/profile";
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        String token = Emulators.signIn(emulator, "me@example.com").accessToken();
+        try (GoogleConnection lately = new GoogleConnection(null, new Addresses());
+             GoogleConnection stale = new GoogleConnection(null, new Addresses(Addresses.RETRY_AFTER, Duration.ZERO))) {
+            for (GoogleConnection c : java.util.List.of(lately, lately, stale, stale)) {
+                GoogleConnection.WhoIs profile = (s, deadline) -> {
+                    asked.incrementAndGet();
+                    return dev.agenttools.tool.Json.MAPPER.readTree(c.get(s, url, "test", false, BoundedBody.MAX_BYTES,
+                            java.io.InputStream::readAllBytes)).path("emailAddress").asText();
+                };
+                assertThat(c.addressOf(token, profile, dev.agenttools.tool.Deadline.in(Duration.ofSeconds(10)))).isEqualTo("me@example.com");
+            }
+            assertThat(asked.get()).as("once for the connection that trusts it 5 minutes, each time for the other").isEqualTo(3);
+            emulator.revokeAccess("me@example.com");
+            GoogleConnection.WhoIs profile = (s, deadline) -> dev.agenttools.tool.Json.MAPPER.readTree(stale.get(s, url, "test",
+                    false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes)).path("emailAddress").asText();
+            assertThatThrownBy(() -> stale.addressOf(token, profile, dev.agenttools.tool.Deadline.in(Duration.ofSeconds(10))))
+                    .as("revoked: asked again, and refused").isInstanceOf(ToolException.class).hasMessageNotContaining(token);
+        }
+    }
+
+    @Test
     void withoutATokenOrAStoredSignInACallIsUnauthenticatedWithWhatToRun() {
         try (GoogleConnection connection = new GoogleConnection(null, null, null, "not signed in: run 'agent-tools auth login'")) {
             assertThatThrownBy(() -> connection.sessionFor(" ")).isInstanceOfSatisfying(ToolException.class, e -> {
