@@ -81,7 +81,9 @@ final class HabitAnswers {
                 boolean isDue = h.schedule().kind() != Schedule.Kind.TIMES_PER_WEEK && h.schedule().dueOn(d) && !d.isBefore(start);
                 HabitLog l = log.get(d);
                 done += state == Progress.DayState.DONE ? 1 : 0;
-                due += isDue ? 1 : 0;
+                // the total is of days that could be done by now: a day ahead, or today still pending, is not counted yet
+                boolean decided = d.isBefore(today) || state == Progress.DayState.DONE || state == Progress.DayState.NOT_DONE;
+                due += isDue && decided ? 1 : 0;
                 days.add(new Day(d.toString(), state.wireName(), isDue, l == null ? null : l.amount(), l == null ? null : l.note()));
             }
             return new History(HabitView.of(h), from.toString(), to.toString(), days, done, due);

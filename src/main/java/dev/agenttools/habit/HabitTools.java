@@ -541,7 +541,8 @@ public final class HabitTools {
                     .put("description", "Last day, included. Default: today in the habit's time zone.");
             return new ToolSpec(HISTORY, "A habit day by day over a range of at most " + MAX_HISTORY_DAYS + " days (\"how did I "
                     + "do this month\"): each day's state (done, not_done, missed, pending, not_due, not_logged, before_start), "
-                    + "amount and note, and the days done and due in the range.", schema("Params of habit.history", p, "habit"));
+                    + "amount and note, and the days done and due in the range (due counts the days up to today: a day ahead, or today "
+                    + "not logged yet, is not counted).", schema("Params of habit.history", p, "habit"));
         }
 
         @Override

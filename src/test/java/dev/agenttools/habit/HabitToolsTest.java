@@ -193,6 +193,28 @@ class HabitToolsTest {
     }
 
     @Test
+    void aMonthAskedBeforeItEndsCountsAsDueOnlyTheDaysUpToToday() {
+        ToolRegistry r = tools();
+        at("2026-11-01T08:00:00Z");
+        call(r, HabitTools.CREATE, "{\"name\": \"Reading\", \"time_zone\": \"UTC\"}");
+        at("2026-11-10T08:00:00Z");
+        for (String day : List.of("2026-11-01", "2026-11-02", "2026-11-03", "2026-11-05")) {
+            call(r, HabitTools.LOG, "{\"habit\": \"reading\", \"date\": \"" + day + "\"}");
+        }
+        String month = "{\"habit\": \"reading\", \"from\": \"2026-11-01\", \"to\": \"2026-11-30\"}";
+        JsonNode h = call(r, HabitTools.HISTORY, month);
+        assertThat(h.path("days")).hasSize(30);
+        assertThat(h.path("days").get(9).path("state").asText()).isEqualTo("pending");
+        assertThat(h.path("days").get(20).path("due").asBoolean()).as("a day ahead is on the schedule").isTrue();
+        assertThat(h.path("done").asInt()).isEqualTo(4);
+        assertThat(h.path("due").asInt()).as("the 1st to the 9th: today pending and the days ahead not counted yet").isEqualTo(9);
+        call(r, HabitTools.LOG, "{\"habit\": \"reading\"}");
+        h = call(r, HabitTools.HISTORY, month);
+        assertThat(h.path("done").asInt()).isEqualTo(5);
+        assertThat(h.path("due").asInt()).as("today, logged, counts").isEqualTo(10);
+    }
+
+    @Test
     void anArchivedHabitIsKeptHiddenAndRestorable() {
         ToolRegistry r = tools();
         call(r, HabitTools.CREATE, "{\"name\": \"Reading\"}");
