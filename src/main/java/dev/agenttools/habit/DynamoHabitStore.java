@@ -19,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 import java.math.BigDecimal;
@@ -278,25 +279,31 @@ final class DynamoHabitStore implements HabitStore {
         return id == null ? Optional.empty() : habit(user, id, index.names().get(id));
     }
 
+    /**
+     * A rename goes through the index first (a conditional write on its version, as create's), so a name refused or
+     * raced changes nothing; then one UpdateItem sets (or removes, for a cleared target) only the attributes the change
+     * gives, so another instance's change of other attributes meanwhile stands.
+     */
     @Override
-    public Habit update(Habit h, Instant now) {
+    public Habit update(String user, String id, HabitChange change, Instant now) {
+        String name;
         for (int attempt = 0; ; attempt++) {
-            Index index = index(h.user());
-            String name = index.names().get(h.id());
+            Index index = index(user);
+            name = index.names().get(id);
             if (name == null) {
-                throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + h.id() + " (deleted meanwhile?)");
+                throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + id + " (deleted meanwhile?)");
             }
-            if (name.equals(h.name())) {
+            if (change.name() == null || name.equals(change.name())) {
                 break;
             }
-            if (index.named(h.name(), h.id()) != null) {
-                throw ToolException.invalidArgument("name: another habit is named \"" + h.name()
+            if (index.named(change.name(), id) != null) {
+                throw ToolException.invalidArgument("name: another habit is named \"" + change.name()
                         + "\" already; names are unique per user, whatever their case");
             }
             Map<String, String> names = new LinkedHashMap<>(index.names());
-            names.put(h.id(), h.name());
-            // the index first: a rename refused (or raced by another) changes nothing
-            if (writeIndex(h.user(), names, index.version(), "rename a habit")) {
+            names.put(id, change.name());
+            if (writeIndex(user, names, index.version(), "rename a habit")) {
+                name = change.name();
                 break;
             }
             if (attempt + 1 == INDEX_ATTEMPTS) {
@@ -304,13 +311,51 @@ final class DynamoHabitStore implements HabitStore {
             }
             pause(attempt);
         }
-        Map<String, AttributeValue> item = habitItem(h, now);
-        try {
-            run("update a habit", () -> client.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_exists(pk)")));
-        } catch (ConditionalCheckFailedException gone) {
-            throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + h.id() + " (deleted meanwhile?)");
+        Map<String, AttributeValue> values = new HashMap<>();
+        List<String> set = new ArrayList<>();
+        List<String> remove = new ArrayList<>();
+        if (change.schedule() != null) {
+            set.add("#schedule = :schedule");
+            values.put(":schedule", s(change.schedule().stored()));
         }
-        return h;
+        if (change.targetAmount() != null) {
+            change.targetAmount().ifPresentOrElse(a -> {
+                set.add("#target_amount = :amount");
+                values.put(":amount", n(a));
+            }, () -> remove.add("#target_amount"));
+        }
+        if (change.targetUnit() != null) {
+            change.targetUnit().ifPresentOrElse(u -> {
+                set.add("#target_unit = :unit");
+                values.put(":unit", s(u));
+            }, () -> remove.add("#target_unit"));
+        }
+        if (change.zone() != null) {
+            set.add("#zone = :zone");
+            values.put(":zone", s(change.zone().getId()));
+        }
+        if (change.archived() != null) {
+            set.add("#archived = :archived");
+            values.put(":archived", AttributeValue.fromBool(change.archived()));
+        }
+        set.add("#updated_ms = :updated");
+        values.put(":updated", n(now.toEpochMilli()));
+        String expression = "SET " + String.join(", ", set) + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
+        Map<String, String> names = new HashMap<>(); // every name a placeholder: ZONE is one of DynamoDB's reserved words
+        for (String clause : set) {
+            String attribute = clause.substring(1, clause.indexOf(' '));
+            names.put("#" + attribute, attribute);
+        }
+        remove.forEach(r -> names.put(r, r.substring(1)));
+        Map<String, AttributeValue> item;
+        try {
+            item = run("update a habit", () -> client.updateItem(b -> b.tableName(table).key(key(user, HABIT + id))
+                    .updateExpression(expression).expressionAttributeValues(values).expressionAttributeNames(names)
+                    .conditionExpression("attribute_exists(pk)").returnValues(ReturnValue.ALL_NEW))).attributes();
+        } catch (ConditionalCheckFailedException gone) {
+            throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + id + " (deleted meanwhile?)");
+        }
+        return habit(user, id, name, item);
     }
 
     @Override

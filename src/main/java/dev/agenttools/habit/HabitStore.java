@@ -51,12 +51,13 @@ interface HabitStore extends AutoCloseable {
     Optional<Habit> find(String user, String idOrName);
 
     /**
-     * Writes {@code h}'s name, schedule, target, zone and archived flag over the stored habit of its id.
+     * Makes {@code change} to the user's habit {@code id}, writing only the fields it gives (another instance's change of
+     * other fields meanwhile stands), and answers the habit as stored after it.
      *
      * @throws ToolException INVALID_ARGUMENT when another of the user's habits has the new name; NOT_FOUND when the
-     *                       habit is gone
+     *                       user has no habit of that id
      */
-    Habit update(Habit h, Instant now);
+    Habit update(String user, String id, HabitChange change, Instant now);
 
     /** The user's habits, oldest first; archived ones only when asked. */
     List<Habit> habits(String user, boolean archivedToo);

@@ -23,6 +23,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -412,10 +413,13 @@ public final class HabitTools {
             Params p = Params.of(call, known);
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
-            Habit changed = new Habit(h.id(), user, name(p, h.name()), schedule(p, call.params(), h.schedule()),
-                    amount(call.params(), "target_amount", h.targetAmount()), unit(p, call.params(), h.targetUnit()),
-                    zone(p, h.zone()), h.archived(), h.created());
-            return answer(HabitAnswers.HabitView.of(c.store().get().update(changed, c.clock().instant())), 1);
+            JsonNode params = call.params();
+            // only what the call gives: another call's change of the rest meanwhile stands
+            HabitChange change = new HabitChange(params.has("name") ? name(p, h.name()) : null,
+                    params.has("schedule") || params.has("days") || params.has("times_per_week") ? schedule(p, params, h.schedule()) : null,
+                    params.has("target_amount") ? Optional.ofNullable(amount(params, "target_amount", null)) : null,
+                    params.has("target_unit") ? Optional.ofNullable(unit(p, params, null)) : null, zone(p, null), null);
+            return answer(HabitAnswers.HabitView.of(c.store().get().update(user, h.id(), change, c.clock().instant())), 1);
         }
     }
 
@@ -436,9 +440,8 @@ public final class HabitTools {
             Params p = Params.of(call, c.whose("habit"));
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
-            Habit changed = new Habit(h.id(), user, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone(), archive,
-                    h.created());
-            return answer(HabitAnswers.HabitView.of(h.archived() == archive ? h : c.store().get().update(changed, c.clock().instant())), 1);
+            return answer(HabitAnswers.HabitView.of(h.archived() == archive ? h
+                    : c.store().get().update(user, h.id(), HabitChange.archived(archive), c.clock().instant())), 1);
         }
     }
 

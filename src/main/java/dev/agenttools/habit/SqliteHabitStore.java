@@ -192,26 +192,65 @@ final class SqliteHabitStore implements HabitStore {
     }
 
     /**
-     * Writes {@code h}'s name, schedule, target, zone and archived flag over the stored habit of its id.
+     * Makes {@code change}: one UPDATE of the columns it gives, answering the row as it is after it ({@code RETURNING}),
+     * so a change of other columns by another process meanwhile stands.
      *
      * @throws ToolException INVALID_ARGUMENT when another of the user's habits has the new name
      */
     @Override
-    public synchronized Habit update(Habit h, Instant now) {
-        try (PreparedStatement p = connection.prepareStatement("UPDATE habits SET name = ?, name_key = ?, schedule = ?,"
-                + " target_amount = ?, target_unit = ?, zone = ?, archived = ?, updated_ms = ? WHERE user = ? AND id = ?")) {
-            bindDefinition(p, 1, h.name(), h.schedule(), h.targetAmount(), h.targetUnit(), h.zone());
-            p.setInt(7, h.archived() ? 1 : 0);
-            p.setLong(8, now.toEpochMilli());
-            p.setString(9, h.user());
-            p.setString(10, h.id());
-            if (p.executeUpdate() == 0) {
-                throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + h.id() + " (deleted meanwhile?)");
+    public synchronized Habit update(String user, String id, HabitChange change, Instant now) {
+        List<String> columns = new ArrayList<>();
+        List<Object> values = new ArrayList<>();
+        if (change.name() != null) {
+            columns.add("name");
+            values.add(change.name());
+            columns.add("name_key");
+            values.add(Habit.nameKey(change.name()));
+        }
+        if (change.schedule() != null) {
+            columns.add("schedule");
+            values.add(change.schedule().stored());
+        }
+        if (change.targetAmount() != null) {
+            columns.add("target_amount");
+            values.add(change.targetAmount().orElse(null));
+        }
+        if (change.targetUnit() != null) {
+            columns.add("target_unit");
+            values.add(change.targetUnit().orElse(null));
+        }
+        if (change.zone() != null) {
+            columns.add("zone");
+            values.add(change.zone().getId());
+        }
+        if (change.archived() != null) {
+            columns.add("archived");
+            values.add(change.archived() ? 1 : 0);
+        }
+        columns.add("updated_ms");
+        values.add(now.toEpochMilli());
+        String sql = "UPDATE habits SET " + String.join(", ", columns.stream().map(c -> c + " = ?").toList())
+                + " WHERE user = ? AND id = ? RETURNING " + HABIT_COLUMNS;
+        try (PreparedStatement p = connection.prepareStatement(sql)) {
+            int i = 1;
+            for (Object v : values) {
+                if (v == null) {
+                    p.setNull(i++, Types.NULL);
+                } else {
+                    p.setObject(i++, v);
+                }
             }
-            return h;
+            p.setString(i++, user);
+            p.setString(i, id);
+            try (ResultSet rs = p.executeQuery()) {
+                if (!rs.next()) {
+                    throw new ToolException(ToolException.Kind.NOT_FOUND, "habit: no habit " + id + " (deleted meanwhile?)");
+                }
+                return habit(rs);
+            }
         } catch (SQLException e) {
             if ((e.getErrorCode() & 0xff) == 19) { // SQLITE_CONSTRAINT: the (user, name_key) key
-                throw ToolException.invalidArgument("name: another habit is named \"" + h.name()
+                throw ToolException.invalidArgument("name: another habit is named \"" + change.name()
                         + "\" already; names are unique per user, whatever their case");
             }
             throw failed("update a habit", e);
@@ -381,10 +420,7 @@ final class SqliteHabitStore implements HabitStore {
                 rs.getString(6), ZoneId.of(rs.getString(7)), rs.getInt(8) != 0, Instant.ofEpochMilli(rs.getLong(9)));
     }
 
-    /**
-     * A habit's definition into six parameters from {@code first}, in the order both the insert and the update name
-     * them: name, name_key, schedule, target_amount, target_unit, zone.
-     */
+    /** A new habit's definition into six parameters from {@code first}: name, name_key, schedule, target_amount, target_unit, zone. */
     private static void bindDefinition(PreparedStatement p, int first, String name, Schedule schedule, Double targetAmount,
                                        String targetUnit, ZoneId zone) throws SQLException {
         p.setString(first, name);

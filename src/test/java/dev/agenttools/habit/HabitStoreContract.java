@@ -11,6 +11,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -164,8 +165,8 @@ abstract class HabitStoreContract {
         assertThatThrownBy(() -> other.create("ann", habit("RUNNING"), NOW)).isInstanceOf(ToolException.class)
                 .hasMessageContaining("name: a habit named \"Running\" exists already");
         Habit reading = store.create("ann", habit("Reading"), NOW);
-        assertThatThrownBy(() -> other.update(new Habit(reading.id(), "ann", "running", Schedule.DAILY, null, null, PARIS, false,
-                reading.created()), NOW)).isInstanceOf(ToolException.class).hasMessageContaining("name: another habit");
+        assertThatThrownBy(() -> other.update("ann", reading.id(), rename("running"), NOW)).isInstanceOf(ToolException.class)
+                .hasMessageContaining("name: another habit");
         assertThat(store.find("ann", "Reading")).contains(reading);
         assertThat(other.find("ann", "rUnNiNg")).contains(running);
         assertThat(other.find("ann", running.id())).contains(running);
@@ -178,25 +179,46 @@ abstract class HabitStoreContract {
         store.log("ann", new HabitLog(running.id(), DAY, true, null, null), NOW);
         Habit jogging = new Habit(running.id(), "ann", "Jogging", Schedule.weekdays(java.util.EnumSet.of(java.time.DayOfWeek.MONDAY)),
                 30.0, "minutes", ZoneId.of("Asia/Tokyo"), false, running.created());
-        other.update(jogging, NOW);
+        assertThat(other.update("ann", running.id(), new HabitChange("Jogging", jogging.schedule(), Optional.of(30.0),
+                Optional.of("minutes"), jogging.zone(), null), NOW)).isEqualTo(jogging);
         assertThat(store.find("ann", "jogging")).contains(jogging);
         assertThat(store.find("ann", "running")).isEmpty();
         assertThat(store.create("ann", habit("Running"), NOW).name()).isEqualTo("Running");
         assertThat(store.logs("ann", running.id())).hasSize(1);
         Habit cased = new Habit(running.id(), "ann", "JOGGING", jogging.schedule(), 30.0, "minutes", jogging.zone(), false,
                 running.created());
-        assertThat(store.update(cased, NOW)).isEqualTo(cased);
+        assertThat(store.update("ann", running.id(), rename("JOGGING"), NOW)).isEqualTo(cased);
         assertThat(other.find("ann", running.id())).contains(cased);
+    }
+
+    static HabitChange rename(String name) {
+        return new HabitChange(name, null, null, null, null, null);
+    }
+
+    @Test
+    void twoInstancesChangingDifferentThingsOfOneHabitKeepBoth() {
+        Habit h = store.create("ann", new HabitStore.NewHabit("Running", Schedule.DAILY, 30.0, "minutes", PARIS), NOW);
+        // both read the habit as it was, then each changes one thing: neither undoes the other
+        store.update("ann", h.id(), rename("Jogging"), NOW);
+        other.update("ann", h.id(), HabitChange.archived(true), NOW);
+        store.update("ann", h.id(), new HabitChange(null, null, Optional.empty(), null, ZoneId.of("Asia/Tokyo"), null), NOW);
+        other.update("ann", h.id(), new HabitChange(null, Schedule.timesPerWeek(2), null, Optional.of("km"), null, null), NOW);
+        Habit expected = new Habit(h.id(), "ann", "Jogging", Schedule.timesPerWeek(2), null, "km", ZoneId.of("Asia/Tokyo"), true,
+                h.created());
+        assertThat(other.find("ann", h.id())).contains(expected);
+        assertThat(store.find("ann", "jogging")).contains(expected);
+        assertThat(store.update("ann", h.id(), new HabitChange(null, null, Optional.of(5.0), Optional.empty(), null, false), NOW))
+                .isEqualTo(new Habit(h.id(), "ann", "Jogging", Schedule.timesPerWeek(2), 5.0, null, ZoneId.of("Asia/Tokyo"), false,
+                        h.created()));
     }
 
     @Test
     void updatingAHabitThatIsNotThereIsNotFound() {
-        Habit ghost = new Habit("hab_0000000000000000", "ann", "Ghost", Schedule.DAILY, null, null, PARIS, false, NOW);
-        assertThatThrownBy(() -> store.update(ghost, NOW)).isInstanceOfSatisfying(ToolException.class,
+        assertThatThrownBy(() -> store.update("ann", "hab_0000000000000000", HabitChange.archived(true), NOW))
+                .isInstanceOfSatisfying(ToolException.class,
                 e -> assertThat(e.kind()).isEqualTo(ToolException.Kind.NOT_FOUND));
         Habit bobs = store.create("bob", habit("Ghost"), NOW);
-        Habit asAnn = new Habit(bobs.id(), "ann", "Ghost", Schedule.DAILY, null, null, PARIS, true, NOW);
-        assertThatThrownBy(() -> store.update(asAnn, NOW)).isInstanceOf(ToolException.class);
+        assertThatThrownBy(() -> store.update("ann", bobs.id(), HabitChange.archived(true), NOW)).isInstanceOf(ToolException.class);
         assertThat(store.find("bob", bobs.id())).contains(bobs);
     }
 
@@ -262,12 +284,12 @@ abstract class HabitStoreContract {
         Habit kept = store.create("ann", habit("Walk"), NOW.plusMillis(1));
         store.log("ann", new HabitLog(h.id(), DAY, true, null, "scales"), NOW);
         Habit archived = new Habit(h.id(), "ann", h.name(), h.schedule(), null, null, PARIS, true, h.created());
-        other.update(archived, NOW);
+        assertThat(other.update("ann", h.id(), HabitChange.archived(true), NOW)).isEqualTo(archived);
         assertThat(store.habits("ann", false)).containsExactly(kept);
         assertThat(store.habits("ann", true)).containsExactly(archived, kept);
         assertThat(store.find("ann", "piano")).contains(archived);
         assertThatThrownBy(() -> store.create("ann", habit("PIANO"), NOW)).hasMessageContaining("archived: habit.restore brings it back");
-        other.update(h, NOW);
+        assertThat(other.update("ann", h.id(), HabitChange.archived(false), NOW)).isEqualTo(h);
         assertThat(store.habits("ann", false)).containsExactly(h, kept);
         assertThat(store.logs("ann", h.id())).containsExactly(new HabitLog(h.id(), DAY, true, null, "scales"));
     }
