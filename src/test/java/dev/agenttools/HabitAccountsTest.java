@@ -86,6 +86,13 @@ class HabitAccountsTest {
                 assertThat(e.getMessage()).contains("AGENT_TOOLS_HABIT_USER");
             });
         }
+        // a service of many users (the HTTP service) ignores that setting: it says to send the end user's token instead
+        try (ToolRegistry r = tools(new HabitSettings(dir.resolve("habits.db"), "ann", false).forManyUsers())) {
+            assertThatThrownBy(() -> call(r, HabitTools.LIST, null, "{}")).isInstanceOfSatisfying(ToolException.class, e -> {
+                assertThat(e.kind()).isEqualTo(ToolException.Kind.UNAUTHENTICATED);
+                assertThat(e.getMessage()).contains("Google account of their token").doesNotContain("AGENT_TOOLS_HABIT_USER");
+            });
+        }
         // a registry with no Google connection at all: the same advice
         try (ToolRegistry r = Tools.builder().habit(new HabitSettings(dir.resolve("habits.db"), null, false)).build()) {
             assertThatThrownBy(() -> call(r, HabitTools.LIST, null, "{}")).isInstanceOfSatisfying(ToolException.class, e ->

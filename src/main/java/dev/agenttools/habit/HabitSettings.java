@@ -28,8 +28,10 @@ import java.util.Objects;
  * @param userParam   whether a call's {@code user_id} is honoured (a trusted backend names the user); when not, a call
  *                    that sends one is refused
  * @param table       the DynamoDB table the habits are kept in instead of the file, or null
+ * @param manyUsers   a service of many users (the HTTP service, {@link #forManyUsers}): a call without a credential is
+ *                    told to bring its end user's, not to configure a user the service would ignore
  */
-public record HabitSettings(Path file, String defaultUser, boolean userParam, DynamoTable table) {
+public record HabitSettings(Path file, String defaultUser, boolean userParam, DynamoTable table, boolean manyUsers) {
     static final String DB_VARIABLE = "AGENT_TOOLS_HABIT_DB";
     static final String USER_VARIABLE = "AGENT_TOOLS_HABIT_USER";
     static final String USER_PARAM_VARIABLE = "AGENT_TOOLS_HABIT_USER_PARAM";
@@ -55,6 +57,11 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam, Dy
     /** Settings that keep the habits in the SQLite file. */
     public HabitSettings(Path file, String defaultUser, boolean userParam) {
         this(file, defaultUser, userParam, null);
+    }
+
+    /** Settings of one machine's users (not a service of many). */
+    public HabitSettings(Path file, String defaultUser, boolean userParam, DynamoTable table) {
+        this(file, defaultUser, userParam, table, false);
     }
 
     /**
@@ -142,7 +149,7 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam, Dy
      * user's for all.
      */
     public HabitSettings forManyUsers() {
-        return new HabitSettings(file, null, userParam, table);
+        return new HabitSettings(file, null, userParam, table, true);
     }
 
     private static Path defaultFile(Map<String, String> env) {

@@ -142,8 +142,9 @@ public final class HabitTools {
                             ? ToolException.invalidArgument(USER_ID + " is required: this service keeps habits for many users"
                             + " and a trusted backend names each call's")
                             : new ToolException(ToolException.Kind.UNAUTHENTICATED, "the Habit tools keep each Google account's"
-                            + " habits and no Google account is configured here: set " + HabitSettings.USER_VARIABLE
-                            + " to keep them under a name of your own");
+                            + " habits and no Google account is configured here" + (settings.manyUsers() ? ": this service"
+                            + " cannot tell whose habits a call reaches" : ": set " + HabitSettings.USER_VARIABLE
+                            + " to keep them under a name of your own"));
                 }
                 try {
                     // Gmail addresses are case-insensitive: one account, one key, however Google spells it
@@ -152,8 +153,10 @@ public final class HabitTools {
                     if (e.kind() != ToolException.Kind.UNAUTHENTICATED) {
                         throw e;
                     }
-                    throw new ToolException(e.kind(), e.getMessage() + " (the Habit tools keep the signed-in Google account's"
-                            + " habits; or set " + HabitSettings.USER_VARIABLE + " to keep them under a name of your own)", e);
+                    throw new ToolException(e.kind(), e.getMessage() + (settings.manyUsers()
+                            ? " (this service keeps each end user's habits under the Google account of their token: send it)"
+                            : " (the Habit tools keep the signed-in Google account's habits; or set " + HabitSettings.USER_VARIABLE
+                            + " to keep them under a name of your own)"), e);
                 }
             }
             if (!settings.userParam()) {
