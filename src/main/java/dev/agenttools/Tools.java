@@ -299,7 +299,8 @@ public final class Tools {
                 }
                 if (habit != null) {
                     // habits are the Google account's, as its mail and calendars are (unless configured otherwise)
-                    GoogleConnection.WhoIs whoIs = gmail == null ? null : GmailTools.whoIs(gmail, connection);
+                    GoogleConnection.WhoIs whoIs = gmail != null ? GmailTools.whoIs(gmail, connection)
+                            : calendar != null ? CalendarTools.whoIs(calendar, connection) : null;
                     HabitTools.register(b, habit, whoIs == null ? null
                             : (p, deadline) -> connection.addressOf(dev.agenttools.google.AccessToken.of(p), whoIs, deadline));
                 }

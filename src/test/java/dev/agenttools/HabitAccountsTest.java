@@ -79,6 +79,19 @@ class HabitAccountsTest {
     }
 
     @Test
+    void aRegistryWithCalendarAndNoGmailAsksCalendarWhoseHabitsTheyAre() throws Exception {
+        try (ToolRegistry r = Tools.builder().calendar(dev.agenttools.calendar.CalendarSettings.forRoot(emulator.rootUri().toString()))
+                .habit(new HabitSettings(dir.resolve("habits.db"), null, false)).build();
+             ToolRegistry gmail = tools(new HabitSettings(dir.resolve("habits.db"), null, false))) {
+            call(r, HabitTools.CREATE, emulator.tokenFor("user2@example.com"), "{\"name\": \"Swimming\"}");
+            // the same account through Gmail's users.getProfile: the same habits
+            assertThat(call(gmail, HabitTools.LIST, emulator.tokenFor("user2@example.com"), "{}").path("habits").get(0)
+                    .path("habit").path("name").asText()).isEqualTo("Swimming");
+            assertThat(call(gmail, HabitTools.LIST, emulator.tokenFor("me@example.com"), "{}").path("habits")).isEmpty();
+        }
+    }
+
+    @Test
     void withoutACredentialACallSaysHowToSignInOrNameTheUser() {
         try (ToolRegistry r = tools(new HabitSettings(dir.resolve("habits.db"), null, false))) {
             assertThatThrownBy(() -> call(r, HabitTools.LIST, null, "{}")).isInstanceOfSatisfying(ToolException.class, e -> {

@@ -100,7 +100,7 @@ final class CalendarService {
      * Who the session's credential is, for the connection: the primary calendar's id is its owner's address
      * (calendarList.get, the scope the tools' calendarList.list already needs; one request).
      */
-    private String primaryCalendarId(GoogleConnection.Session google, Deadline deadline) throws InterruptedException {
+    String primaryCalendarId(GoogleConnection.Session google, Deadline deadline) throws InterruptedException {
         String url = settings.rootUrl() + "calendar/v3/users/me/calendarList/primary?fields=id";
         return calls.one(google.account(), "calendar calendarList.get primary", UNITS, deadline,
                 () -> connection.get(google, url, GoogleConnection.USER_AGENT, false, MAX_ENTRY_BYTES,

@@ -50,6 +50,14 @@ public final class CalendarTools {
     public static final List<String> LIST_FIELD_MASKS = List.of(CalendarService.CALENDAR_LIST_FIELDS, CalendarService.EVENT_LIST_FIELDS);
 
     /**
+     * Asks Calendar who a session's credential is (the primary calendar's id: its owner's address), for a registry with
+     * Calendar and no Gmail, whose Habit tools key each account's habits by it.
+     */
+    public static GoogleConnection.WhoIs whoIs(CalendarSettings settings, GoogleConnection connection) {
+        return new CalendarService(settings, connection)::primaryCalendarId;
+    }
+
+    /**
      * The Calendar tools on the registry's connection to Google.
      *
      * @param htmlToText how an HTML description becomes readable text (the mail tools' converter, for one reading)
