@@ -47,6 +47,7 @@ public final class HabitTools {
     static final int DEFAULT_HISTORY_DAYS = 30;
     /** More than any amount of anything a person logs in a day; keeps the numbers exact and printable. */
     static final double MAX_AMOUNT = 1_000_000_000;
+    static final double MIN_NONZERO_AMOUNT = 1e-6;
     private static final String USER_ID = "user_id";
     /** The Gmail and Calendar tools' token param: here it names the account whose habits a call reaches. */
     private static final String ACCESS_TOKEN = "access_token";
@@ -252,8 +253,8 @@ public final class HabitTools {
         } else {
             target.put("type", "number");
         }
-        target.put("minimum", 0).put("maximum", MAX_AMOUNT).put("description", "One day's target, such as 30 (with target_unit minutes)."
-                        + (update ? " null clears it." : ""));
+        target.put("minimum", 0).put("maximum", MAX_AMOUNT).put("description", "One day's target, such as 30 (with target_unit minutes); 0, or at least "
+                        + MIN_NONZERO_AMOUNT + "." + (update ? " null clears it." : ""));
         ObjectNode unit = p.putObject("target_unit");
         if (update) {
             unit.putArray("type").add("string").add("null");
@@ -338,6 +339,10 @@ public final class HabitTools {
         }
         if (!v.isNumber() || !Double.isFinite(v.asDouble()) || v.asDouble() < 0 || v.asDouble() > MAX_AMOUNT) {
             throw ToolException.invalidArgument(field + " must be a number 0.." + (long) MAX_AMOUNT + ", got " + clip(v.toString()));
+        }
+        // DynamoDB keeps no number nearer 0 than 1e-130: refused here alike for both stores, with room to spare
+        if (v.asDouble() != 0 && v.asDouble() < MIN_NONZERO_AMOUNT) {
+            throw ToolException.invalidArgument(field + " must be 0 or at least " + MIN_NONZERO_AMOUNT + ", got " + clip(v.toString()));
         }
         return v.asDouble();
     }
@@ -458,7 +463,8 @@ public final class HabitTools {
             p.putObject("done").put("type", "boolean").put("default", true).put("description", "Done (true) or, to record "
                     + "that it was skipped, false (that breaks the streak; a day never logged is only missed once it has passed).");
             p.putObject("amount").put("type", "number").put("minimum", 0).put("maximum", MAX_AMOUNT)
-                    .put("description", "How much, in the habit's target unit (45 for 45 minutes).");
+                    .put("description", "How much, in the habit's target unit (45 for 45 minutes); 0, or at least "
+                            + MIN_NONZERO_AMOUNT + ".");
             p.putObject("note").put("type", "string").put("maxLength", HabitLog.MAX_NOTE_CHARS).put("description", "A note on the day.");
             return new ToolSpec(LOG, "Record that the user did a habit (or did not) on a day, default today in the habit's "
                     + "time zone. One record per habit and day: logging the day again replaces it, so a retried call never "

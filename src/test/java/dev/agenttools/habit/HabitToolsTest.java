@@ -165,6 +165,7 @@ class HabitToolsTest {
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"times_per_week\": 8}", "times_per_week must be 1..7"),
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"schedule\": \"hourly\"}", "schedule must be one of"),
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"target_amount\": -1}", "target_amount must be a number"),
+                new Case(HabitTools.LOG, "{\"habit\": \"Reading\", \"amount\": 1e-200}", "amount must be 0 or at least 1.0E-6"),
                 new Case(HabitTools.CREATE, "{\"name\": \"READING\"}", "name: a habit named \"Reading\" exists already"),
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"colour\": \"red\"}", "unknown param 'colour'"),
                 new Case(HabitTools.LOG, "{\"habit\": \"Reading\", \"note\": \"" + "n".repeat(1001) + "\"}", "note must be at most 1000"),
