@@ -161,7 +161,11 @@ class AgentToolsClient:
             return self._process
         if self._process is not None:
             self.restarts += 1
-            self._process.stdout.close()
+            for pipe in (self._process.stdin, self._process.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # the dead server's end is gone already
         self._process = subprocess.Popen(
             self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=self._env, text=True, encoding="utf-8", bufsize=1)
