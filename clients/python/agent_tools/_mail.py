@@ -337,6 +337,9 @@ _SKIPPED = frozenset(("script", "style", "head", "noscript", "template", "title"
 # elements without content or end tag in HTML (an end tag of one is ignored; </br> is a <br>, as browsers read it)
 _VOID = frozenset(("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
                    "track", "wbr"))
+# what HTML keeps in a head; any other element ends a head left open
+_IN_HEAD = frozenset(("base", "basefont", "bgsound", "link", "meta", "title", "noscript", "noframes", "style",
+                      "script", "template", "head"))
 # jsoup's whitespace when it normalises a text node: space, \t, \n, \f, \r and the no-break space; zero-width
 # space and soft hyphen are dropped
 _JSOUP_WS = re.compile("[ \t\n\f\r\u00a0]+")
@@ -376,6 +379,8 @@ class _HtmlText(html.parser.HTMLParser):
         if not self.pending:
             return
         raw, self.pending = "".join(self.pending), []
+        if self.skipping == ["head"] and not jblank(raw):
+            self.skipping.clear()  # text cannot be in a head: HTML ends the head where it starts
         if self.skipping:
             return
         for link in self.links:
@@ -427,8 +432,8 @@ class _HtmlText(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self._flush_text()
-        if tag == "body" and "head" in self.skipping:
-            self.skipping.remove("head")  # a head left open ends where the body starts
+        if self.skipping == ["head"] and tag not in _IN_HEAD:
+            self.skipping.clear()  # a head left open ends where body content starts, as HTML parses it
         self._head(tag, attrs)
         if tag in _VOID:
             self._tail(tag)
