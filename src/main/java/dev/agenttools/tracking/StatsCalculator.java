@@ -43,7 +43,6 @@ final class StatsCalculator {
         return rows;
     }
 
-    /** Nearest rank: the smallest value with at least p% of the values at or below it. */
     /**
      * Whether a fallback answered the call: the registry's own (backend {@code fallback}) or the Python client's
      * (backend {@code python}, its answers only: agent_tools.tracking also writes the Python path's failures).
@@ -52,6 +51,7 @@ final class StatsCalculator {
         return "fallback".equals(r.backend()) || ("python".equals(r.backend()) && r.ok());
     }
 
+    /** Nearest rank: the smallest value with at least p% of the values at or below it. */
     private static double rank(double[] sorted, int percent) {
         int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, index)];
