@@ -18,6 +18,7 @@ Every command of the registry has a helper (see _tools.TOOLS); `call(command, pa
 import itertools
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import threading
@@ -35,7 +36,10 @@ FALLBACK_CODES = frozenset({"unavailable", "upstream", "rate_limited", "internal
 
 
 def default_command():
-    """The launcher of the checkout this package sits in (clients/python/agent_tools), else `agent-tools` on PATH."""
+    """AGENT_TOOLS_COMMAND (a command line, split as a shell would), else the launcher of the checkout this
+    package sits in (clients/python/agent_tools), else `agent-tools` on PATH; with `serve --stdio`."""
+    if os.environ.get("AGENT_TOOLS_COMMAND", "").strip():
+        return shlex.split(os.environ["AGENT_TOOLS_COMMAND"])
     here = os.path.dirname(os.path.abspath(__file__))
     checkout = os.path.normpath(os.path.join(here, "..", "..", "..", "agent-tools"))
     launcher = checkout if os.path.isfile(checkout) else (shutil.which("agent-tools") or "agent-tools")
@@ -53,7 +57,8 @@ class AgentToolsClient:
 
     def __init__(self, command=None, env=None, timeout=30.0, start_timeout=120.0, fallback=None):
         """
-        command: the server command line (default: default_command())
+        command: the server command line (default: default_command(): AGENT_TOOLS_COMMAND, this checkout's
+            ./agent-tools serve --stdio, or agent-tools serve --stdio from PATH)
         env: extra environment variables for the server (e.g. AGENT_TOOLS_GMAIL_ROOT_URL)
         timeout: default seconds a call may take, the fallback's share included
         start_timeout: seconds to wait for a fresh server to answer its first request (a build may run first)

@@ -3,6 +3,7 @@ and an emulator on a free port. Run from the repository root after a build: scri
 python3 -m unittest discover -s clients/python/tests -v with the package importable)."""
 
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,9 @@ HOME = tempfile.mkdtemp(prefix="agent-tools-py-home-")
 open(os.path.join(HOME, "config.properties"), "w").close()
 for _key in [k for k in os.environ if k.startswith("AGENT_TOOLS_") or k.startswith("XDG_")]:
     del os.environ[_key]
-os.environ.update({"AGENT_TOOLS_CONFIG": os.path.join(HOME, "config.properties"),
+# the clients' default server: this checkout's launcher (an installed package does not sit in the checkout)
+os.environ.update({"AGENT_TOOLS_COMMAND": "%s serve --stdio" % shlex.quote(LAUNCHER),
+                   "AGENT_TOOLS_CONFIG": os.path.join(HOME, "config.properties"),
                    "XDG_CONFIG_HOME": os.path.join(HOME, ".config"),
                    "XDG_DATA_HOME": os.path.join(HOME, ".local", "share")})
 
