@@ -20,6 +20,8 @@ from support import ROOT, start_emulator, stop, tools_env
 from agent_tools import AgentToolsClient, AsyncAgentToolsClient
 
 try:
+    import googleapiclient.discovery  # noqa: F401  (GmailFallback imports it when made)
+    import google.oauth2.credentials  # noqa: F401
     from agent_tools.fallback import GmailFallback
     MISSING = None
 except ImportError as e:  # the "fallback" extra is not installed

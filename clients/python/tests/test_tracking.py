@@ -18,6 +18,8 @@ from agent_tools import AgentToolsClient, AsyncAgentToolsClient, tracked_tool
 from agent_tools.tracking import DynamoDbStore, Recorder, TrackingSettings
 
 try:
+    import googleapiclient.discovery  # noqa: F401  (GmailFallback imports it when made)
+    import google.oauth2.credentials  # noqa: F401
     from agent_tools.fallback import GmailFallback
     MISSING = None
 except ImportError as e:
