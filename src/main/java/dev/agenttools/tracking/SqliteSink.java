@@ -292,17 +292,18 @@ public final class SqliteSink implements CallSink {
     /**
      * Statistics per tool and backend, computed by SQL: nearest-rank percentiles from window functions (SQLite has
      * no percentile aggregate), plus an "all" row per tool. A failed call has no backend and is grouped by the
-     * strategy it asked for, but only calls the fallback answered count as fallbacks. Rows: per tool, "all" first,
+     * strategy it asked for, but only calls the fallback answered count as fallbacks: the registry's own fallback
+     * (backend {@code fallback}) and the Python client's (backend {@code python}, written by agent_tools.tracking). Rows: per tool, "all" first,
      * then by calls, most first, ties by backend name. {@link StatsCalculator} must give the same rows.
      */
     public synchronized List<StatsRow> stats(Instant since, String tool) throws SQLException {
         String filter = "ts_ms >= ?" + (tool == null ? "" : " AND tool_name = ?");
         String sql = """
                 WITH f AS (
-                  SELECT tool_name, COALESCE(backend, strategy) AS backend, calls.backend IS 'fallback' AS fell_back,
+                  SELECT tool_name, COALESCE(backend, strategy) AS backend, (calls.backend IS 'fallback' OR (calls.backend IS 'python' AND status = 'ok')) AS fell_back,
                          status, duration_ms FROM calls WHERE %s
                   UNION ALL
-                  SELECT tool_name, 'all', calls.backend IS 'fallback', status, duration_ms FROM calls WHERE %s),
+                  SELECT tool_name, 'all', (calls.backend IS 'fallback' OR (calls.backend IS 'python' AND status = 'ok')), status, duration_ms FROM calls WHERE %s),
                 r AS (SELECT f.*, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (PARTITION BY tool_name, backend) AS n
                       FROM f WINDOW w AS (PARTITION BY tool_name, backend ORDER BY duration_ms))
                 SELECT tool_name, backend, MAX(n) AS calls,

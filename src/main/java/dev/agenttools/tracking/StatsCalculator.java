@@ -28,7 +28,7 @@ final class StatsCalculator {
             byBackend.forEach((backend, list) -> {
                 double[] durations = list.stream().mapToDouble(CallRecord::durationMs).sorted().toArray();
                 long errors = list.stream().filter(r -> !r.ok()).count();
-                long fallbacks = list.stream().filter(r -> "fallback".equals(r.backend())).count();
+                long fallbacks = list.stream().filter(StatsCalculator::fellBack).count();
                 StatsRow row = new StatsRow(tool, backend, list.size(), errors / (double) list.size(),
                         fallbacks / (double) list.size(), rank(durations, 50), rank(durations, 90), rank(durations, 99));
                 if (backend.equals("all")) {
@@ -41,6 +41,14 @@ final class StatsCalculator {
             rows.addAll(tail);
         });
         return rows;
+    }
+
+    /**
+     * Whether a fallback answered the call: the registry's own (backend {@code fallback}) or the Python client's
+     * (backend {@code python}, its answers only: agent_tools.tracking also writes the Python path's failures).
+     */
+    private static boolean fellBack(CallRecord r) {
+        return "fallback".equals(r.backend()) || ("python".equals(r.backend()) && r.ok());
     }
 
     /** Nearest rank: the smallest value with at least p% of the values at or below it. */

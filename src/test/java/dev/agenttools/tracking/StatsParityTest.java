@@ -110,6 +110,14 @@ class StatsParityTest {
         out.add(error(t.plusSeconds(2), SEARCH, "claude", 1, "fallback", "invalid_argument"));
         out.add(ok(t.plusSeconds(3), SEARCH, "cursor", 100, "concurrent", "concurrent"));
 
+        // search-emails before the window: the Python client's rows (agent_tools.tracking), an answer of its fallback
+        // and a failure of it, beside a call the tools answered
+        Instant before = EDGE.minusSeconds(120);
+        out.add(ok(before, SEARCH, "py-agent", 900, "python", "auto"));
+        out.add(new CallRecord(before.plusSeconds(1), SEARCH, "py-agent", 950, "python", "auto", "error", "deadline", 0,
+                UUID.randomUUID().toString()));
+        out.add(ok(before.plusSeconds(2), SEARCH, "py-agent", 90, "batch", "auto"));
+
         // calendar: only failures, before and in the window
         out.add(error(EDGE.minusSeconds(60), CALENDAR, "cli", 5, "auto", "unauthenticated"));
         out.add(error(t, CALENDAR, "cli", 7, "auto", "unauthenticated"));
@@ -132,6 +140,18 @@ class StatsParityTest {
         assertThat(rows).extracting(StatsRow::tool).containsOnly(LIST, GET, SEARCH, CALENDAR);
         assertThat(rows).filteredOn(r -> r.tool().equals(LIST) && r.backend().equals("all"))
                 .singleElement().extracting(StatsRow::calls).isEqualTo(306L);
+    }
+
+    @Test
+    void countThePythonFallbacksAnswersAsFallbacksAndNotItsFailures() throws Exception {
+        Instant since = EDGE.minusSeconds(121);
+        assertSameStats(since, SEARCH);
+        List<StatsRow> rows = Tracking.stats(sqlite, since, SEARCH);
+        // 7 calls: the registry's fallback once, the Python fallback's answer once (its failure is no fallback)
+        assertThat(rows.getFirst()).extracting(StatsRow::backend, StatsRow::calls, StatsRow::fallbackRate)
+                .containsExactly("all", 7L, 2 / 7.0);
+        assertThat(rows).filteredOn(r -> r.backend().equals("python")).singleElement()
+                .isEqualTo(new StatsRow(SEARCH, "python", 2, 0.5, 0.5, 900, 950, 950));
     }
 
     @Test

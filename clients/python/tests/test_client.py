@@ -1,63 +1,27 @@
-"""Tests of agent_tools_client against a real `agent-tools serve --stdio` and the Gmail emulator.
-
-Run from the repository root after a build: python3 -m unittest discover -s clients/python -v
-"""
+"""Tests of the sync client (agent_tools.client) against a real `agent-tools serve --stdio` and the emulator."""
 
 import datetime
 import json
 import os
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from agent_tools_client import AgentToolsClient  # noqa: E402
+from support import start_emulator, stop, tools_env
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LAUNCHER = os.path.join(ROOT, "agent-tools")
-
-# The processes these tests start never see the developer's own set-up: no AGENT_TOOLS_* from the shell, and a
-# private home with an empty config file (so a ~/.config/agent-tools/config.properties cannot reach them).
-_HOME = tempfile.mkdtemp(prefix="agent-tools-py-home-")
-open(os.path.join(_HOME, "config.properties"), "w").close()
-for _key in [k for k in os.environ if k.startswith("AGENT_TOOLS_") or k.startswith("XDG_")]:
-    del os.environ[_key]
-os.environ.update({"AGENT_TOOLS_CONFIG": os.path.join(_HOME, "config.properties"),
-                   "XDG_CONFIG_HOME": os.path.join(_HOME, ".config"),
-                   "XDG_DATA_HOME": os.path.join(_HOME, ".local", "share")})
-
-
-def start_emulator(*flags):
-    process = subprocess.Popen([LAUNCHER, "emulator", "--port", "0", *flags], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline().strip()
-    if not line.startswith("emulator listening on "):
-        process.kill()
-        raise RuntimeError("the emulator did not start: %r" % line)
-    return process, line[len("emulator listening on "):]
+from agent_tools import AgentToolsClient
 
 
 class AgentToolsClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.emulator, cls.root_url = start_emulator("--latency", "20ms", "--jitter", "0ms")
-        cls.tracking_db = os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-"), "calls.db")
-        cls.env = {"AGENT_TOOLS_GMAIL_ROOT_URL": cls.root_url, "AGENT_TOOLS_CALENDAR_ROOT_URL": cls.root_url,
-                   "AGENT_TOOLS_ACCESS_TOKEN": "python-token",
-                   "AGENT_TOOLS_TRACKING_DB": cls.tracking_db,
-                   # habits in a file of these tests' own, never the developer's
-                   "AGENT_TOOLS_HABIT_DB": os.path.join(tempfile.mkdtemp(prefix="agent-tools-py-habits-"), "habits.db"),
-                   # the backends these tests check are the fetch strategies'; the index has its own test below
-                   "AGENT_TOOLS_CACHE": "off"}
+        cls.env = tools_env(cls.root_url)
 
     @classmethod
     def tearDownClass(cls):
-        cls.emulator.terminate()
-        cls.emulator.wait(timeout=30)
-        cls.emulator.stdout.close()
+        stop(cls.emulator)
 
     def client(self, **kwargs):
         client = AgentToolsClient(env=self.env, **kwargs)
@@ -115,9 +79,7 @@ class AgentToolsClientTest(unittest.TestCase):
 
     def test_times_out_and_returns_none(self):
         slow, url = start_emulator("--latency", "3s", "--handshake", "0ms")
-        self.addCleanup(slow.stdout.close)
-        self.addCleanup(slow.wait, 30)
-        self.addCleanup(slow.terminate)
+        self.addCleanup(stop, slow)
         client = AgentToolsClient(env=dict(self.env, AGENT_TOOLS_GMAIL_ROOT_URL=url), timeout=1.0)
         self.addCleanup(client.close)
         self.assertIsNotNone(client.tools())  # warm: the JVM is up
@@ -143,6 +105,37 @@ class AgentToolsClientTest(unittest.TestCase):
         self.assertIsNotNone(events, client.last_error)
         self.assertEqual(["On-call: platform", "Daily stand-up", "Gym"], [e["summary"] for e in events["data"]["events"]])
         self.assertEqual("batch", events["backend"])
+
+    def test_gets_an_event_and_the_busy_times_of_a_day(self):
+        client = self.client()
+        events = client.list_events(time_min="2026-06-02")
+        standup = [e for e in events["data"]["events"] if e["summary"] == "Daily stand-up"][0]
+        event = client.get_event(standup["id"], calendar_id=standup["calendar_id"])
+        self.assertIsNotNone(event, client.last_error)
+        self.assertEqual(standup["start"], event["data"]["start"])
+        self.assertEqual("alice@example.com", event["data"]["creator"])
+        busy = client.free_busy(time_min="2026-06-02T00:00:00Z", time_max="2026-06-03T00:00:00Z")
+        self.assertIsNotNone(busy, client.last_error)
+        work = [c for c in busy["data"]["calendars"] if c["id"] == standup["calendar_id"]][0]
+        self.assertEqual([{"start": "2026-06-02T09:30:00+02:00", "end": "2026-06-02T09:45:00+02:00"}], work["busy"])
+
+    def test_a_keyword_param_is_sent_without_its_trailing_underscore(self):
+        client = self.client()
+        self.assertIsNone(client.habit_history("nobody", from_="2026-01-01"))
+        # "from" reached the server as a known param: the habit, not the param, is what it refused
+        self.assertTrue(client.last_error.startswith("not_found: habit"), client.last_error)
+        self.assertEqual("not_found", client.last_error_code)
+
+    def test_the_old_module_name_still_imports_the_client(self):
+        import agent_tools_client
+        self.assertIs(AgentToolsClient, agent_tools_client.AgentToolsClient)
+
+    def test_a_missing_server_is_a_failure_with_its_reason_not_an_exception(self):
+        client = AgentToolsClient(command=[os.path.join(tempfile.mkdtemp(), "no-such-agent-tools"), "serve", "--stdio"])
+        self.addCleanup(client.close)
+        self.assertIsNone(client.list_emails(max_results=1))
+        self.assertEqual("unavailable", client.last_error_code)
+        self.assertIn("cannot send to the server", client.last_error)
 
     def test_tracks_a_habit_logged_today_and_refuses_a_day_in_the_future(self):
         # a store of this test's own: it counts the user's habits
