@@ -24,7 +24,8 @@ an Optional field (langchain-google-genai 4.4 turns the list into STRING, and an
 array without item type) is refused when the toolkit is made, naming the tool and the param, since Gemini and
 OpenAI's strict mode reject them.
 
-Thread safety: the tools share the client, which is thread-safe; a toolkit holds no other state once made.
+Thread safety: the tools share the client, which is thread-safe; a toolkit holds no other state once made. In an
+async loop a tool's `ainvoke` runs the call on LangChain's thread pool, so calls made at once run at once.
 """
 
 import copy
@@ -72,7 +73,12 @@ class AgentToolsToolkit:
                           if value is not None}
         _check_settings(self._settings, specs)
         wait = None if timeout_ms is None else timeout_ms / 1000.0 + _CLIENT_SLACK_SECONDS
-        named = {_tool_name(spec): spec for spec in specs}
+        named = {}
+        for spec in specs:
+            name = _tool_name(spec)
+            if name in named:
+                raise ValueError("%s and %s have one tool name, %s" % (named[name]["command"], spec["command"], name))
+            named[name] = spec
         if tools is not None:
             unknown = [name for name in tools if name not in named]
             if unknown:

@@ -5,6 +5,7 @@ python3 -m unittest discover -s clients/python/tests -v. Where langchain-core ca
 it are skipped with the reason; the one that checks the message a user without it gets runs everywhere.
 """
 
+import asyncio
 import json
 import os
 import re
@@ -290,6 +291,16 @@ class LangChainToolsTest(unittest.TestCase):
         for message in (bad, missing):
             self.assertNotIn("Traceback", message.content)
         self.assertEqual("The quote came; your day has 3 events.", conversation[-1].content)
+
+    def test_the_tools_answer_in_an_async_loop_calls_at_once(self):
+        async def both():
+            return await asyncio.gather(
+                self.tool("list_emails").ainvoke(tool_call(name="list_emails", args={"max_results": 4}, id="a1")),
+                self.tool("list_calendars").ainvoke(tool_call(name="list_calendars", args={}, id="a2")))
+
+        emails, calendars = asyncio.run(both())
+        self.assertEqual(4, len(json.loads(emails.content)["emails"]))
+        self.assertEqual("me@example.com", json.loads(calendars.content)["calendars"][0]["id"])
 
     @unittest.skipIf(NO_CHAT_MODEL, NO_CHAT_MODEL or "")
     def test_the_loop_runs_the_same_with_langchains_fake_chat_model(self):

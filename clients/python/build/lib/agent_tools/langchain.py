@@ -19,8 +19,8 @@ error tool message (`status="error"`) whose text is agent-tools' error, code fir
 (`invalid_argument: max_results must be 1..500, got 0`); never a stack trace.
 
 The schemas are the registry's JSON Schemas as they are (the server checks every call against them and says what
-is wrong), made portable on the way: a nullable type (`["number", "null"]`) is written as `anyOf`, which every
-provider's converter reads, and a schema with an untyped node (an object without properties, a free-form map, an
+is wrong), made portable on the way: a nullable type (`["number", "null"]`) is written as `anyOf`, as pydantic writes
+an Optional field (langchain-google-genai 4.4 turns the list into STRING, and anyOf into a nullable NUMBER), and a schema with an untyped node (an object without properties, a free-form map, an
 array without item type) is refused when the toolkit is made, naming the tool and the param, since Gemini and
 OpenAI's strict mode reject them.
 
@@ -162,8 +162,8 @@ def _portable(node, name, path, top=False):
     """Rewrites `node` in place so every provider's converter reads it, and refuses what they would reject."""
     kind = node.get("type")
     if isinstance(kind, list):
-        # ["number", "null"]: Gemini's converter reads one type, so the null becomes anyOf's second branch, as
-        # pydantic writes an Optional field; the constraints go with the non-null type
+        # ["number", "null"]: Gemini's converter reads one type (a list becomes STRING), so the null becomes anyOf's
+        # second branch, as pydantic writes an Optional field; the constraints go with the non-null type
         others = [k for k in kind if k != "null"]
         if len(others) != 1 or len(kind) != 2:
             raise ValueError("the schema of %s at %s has types %s; one type, or one and null, is portable"
