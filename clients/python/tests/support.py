@@ -58,3 +58,9 @@ def tools_env(root_url, **more):
            "AGENT_TOOLS_CACHE": "off"}
     env.update(more)
     return env
+
+
+# the server command the clients start in these tests: this checkout's launcher
+SERVE = [LAUNCHER, "serve", "--stdio"]
+# the LangChain tests' name for it
+server_env = tools_env

@@ -35,7 +35,10 @@ import java.util.Objects;
  * one stored sign-in and its refreshes) and closes it.
  */
 public final class Tools {
-    /** The tool names as the benchmark and the docs show them (list_emails...), by command name. */
+    /**
+     * The tool names as models call them (list_emails...), by command name: the MCP server's tool names, tools.list's
+     * {@code name} (which the Python client's LangChain tools use), and what the benchmark and the docs show.
+     */
     public static final Map<String, String> SHORT_NAMES = Map.ofEntries(
             Map.entry(GmailTools.LIST, "list_emails"), Map.entry(GmailTools.SEARCH, "search_emails"),
             Map.entry(GmailTools.GET, "get_email"), Map.entry(CalendarTools.LIST_CALENDARS, "list_calendars"),

@@ -57,7 +57,7 @@ class AnswersUnchangedTest {
         indexed = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("t")
                 .mailIndex(dir.resolve("index.db")).build();
         wrongToken = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("not-the-token").build();
-        protocol = new ToolProtocol(registry);
+        protocol = new ToolProtocol(registry, Tools.SHORT_NAMES); // as serve and call answer
     }
 
     @AfterAll

@@ -162,7 +162,7 @@ final class CallCommand implements Callable<Integer> {
                     "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
         }
         try {
-            return new ToolProtocol(session.get().registry).answer(text, startNanos);
+            return new ToolProtocol(session.get().registry, dev.agenttools.Tools.SHORT_NAMES).answer(text, startNanos);
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

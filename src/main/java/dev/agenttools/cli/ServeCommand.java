@@ -1,6 +1,7 @@
 package dev.agenttools.cli;
 
 import dev.agenttools.Settings;
+import dev.agenttools.Tools;
 import dev.agenttools.tool.StdioServer;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
@@ -48,7 +49,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }
-        ToolProtocol protocol = new ToolProtocol(session.registry);
+        ToolProtocol protocol = new ToolProtocol(session.registry, Tools.SHORT_NAMES);
         // Raw stdout: answers are written whole, line by line, by the server itself.
         StdioServer server = new StdioServer(protocol, System.in, new FileOutputStream(FileDescriptor.out), limits);
         Thread drain = new Thread(() -> {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
@@ -29,7 +30,7 @@ final class McpToolCalls {
         this.registry = registry;
         this.mapper = mapper;
         this.validator = validator;
-        this.mcpName = command -> names.getOrDefault(command, command.replaceAll("[^A-Za-z0-9_-]", "_"));
+        this.mcpName = command -> ToolProtocol.toolName(names, command);
     }
 
     Function<String, String> mcpName() {

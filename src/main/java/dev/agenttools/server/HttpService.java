@@ -206,7 +206,7 @@ public final class HttpService implements AutoCloseable {
 
         Handler.Sequence routes = new Handler.Sequence(
                 new Probes(metrics.metrics, options.upstreams(), storeProblem),
-                new CallEndpoint(new ToolProtocol(registry), gate, options.maxBodyBytes()),
+                new CallEndpoint(new ToolProtocol(registry, names), gate, options.maxBodyBytes()),
                 new McpGate(gate, options.allowedOrigins(), authorization, servlets));
         if (authorization != null) {
             routes.addHandler(authorization.handler(metrics.metrics::answered));

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.Iterator;
+import java.util.Map;
 
 /**
  * The article's wire protocol, shared by the one-shot {@code call} and the persistent {@code serve --stdio}:
@@ -35,9 +36,29 @@ public final class ToolProtocol {
             .build();
 
     private final ToolRegistry registry;
+    private final Map<String, String> names;
 
+    /** A protocol whose tools.list names each command by {@link #toolName} without a table (gmail_list-emails). */
     public ToolProtocol(ToolRegistry registry) {
+        this(registry, Map.of());
+    }
+
+    /**
+     * @param names the tool name a model calls each command by (gmail.list-emails: list_emails), as the MCP server
+     *              names them; tools.list gives it as {@code name}, so that other adapters (the Python client's
+     *              LangChain tools) keep to the same names
+     */
+    public ToolProtocol(ToolRegistry registry, Map<String, String> names) {
         this.registry = registry;
+        this.names = Map.copyOf(names);
+    }
+
+    /**
+     * The name a model calls {@code command} by: its entry in {@code names}, else the command with every character
+     * other than a letter, digit, _ or - as _ (model APIs refuse dots in function names).
+     */
+    public static String toolName(Map<String, String> names, String command) {
+        return names.getOrDefault(command, command.replaceAll("[^A-Za-z0-9_-]", "_"));
     }
 
     /** One answer for a request, and the exit status a one-shot process should end with. */
@@ -136,6 +157,7 @@ public final class ToolProtocol {
         ArrayNode tools = Json.MAPPER.createArrayNode();
         ObjectNode list = tools.addObject();
         list.put("command", TOOLS_LIST);
+        list.put("name", toolName(names, TOOLS_LIST));
         list.put("description", "List every command with the JSON Schema of its params. A call that fails answers "
                 + "{\"status\": \"error\", \"error\": {\"code\", \"message\"}}; the codes, with a one-shot call's exit status: "
                 + String.join("; ", java.util.Arrays.stream(ToolException.Kind.values())
@@ -144,6 +166,7 @@ public final class ToolProtocol {
         for (ToolSpec spec : registry.specs()) {
             ObjectNode t = tools.addObject();
             t.put("command", spec.name());
+            t.put("name", toolName(names, spec.name()));
             t.put("description", spec.description());
             t.set("params_schema", spec.inputSchema());
         }

@@ -108,7 +108,7 @@ class HttpServiceTest {
 
     @Test
     void answersTheToolProtocolAsCallDoesWithTheStatusOfItsErrorCode() throws Exception {
-        ToolProtocol local = new ToolProtocol(inProcess);
+        ToolProtocol local = new ToolProtocol(inProcess, Tools.SHORT_NAMES);
         for (String request : List.of("{\"command\": \"tools.list\"}",
                 "{\"id\": 7, \"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 3, \"strategy\": \"batch\"}}",
                 "{\"command\": \"calendar.list-calendars\"}")) {

@@ -70,6 +70,15 @@ class ToolProtocolTest {
         JsonNode a = answer(protocol(new EchoTool(null, 0)), "{\"command\": \"tools.list\"}");
         assertThat(a.get("data").findValuesAsText("command")).containsExactly("tools.list", "test.echo");
         assertThat(a.get("data").get(1).get("params_schema").get("type").asText()).isEqualTo("object");
+        assertThat(a.get("data").findValuesAsText("name")).containsExactly("tools_list", "test_echo");
+    }
+
+    @Test
+    void namesEachToolAsItsTableSays() throws Exception {
+        ToolProtocol named = new ToolProtocol(ToolRegistry.builder().tool(new EchoTool(null, 0)).build(),
+                java.util.Map.of("test.echo", "echo"));
+        JsonNode a = answer(named, "{\"command\": \"tools.list\"}");
+        assertThat(a.get("data").findValuesAsText("name")).containsExactly("tools_list", "echo");
     }
 
     @Test
