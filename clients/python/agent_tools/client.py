@@ -75,9 +75,20 @@ class AgentToolsClient:
         self._ids = itertools.count(1)
         self._process = None
         self._warm = False  # whether the current server has answered once (its JVM is up)
-        self.last_error = None
-        self.last_error_code = None
+        # each thread's own last failure: a call failing in another thread meanwhile must not change what this
+        # thread's caller reads (or which fallback decision its call makes)
+        self._errors = threading.local()
         self.restarts = 0
+
+    @property
+    def last_error(self):
+        """Why this thread's last failed call failed (None before any failure)."""
+        return getattr(self._errors, "reason", None)
+
+    @property
+    def last_error_code(self):
+        """The code of this thread's last failure: an error answer's code, or "unavailable" when no answer came."""
+        return getattr(self._errors, "code", None)
 
     # ---- the protocol ----------------------------------------------------------------------------------
 
@@ -209,8 +220,8 @@ class AgentToolsClient:
             self._pending.pop(request_id, None)
 
     def _fail(self, code, reason):
-        self.last_error_code = code
-        self.last_error = reason
+        self._errors.code = code
+        self._errors.reason = reason
         return None
 
 

@@ -77,6 +77,35 @@ class AgentToolsClientTest(unittest.TestCase):
         self.assertIsNone(client.get_email("00000000000000ab"))
         self.assertTrue(client.last_error.startswith("not_found"))
 
+    def test_each_thread_reads_the_reason_its_own_call_failed(self):
+        client = self.client()
+        seen = {}
+
+        def fail_then_wait(go_on):
+            seen["failed"] = client.list_emails(max_results=0) is None
+            go_on.wait(60)
+            seen["own after"] = client.last_error  # the other thread failed meanwhile: still this one's reason
+
+        def other():
+            seen["before own"] = client.last_error  # the first thread failed already: nothing of this one's yet
+            self.assertIsNone(client.get_email("00000000000000ab"))
+            seen["other"] = (client.last_error_code, client.last_error)
+
+        go_on = threading.Event()
+        first = threading.Thread(target=fail_then_wait, args=(go_on,))
+        first.start()
+        while "failed" not in seen:
+            first.join(0.01)
+        second = threading.Thread(target=other)
+        second.start()
+        second.join(60)
+        go_on.set()
+        first.join(60)
+        self.assertTrue(seen["failed"])
+        self.assertIsNone(seen["before own"], "another thread's failure")
+        self.assertEqual("not_found", seen["other"][0], seen["other"][1])
+        self.assertIn("max_results must be 1..500", seen["own after"])
+
     def test_times_out_and_returns_none(self):
         slow, url = start_emulator("--latency", "3s", "--handshake", "0ms")
         self.addCleanup(stop, slow)
