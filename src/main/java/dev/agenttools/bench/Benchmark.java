@@ -275,6 +275,8 @@ public final class Benchmark {
                 Map<String, Object> tokenCheck = TokenCheckBench.run(out);
                 // a few seconds whatever the options (no Google, no emulator): the targets, beside every run's rows
                 Map<String, Object> habit = HabitBench.run(out, Math.clamp(o.runs() * 4L, HabitBench.MIN_RUNS, HabitBench.MAX_RUNS));
+                // the Python client's own cost over serve: processes of its own, as the process-model rows
+                Map<String, Object> pythonClient = o.processModel() ? PythonClientBench.run(out, Math.clamp(o.runs() * 20L, 200, 2_000)) : null;
                 Map<String, Object> decoding = o.tools().contains("get_email") ? DecodingBench.run(tools, o.runs()) : null;
                 if (decoding != null) {
                     out.printf(java.util.Locale.ROOT, "decoding: HTML to text of a %.1f MB message: p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d runs, in-process)%n",
@@ -300,6 +302,9 @@ public final class Benchmark {
                 env.put("tracking_overhead", tracking);
                 env.put("token_check", tokenCheck);
                 env.put("habit", habit);
+                if (pythonClient != null) {
+                    env.put("python_client", pythonClient);
+                }
                 out.println("results: " + BenchReport.writeJson(o.out(), stamp, env, rows, sweepRows, decoding));
                 boolean failures = rows.stream().anyMatch(r -> r.errors() > 0) || sweepRows.stream().anyMatch(r -> r.errors() > 0);
                 return failures ? 1 : 0;

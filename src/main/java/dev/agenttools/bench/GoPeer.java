@@ -6,7 +6,6 @@ import dev.agenttools.tool.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +66,7 @@ final class GoPeer {
      * jar in {@code target/} or the launcher's {@code target/launcher/}).
      */
     static Optional<GoPeer> find() throws IOException {
-        return find(System.getenv(PATH_ENV), ownLocation());
+        return find(System.getenv(PATH_ENV), ProjectFolders.ownLocation());
     }
 
     static Optional<GoPeer> find(String configured, Path from) throws IOException {
@@ -79,13 +78,8 @@ final class GoPeer {
             }
             return Optional.of(new GoPeer(p));
         }
-        return projectFolders(from).map(p -> p.resolve(BUILT))
+        return ProjectFolders.upFrom(from).map(p -> p.resolve(BUILT))
                 .filter(candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate)).findFirst().map(GoPeer::new);
-    }
-
-    /** The project folder is an ancestor of where this class came from: {@code from} and a few levels up, nearest first. */
-    private static java.util.stream.Stream<Path> projectFolders(Path from) {
-        return java.util.stream.Stream.iterate(from, p -> p != null && from.getNameCount() - p.getNameCount() <= 4, Path::getParent);
     }
 
     /** How long building the peer may take, Debian's packages installed first when missing (a minute here). */
@@ -103,7 +97,7 @@ final class GoPeer {
             if (found.isPresent() || System.getenv(PATH_ENV) != null) {
                 return found;
             }
-            for (Path p : projectFolders(ownLocation()).toList()) {
+            for (Path p : ProjectFolders.candidates().toList()) {
                 Path script = p.resolve("scripts").resolve("go-peer");
                 if (Files.isExecutable(script) && Files.isRegularFile(p.resolve("pom.xml"))) {
                     err.println("bench: building the Go peer (scripts/go-peer; the first time it installs Debian's golang-go and "
@@ -130,14 +124,6 @@ final class GoPeer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
-        }
-    }
-
-    private static Path ownLocation() {
-        try {
-            return Path.of(GoPeer.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
-        } catch (URISyntaxException | SecurityException | NullPointerException e) {
-            return Path.of("").toAbsolutePath();
         }
     }
 

@@ -30,6 +30,9 @@ class BenchmarkTest {
         assertThat(status).isZero();
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:",
                 "the same against an emulator process of its own", "caller CPU ms");
+        // the Python client's rows, through the project's script (python3 is on every machine the project supports)
+        assertThat(table.toString()).contains("python client (scripts/python-client-bench").containsPattern(
+                "gmail.get-email +sync +p50 +[0-9.]+ ms .* client [-+][0-9.]+ ms \\(target ≤ 0.3 ms: (met|not met)\\)");
 
         Path json;
         try (var files = Files.list(out)) {
@@ -53,6 +56,9 @@ class BenchmarkTest {
         for (JsonNode row : rows) {
             assertThat(row.get("errors").asInt()).as("%s errors", row.get("strategy")).isZero();
         }
+        JsonNode python = results.get("environment").get("python_client");
+        assertThat(python.path("report").path("rows")).as(python.toString()).hasSize(6);
+        assertThat(python.path("target").asText()).isIn("met", "not met");
         JsonNode habit = results.get("environment").get("habit");
         assertThat(habit.findValuesAsText("tool")).as("the issue's Habit targets, in every run").containsExactly("habit.list", "habit.list",
                 "habit.list", "habit.log", "habit.log");
