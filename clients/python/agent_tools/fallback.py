@@ -44,16 +44,37 @@ _PARAMS = {
 _GOOGLE_ROOT = "https://gmail.googleapis.com/"
 # Retries of a request Gmail refused for its rate limits or failed (5xx), with pauses from BACKOFF seconds doubling
 # up to BACKOFF_CAP (a user's quota refills each second), never past the caller's deadline.
-RETRIES, BACKOFF, BACKOFF_CAP = 5, 0.1, 1.6
+# 8 attempts in all, as the tools' Retry.DEFAULT (an email's error says "on all 8 attempts" alike); shorter pauses
+RETRIES, BACKOFF, BACKOFF_CAP = 7, 0.1, 1.6
 
 
 class Failure(Exception):
     """A failure the answer names: its tools' code and one line."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, status=None, google_message=None, retryable=False):
         super().__init__(message)
         self.code = code
         self.message = " ".join(message.split())[:500]
+        self.status = status  # Gmail's HTTP status, when an answer came
+        self.google_message = google_message  # what Gmail's answer said
+        self.retryable = retryable
+        self.attempts = 1
+
+
+# What Gmail reports about one listed message that leaves the rest of the list standing (the tools' Fetched.PER_MESSAGE);
+# anything else fails the whole call: sign-in and permission, quota spent after retries, the deadline
+PER_MESSAGE = ("invalid_argument", "upstream", "internal")
+
+
+def _message_error(message_id, failure):
+    """What a failed get of listed message message_id means for the list, as the tools' Fetched.ofFailure says it:
+    this email's error entry, or the failure raised again when it fails the whole call (one without an HTTP answer,
+    Gmail unreachable after retries, says nothing about this message)."""
+    if failure.status is None or failure.code not in PER_MESSAGE:
+        raise failure
+    tries = " on all %d attempts" % failure.attempts if failure.retryable else ""
+    return {"id": message_id, "code": failure.code, "message": "Gmail answered HTTP %d%s when asked for this message: %s"
+            % (failure.status, tries, failure.google_message or "no message")}
 
 
 class _Clock:
@@ -180,10 +201,9 @@ class GmailFallback:
                 if f.code == "not_found":
                     skipped += 1  # deleted between the list and the get
                     continue
-                if f.code in ("deadline", "unauthenticated"):
-                    raise  # the whole call: no time left, or no sign-in for any email
+                error = _message_error(ref["id"], f)  # raises when it fails the whole call
                 emails.append(_mail.unfetched(ref["id"], ref.get("threadId")))
-                errors.append({"id": ref["id"], "code": f.code, "message": f.message})
+                errors.append(error)
                 continue
             try:
                 emails.append(_mail.summary(message))
@@ -271,6 +291,7 @@ class _Session:
             try:
                 return self._once(request, operation, clock)
             except Failure as f:
+                f.attempts = attempt
                 pause = min(BACKOFF_CAP, BACKOFF * (1 << (attempt - 1)))
                 if f.code not in ("rate_limited", "upstream") or attempt > RETRIES or clock.left() <= pause:
                     if attempt > 1:
@@ -321,7 +342,9 @@ def _translate(error, operation, clock):
         code = "rate_limited"
     else:
         code = "upstream" if status >= 500 else "internal"
-    return Failure(code, "%s failed with HTTP %d: %s (%d ms)" % (operation, status, reason, clock.elapsed_ms()))
+    retryable = status == 429 or status >= 500 or code == "rate_limited"
+    return Failure(code, "%s failed with HTTP %d: %s (%d ms)" % (operation, status, reason, clock.elapsed_ms()),
+                   status=status, google_message=reason, retryable=retryable)
 
 
 def _undecodable(message_id, e):

@@ -29,6 +29,7 @@ async loop a tool's `ainvoke` runs the call on LangChain's thread pool, so calls
 """
 
 import copy
+import inspect
 import json
 import re
 
@@ -62,6 +63,9 @@ class AgentToolsToolkit:
         agent_name: who is calling, recorded with every call for `agent-tools stats`
         tools: the names of the tools to give (e.g. ["search_emails", "get_email"]; default: all)
         """
+        if inspect.iscoroutinefunction(getattr(client, "tools", None)):
+            raise TypeError("toolkit takes the sync AgentToolsClient (safe from LangChain's threads: in an async agent "
+                            "loop LangChain runs these tools on its thread pool), not %s" % type(client).__name__)
         StructuredTool, ToolException = _langchain()
         self._client = client
         answer = client.tools()

@@ -138,6 +138,32 @@ def html_mail(n, body):
 
 
 @unittest.skipIf(MISSING, MISSING)
+class OneEmailsFailureTest(unittest.TestCase):
+    """What a failed get of one listed message means, as the tools' Fetched.ofFailure says it (no server needed)."""
+
+    def test_an_emails_own_failure_reads_as_the_tools_say_it_and_the_rest_fails_the_call(self):
+        from agent_tools.fallback import Failure, _message_error
+        exhausted = Failure("upstream", "gmail messages.get (3 of 10) failed with HTTP 503: Backend Error (812 ms)",
+                            status=503, google_message="Backend Error", retryable=True)
+        exhausted.attempts = 8
+        self.assertEqual({"id": "a1", "code": "upstream",
+                          "message": "Gmail answered HTTP 503 on all 8 attempts when asked for this message: Backend Error"},
+                         _message_error("a1", exhausted))
+        bad = Failure("invalid_argument", "x", status=400, google_message="Invalid id value")
+        self.assertEqual("Gmail answered HTTP 400 when asked for this message: Invalid id value",
+                         _message_error("a2", bad)["message"])
+        for whole_call in (Failure("permission_denied", "403", status=403, google_message="Forbidden"),
+                           Failure("rate_limited", "429", status=429, google_message="Too many", retryable=True),
+                           Failure("upstream", "cannot reach Gmail")):  # no HTTP answer: says nothing of this email
+            with self.assertRaises(Failure):
+                _message_error("a3", whole_call)
+
+    def test_a_header_in_an_encoding_that_refuses_it_is_kept_as_written(self):
+        from agent_tools import _mail
+        part = {"headers": [{"name": "Subject", "value": "=?idna?Q?abc?="}]}
+        self.assertEqual("=?idna?Q?abc?=", _mail.header(part, "subject"))
+
+
 class HtmlAsTextTest(unittest.TestCase):
     def test_html_bodies_read_as_the_tools_read_them(self):
         mailbox = tempfile.mkdtemp(prefix="agent-tools-py-html-")

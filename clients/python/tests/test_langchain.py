@@ -111,6 +111,15 @@ class WithoutLangChainTest(unittest.TestCase):
         self.assertIn("pip install agent-tools[langchain]", done.stdout)
 
 
+    def test_the_async_client_is_refused_saying_which_client_to_give(self):
+        from agent_tools import AsyncAgentToolsClient
+        from agent_tools.langchain import toolkit as make
+        with self.assertRaises(TypeError) as refused:
+            make(AsyncAgentToolsClient(command=["/nonexistent/agent-tools", "serve", "--stdio"]))
+        self.assertIn("toolkit takes the sync AgentToolsClient", str(refused.exception))
+        self.assertIn("AsyncAgentToolsClient", str(refused.exception))
+
+
 @unittest.skipIf(NO_LANGCHAIN, NO_LANGCHAIN or "")
 class LangChainToolsTest(unittest.TestCase):
     @classmethod

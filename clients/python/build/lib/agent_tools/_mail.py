@@ -43,8 +43,8 @@ def header(part, name):
             if "=?" in value:
                 try:
                     value = decode_text(value)
-                except LookupError:
-                    pass  # a charset or encoding nobody knows: keep it as sent
+                except (LookupError, UnicodeError):
+                    pass  # a charset or encoding nobody knows (or one that refuses the text): keep it as sent
             return value
     return None
 
