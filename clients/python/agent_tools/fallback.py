@@ -46,6 +46,8 @@ _GOOGLE_ROOT = "https://gmail.googleapis.com/"
 # up to BACKOFF_CAP (a user's quota refills each second), never past the caller's deadline.
 # 8 attempts in all, as the tools' Retry.DEFAULT (an email's error says "on all 8 attempts" alike); shorter pauses
 RETRIES, BACKOFF, BACKOFF_CAP = 7, 0.1, 1.6
+# the credentials whose labels are remembered (5 minutes each), the least recently listed forgotten first
+MAX_LABEL_CACHES = 1000
 
 
 class Failure(Exception):
@@ -166,7 +168,10 @@ class GmailFallback:
                               % (command, unknown[0], ", ".join(sorted(_PARAMS[command]))))
             clock.check("the start (no time was left for the fallback)")
             session = self._session(params.get("access_token"))
-            data = self._get(session, params, clock) if command == GET else self._list(session, command, params, clock)
+            try:
+                data = self._get(session, params, clock) if command == GET else self._list(session, command, params, clock)
+            finally:
+                session.close()
             return {"data": data, "backend": "python", "duration_ms": round((time.monotonic() - clock.started) * 1000, 3)}
         except Failure as f:
             return {"error": {"code": f.code, "message": f.message}, "backend": "python"}
@@ -245,7 +250,10 @@ class GmailFallback:
             listed = session.run(session.gmail.users().labels().list(userId="me"), "gmail labels.list", clock)
             cached = (listed.get("labels") or [], time.monotonic())
             with self._lock:
-                self._labels[session.key] = cached
+                self._labels.pop(session.key, None)
+                self._labels[session.key] = cached  # the newest last
+                while len(self._labels) > MAX_LABEL_CACHES:  # bounded: one entry per credential seen
+                    del self._labels[next(iter(self._labels))]
         for known in cached[0]:
             if known.get("id") == label or (known.get("name") or "").lower() == label.lower():
                 return known["id"]
@@ -283,6 +291,14 @@ class _Session:
         self.root = root
         self._inner = httplib2.Http()
         self._http = google_auth_httplib2.AuthorizedHttp(credentials, http=self._inner)
+
+    def close(self):
+        """Closes the call's connections (one client a call: nothing is left open between calls)."""
+        for connection in list(self._inner.connections.values()):
+            try:
+                connection.close()
+            except OSError:
+                pass  # closing: nothing is pending
 
     def run(self, request, operation, clock):
         """Executes one request within what is left of the deadline, retrying what Gmail asks to retry (rate
