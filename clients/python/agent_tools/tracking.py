@@ -45,6 +45,7 @@ import functools
 import inspect
 import os
 import queue
+import re
 import stat
 import struct
 import sys
@@ -448,15 +449,16 @@ class TrackingSettings:
         """From these values alone, no file read (Java's TrackingSettings.fromEnvironment). Raises ValueError
         naming the variable for a bad value."""
         env = os.environ if env is None else env
-        sink = env.get("AGENT_TOOLS_TRACKING", "sqlite").strip().lower()
+        sink = _java_strip(env.get("AGENT_TOOLS_TRACKING", "sqlite")).lower()
         if sink not in ("sqlite", "dynamodb", "none"):
             raise ValueError("AGENT_TOOLS_TRACKING must be sqlite, dynamodb or none, got %s" % sink)
         db = env.get("AGENT_TOOLS_TRACKING_DB", "")
         # empty means unset, as agent-tools reads it (an empty path would be SQLite's temporary database)
         sqlite_file = db if not _java_blank(db) else cls.default_file(env)
-        flush = env.get("AGENT_TOOLS_TRACKING_FLUSH_MS", "").strip()
+        flush = _java_strip(env.get("AGENT_TOOLS_TRACKING_FLUSH_MS", ""))
         if flush:
-            if not flush.isdigit() or not 1 <= int(flush) <= 600000:
+            # as Long.parseLong: ASCII digits after an optional sign
+            if not re.fullmatch(r"[+-]?[0-9]+", flush) or not 1 <= int(flush) <= 600000:
                 raise ValueError("AGENT_TOOLS_TRACKING_FLUSH_MS must be a number of milliseconds 1..600000, got \"%s\"" % flush)
         endpoint = env.get("AGENT_TOOLS_DYNAMODB_ENDPOINT", "").strip() or None
         return cls(sink, sqlite_file, env.get("AGENT_TOOLS_DYNAMODB_TABLE", "agent-tools-calls"), endpoint,

@@ -188,6 +188,7 @@ class DecoratorTest(unittest.TestCase):
             TrackingSettings.from_environment({"AGENT_TOOLS_TRACKING": "redis"})
         with self.assertRaisesRegex(ValueError, "AGENT_TOOLS_TRACKING_FLUSH_MS must be"):
             TrackingSettings.from_environment({"AGENT_TOOLS_TRACKING_FLUSH_MS": "-1"})
+        self.assertEqual(250, TrackingSettings.from_environment({"AGENT_TOOLS_TRACKING_FLUSH_MS": " +250 "}).flush_ms)
         self.assertTrue(TrackingSettings.from_environment({"XDG_DATA_HOME": "/x"}).sqlite_file.endswith(
             os.path.join("x", "agent-tools", "calls.db")))
 
