@@ -17,6 +17,7 @@ import asyncio
 import contextvars
 import itertools
 import os
+import signal
 import time
 
 from . import _tools
@@ -217,9 +218,12 @@ class AsyncAgentToolsClient:
         server.pending.clear()
         if server.process.returncode is None:
             try:
-                server.process.kill()
+                # os.kill, not Process.kill: that polls the child first, which reaps one that has just exited before
+                # asyncio's child watcher can (the watcher then warns of an unknown child and reports 255)
+                os.kill(server.process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass  # gone already
+        server.process.stdin.close()
 
     def _retire_elsewhere(self, server):
         """Stops a server of another event loop (closed, or running in another thread)."""

@@ -1,7 +1,6 @@
 """Every command the registry has has a helper on both clients, taking the command's required params: a tool
 added to the registry fails this test until agent_tools/_tools.py has it."""
 
-import asyncio
 import inspect
 import unittest
 
@@ -42,7 +41,7 @@ class ToolsTableTest(unittest.TestCase):
                 method = getattr(cls, name)
                 self.assertEqual(["self", *required, "timeout", "params"], list(inspect.signature(method).parameters),
                                  "%s.%s" % (cls.__name__, name))
-            self.assertTrue(asyncio.iscoroutinefunction(getattr(AsyncAgentToolsClient, name)), name)
+            self.assertTrue(inspect.iscoroutinefunction(getattr(AsyncAgentToolsClient, name)), name)
 
 
 if __name__ == "__main__":
