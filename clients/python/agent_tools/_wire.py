@@ -33,8 +33,11 @@ def seconds(name, value):
 def request_line(request_id, command, params):
     """The request as one UTF-8 line. ValueError for params JSON cannot carry (NaN, infinity) and for a line over
     MAX_REQUEST_BYTES: serve could not tell which call such a line was."""
-    line = (json.dumps({"id": request_id, "command": command, "params": params}, ensure_ascii=False,
-                       allow_nan=False) + "\n").encode("utf-8")
+    try:
+        text = json.dumps({"id": request_id, "command": command, "params": params}, ensure_ascii=False, allow_nan=False)
+    except ValueError as e:
+        raise ValueError("the params of %s cannot be sent as JSON: %s" % (command, e)) from None
+    line = (text + "\n").encode("utf-8")
     if len(line) > MAX_REQUEST_BYTES:
         raise ValueError("the request for %s is %d bytes; serve reads request lines up to %d bytes (1 MB)"
                          % (command, len(line), MAX_REQUEST_BYTES))

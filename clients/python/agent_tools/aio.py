@@ -158,7 +158,8 @@ class AsyncAgentToolsClient:
                 return server
             if server is not None:
                 self.restarts += 1
-                self._retire(server, "unavailable", "the server stopped")
+                if server.loop is loop:  # another loop's server was stopped above
+                    self._retire(server, "unavailable", "the server stopped")
             process = await asyncio.create_subprocess_exec(
                 *self._command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL, env=self._env,
@@ -198,13 +199,19 @@ class AsyncAgentToolsClient:
                     future.set_result(answer)
         except _wire.BrokenStream as e:
             ending = (_wire.BAD_ANSWER, "the server wrote %s, so it was stopped" % e)
+        except asyncio.CancelledError:
+            ending = ("unavailable", "the event loop ended, and its server with it")
+            raise
         except Exception as e:  # whatever breaks reading, the callers must hear of it and the next call start anew
             ending = ("unavailable", "reading the server's answers failed (%s: %s), so it was stopped"
                       % (type(e).__name__, e))
         finally:
             # also when the loop shuts down (asyncio.run() cancels this task): no server outlives its loop
             self._retire(server, *ending)
-            await server.process.wait()  # reaped: no zombie is left
+            try:
+                await asyncio.wait_for(server.process.wait(), 30)  # reaped: no zombie is left
+            except asyncio.TimeoutError:
+                pass  # its output held open by a child of its own: the child watcher reaps it when it ends
 
     def _retire(self, server, code, reason):
         """Stops a server of this loop and fails the calls waiting on it with (code, reason), once."""

@@ -352,6 +352,9 @@ class MisbehavingServerTest(unittest.TestCase):
         self.assertTrue(client.call("echo", {"note": "x" * (1 << 20)}) is None, "an answer to a request over 1 MB")
         self.assertEqual("invalid_argument", client.last_error_code)
         self.assertIn("serve reads request lines up to 1048576 bytes (1 MB)", client.last_error)
+        self.assertIsNone(client.call("echo", {"n": float("nan")}))
+        self.assertEqual("invalid_argument: the params of echo cannot be sent as JSON: Out of range float values are "
+                         "not JSON compliant", client.last_error)
         self.assertIsNone(client._process, "nothing was sent")
 
 
