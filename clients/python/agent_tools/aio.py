@@ -8,25 +8,39 @@ the reason in `last_error`; the same helpers as the sync client (`await client.l
     async with AsyncAgentToolsClient() as tools:
         found = await tools.search_emails("from:amy", max_results=5)
 
-A client belongs to the event loop it was first used on. A `fallback` (agent_tools.fallback) runs in a worker
-thread (its Google client is blocking), within what is left of the call's timeout.
+A client serves one event loop at a time: used on another (a second asyncio.run()), it stops the former loop's
+server and starts one for the new loop. `last_error` is each task's own. A `fallback` (agent_tools.fallback) runs
+in a worker thread (its Google client is blocking), within what is left of the call's timeout.
 """
 
 import asyncio
+import contextvars
 import itertools
-import json
 import os
+import signal
 import time
 
 from . import _tools
+from . import _wire
 from . import tracking
-from .client import FALLBACK_CODES, answer_of, default_command
+from . import client as _client
+from .client import FALLBACK_CODES, default_command
 
 __all__ = ["AsyncAgentToolsClient"]
 
-# One answer line may hold a whole email body (get_email's max_body_chars reaches 10 M characters): asyncio's
-# StreamReader refuses longer lines than its limit, 64 KiB by default.
-_LINE_LIMIT = 256 * 1024 * 1024
+
+class _Server:
+    """One server process, the loop it runs on and the calls waiting on it."""
+
+    def __init__(self, process, loop, started):
+        self.process = process
+        self.loop = loop
+        self.started = started
+        self.pending = {}  # request id -> future of the answer object (None: the server ended first)
+        self.warm = False  # it has answered once (its JVM is up)
+        self.ended = None  # (code, reason) once it is stopped or gone; no call joins it after that
+        self.overdue = None  # the timer that stops it if it has not answered within start_timeout
+        self.reader = None
 
 
 class AsyncAgentToolsClient:
@@ -36,33 +50,50 @@ class AsyncAgentToolsClient:
         """The same arguments as AgentToolsClient."""
         self._command = list(command or default_command())
         self._env = dict(os.environ, **(env or {}))
-        self._timeout = timeout
-        self._start_timeout = start_timeout
+        self._timeout = _wire.seconds("timeout", timeout)
+        self._start_timeout = _wire.seconds("start_timeout", start_timeout)
         self._fallback = fallback
         self._ids = itertools.count(1)
-        self._pending = {}  # id -> future of the answer line (None: the server stopped)
-        self._process = None
-        self._reader = None
-        self._warm = False
-        self._start_lock = None  # made on first use, in the loop the client belongs to
-        self.last_error = None
-        self.last_error_code = None
+        self._server = None
+        self._loop = None  # the event loop of the current server; the lock below is that loop's
+        self._start_lock = None
+        # each task's own last failure (a task runs in a copy of its creator's context): one task's failure does
+        # not change what another reads, as the sync client's are each thread's own. One variable per client; it
+        # holds no reference to the client.
+        self._errors = contextvars.ContextVar("agent_tools_last_error_%x" % id(self), default=(None, None))
         self.restarts = 0
+
+    @property
+    def last_error(self):
+        """Why this task's last failed call failed (None before any failure). Calls run by asyncio.gather run in
+        tasks of their own: read it there, or take the reason from the call that failed in this task."""
+        return self._errors.get()[1]
+
+    @property
+    def last_error_code(self):
+        """The code of this task's last failure (see AgentToolsClient.last_error_code)."""
+        return self._errors.get()[0]
+
+    @property
+    def _process(self):
+        """The current server's process (None before the first call)."""
+        server = self._server
+        return server.process if server is not None else None
 
     async def call(self, command, params=None, timeout=None):
         """Runs one command: the answer {"data", "backend", "duration_ms"}, or None (see AgentToolsClient.call)."""
         started = time.monotonic()
-        wait = timeout if timeout is not None else self._timeout
+        wait = self._timeout if timeout is None else _wire.seconds("timeout", timeout)
         params = tracking.with_agent_name(_tools.wire_params(params))
-        answer = await self._ask(command, params, wait)
-        if answer is not None and answer.get("status") == "ok":
-            result = answer_of(answer)
-            tracking.note_tools_answer(command, params, result)
-            return result
+        # a server still starting gets half the call's time when the fallback could answer: the rest is the fallback's
+        cold_wait = wait / 2 if self._fallback is not None and self._fallback.handles(command) else wait
+        answer = await self._ask(command, params, started, wait, cold_wait)
         if answer is not None:
-            error = answer.get("error") or {}
-            code = error.get("code", "internal")
-            self._fail(code, "%s: %s" % (code, error.get("message", "no message")))
+            result, code, reason = _wire.outcome(answer)
+            if result is not None:
+                tracking.note_tools_answer(command, params, result)
+                return result
+            self._fail(code, reason)
             tracking.note_tools_error(command, params, code, answered=True)
         else:
             tracking.note_tools_error(command, params, self.last_error_code, answered=False)
@@ -80,83 +111,157 @@ class AsyncAgentToolsClient:
         tracking.note_python(command, params, result, None)
         return result
 
-    async def _ask(self, command, params, wait):
+    async def _ask(self, command, params, started, wait, cold_wait):
+        """See AgentToolsClient._ask."""
         request_id = "py-%d" % next(self._ids)
-        line = (json.dumps({"id": request_id, "command": command, "params": params}, ensure_ascii=False) + "\n").encode()
-        future = asyncio.get_running_loop().create_future()
         try:
-            process = await self._ensure_started()
-            self._pending[request_id] = future
-            fresh = not self._warm
-            process.stdin.write(line)
-            await process.stdin.drain()
-        except (OSError, ValueError) as e:
-            self._pending.pop(request_id, None)
-            return self._fail("unavailable", "cannot send to the server: %s" % e)
-        if fresh:
-            wait = max(wait, self._start_timeout)  # a fresh server may first start its JVM (and build)
+            line = _wire.request_line(request_id, command, params)
+        except ValueError as e:  # what serve would refuse, refused here: its answer could not name this call
+            return self._fail("invalid_argument", "invalid_argument: %s" % e)
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        server = None
         try:
-            answer = await asyncio.wait_for(future, wait)
+            server = await self._ensure_started(loop)
+            server.pending[request_id] = future
+            server.process.stdin.write(line)
+            limit = wait if server.warm else cold_wait
+            # a server that stopped reading fills the pipe: the wait for room counts against the call's deadline
+            await asyncio.wait_for(server.process.stdin.drain(), max(0.0, started + limit - time.monotonic()))
+            answer = await asyncio.wait_for(future, max(0.0, started + limit - time.monotonic()))
         except asyncio.TimeoutError:
-            return self._fail("unavailable", "no answer to %s within %.1f s" % (command, wait))
+            if not server.warm:
+                return self._fail("unavailable", "no answer to %s within %.1f s: the server, started %.1f s ago, has "
+                                  "not answered yet (it keeps starting, for the next call)"
+                                  % (command, limit, time.monotonic() - server.started))
+            return self._fail("unavailable", "no answer to %s within %.1f s" % (command, limit))
+        except (OSError, ValueError) as e:
+            return self._fail("unavailable", "cannot send to the server: %s" % e)
         finally:
-            self._pending.pop(request_id, None)
+            if server is not None:
+                server.pending.pop(request_id, None)
         if answer is None:
-            return self._fail("unavailable", "the server stopped before answering %s" % command)
+            code, reason = server.ended
+            return self._fail(code, "%s before answering %s" % (reason, command))
         return answer
 
-    async def _ensure_started(self):
-        if self._start_lock is None:
-            self._start_lock = asyncio.Lock()
+    async def _ensure_started(self, loop):
+        if self._loop is not loop:
+            # a client used on a new event loop (a second asyncio.run()): the former loop's server, streams and
+            # lock cannot serve here, so that server is stopped and this loop gets its own
+            if self._server is not None:
+                self._retire_elsewhere(self._server)
+            self._loop, self._start_lock = loop, asyncio.Lock()
         async with self._start_lock:
-            if self._process is not None and self._process.returncode is None:
-                return self._process
-            if self._process is not None:
+            server = self._server
+            if server is not None and server.ended is None and server.process.returncode is None:
+                return server
+            if server is not None:
                 self.restarts += 1
-            self._process = await asyncio.create_subprocess_exec(
+                if server.loop is loop:  # another loop's server was stopped above
+                    self._retire(server, "unavailable", "the server stopped")
+            process = await asyncio.create_subprocess_exec(
                 *self._command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL, env=self._env, limit=_LINE_LIMIT)
-            self._warm = False
-            self._reader = asyncio.ensure_future(self._read_answers(self._process))
-            return self._process
+                stderr=asyncio.subprocess.DEVNULL, env=self._env,
+                # StreamReader refuses lines past its limit (64 KiB by default); one answer may hold a whole body
+                limit=_wire.MAX_ANSWER_BYTES)
+            self._server = server = _Server(process, loop, time.monotonic())
+            server.overdue = loop.call_later(self._start_timeout, self._start_overdue, server)
+            server.reader = loop.create_task(self._read_answers(server))
+            return server
 
-    async def _read_answers(self, process):
+    def _start_overdue(self, server):
+        if not server.warm:
+            self._retire(server, "unavailable", "the server did not answer within start_timeout (%.1f s) of its start "
+                                                "and was stopped" % self._start_timeout)
+
+    async def _read_answers(self, server):
+        """Reads one server's answer lines until its output ends or breaks the protocol; then that server is
+        stopped (the next call starts another) and the calls still waiting on it are told why."""
+        ending = ("unavailable", "the server stopped")
         try:
             while True:
-                line = await process.stdout.readline()
-                if not line:
-                    break
                 try:
-                    answer = json.loads(line)
-                except ValueError:
-                    continue  # not ours to interpret; the server writes only JSON lines
-                if self._process is process:
-                    self._warm = True
-                future = self._pending.get(answer.get("id"))
+                    raw = await server.process.stdout.readline()
+                except ValueError:  # StreamReader's word for a line past its limit: the stream cannot be read on
+                    raise _wire.BrokenStream("an answer line over %d MiB (the clients' limit, MAX_ANSWER_BYTES)"
+                                             % (_wire.MAX_ANSWER_BYTES // (1024 * 1024))) from None
+                if not raw:
+                    break
+                answer = _wire.answer_line(raw)
+                if answer is None:
+                    continue
+                if not server.warm:
+                    server.warm = True
+                    server.overdue.cancel()
+                future = server.pending.get(answer["id"])
                 if future is not None and not future.done():
                     future.set_result(answer)
-        except (OSError, ValueError):
-            process.kill()  # a line past the limit: this stream cannot be read on, start again
-        await process.wait()
-        # the server is gone: wake everyone still waiting on it
-        if self._process is process:
-            for future in list(self._pending.values()):
-                if not future.done():
-                    future.set_result(None)
+        except _wire.BrokenStream as e:
+            ending = (_wire.BAD_ANSWER, "the server wrote %s, so it was stopped" % e)
+        except asyncio.CancelledError:
+            ending = ("unavailable", "the event loop ended, and its server with it")
+            raise
+        except Exception as e:  # whatever breaks reading, the callers must hear of it and the next call start anew
+            ending = ("unavailable", "reading the server's answers failed (%s: %s), so it was stopped"
+                      % (type(e).__name__, e))
+        finally:
+            # also when the loop shuts down (asyncio.run() cancels this task): no server outlives its loop
+            self._retire(server, *ending)
+            try:
+                await asyncio.wait_for(server.process.wait(), 30)  # reaped: no zombie is left
+            except asyncio.TimeoutError:
+                pass  # its output held open by a child of its own: the child watcher reaps it when it ends
+
+    def _retire(self, server, code, reason):
+        """Stops a server of this loop and fails the calls waiting on it with (code, reason), once."""
+        if server.ended is None:
+            server.ended = (code, reason)
+        if server.overdue is not None:
+            server.overdue.cancel()
+        for future in server.pending.values():
+            if not future.done():
+                future.set_result(None)
+        server.pending.clear()
+        if server.process.returncode is None:
+            try:
+                # os.kill, not Process.kill: that polls the child first, which reaps one that has just exited before
+                # asyncio's child watcher can (the watcher then warns of an unknown child and reports 255)
+                os.kill(server.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # gone already
+        server.process.stdin.close()
+
+    def _retire_elsewhere(self, server):
+        """Stops a server of another event loop (closed, or running in another thread)."""
+        if server.ended is None:
+            server.ended = ("unavailable", "the client was used on another event loop, which stopped this server")
+        try:
+            server.process.kill()
+        except (ProcessLookupError, RuntimeError, OSError):
+            pass  # gone already, or its transport closed with its loop
+        if not server.loop.is_closed():
+            try:
+                server.loop.call_soon_threadsafe(self._retire, server, *server.ended)  # its futures are that loop's
+            except RuntimeError:
+                pass  # closed meanwhile: nobody waits there any more
 
     async def close(self):
-        """Ends the server: closing its stdin lets it finish the calls in flight and exit."""
-        process, self._process = self._process, None
-        if process is None:
+        """Ends the server: closing its stdin lets it finish the calls in flight and exit (it is killed after 30 s)."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        if server.loop is not asyncio.get_running_loop():
+            self._retire_elsewhere(server)
             return
         try:
-            process.stdin.close()
-            await asyncio.wait_for(process.wait(), 30)
+            server.process.stdin.close()
+            await asyncio.wait_for(server.process.wait(), _client._CLOSE_GRACE_SECONDS)
         except (OSError, asyncio.TimeoutError):
-            process.kill()
-            await process.wait()
-        if self._reader is not None:
-            await self._reader
+            pass
+        self._retire(server, "unavailable", "the client was closed")
+        await server.process.wait()
+        await asyncio.wait([server.reader])  # its end, without raising what ended it
 
     async def __aenter__(self):
         return self
@@ -165,8 +270,7 @@ class AsyncAgentToolsClient:
         await self.close()
 
     def _fail(self, code, reason):
-        self.last_error_code = code
-        self.last_error = reason
+        self._errors.set((code, reason))
         return None
 
 

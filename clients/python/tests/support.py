@@ -64,3 +64,8 @@ def tools_env(root_url, **more):
 SERVE = [LAUNCHER, "serve", "--stdio"]
 # the LangChain tests' name for it
 server_env = tools_env
+
+
+def stand_in(*flags):
+    """The command line of a misbehaving stand-in for serve --stdio (stand_in_server.py says what it can do)."""
+    return [sys.executable, os.path.join(HERE, "stand_in_server.py"), *flags]

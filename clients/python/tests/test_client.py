@@ -6,9 +6,11 @@ import os
 import signal
 import tempfile
 import threading
+import time
 import unittest
+from unittest import mock
 
-from support import start_emulator, stop, tools_env
+from support import stand_in, start_emulator, stop, tools_env
 
 from agent_tools import AgentToolsClient
 
@@ -111,7 +113,7 @@ class AgentToolsClientTest(unittest.TestCase):
         self.addCleanup(stop, slow)
         client = AgentToolsClient(env=dict(self.env, AGENT_TOOLS_GMAIL_ROOT_URL=url), timeout=1.0)
         self.addCleanup(client.close)
-        self.assertIsNotNone(client.tools())  # warm: the JVM is up
+        self.assertIsNotNone(client.tools(timeout=60))  # warm: the JVM is up
         self.assertIsNone(client.list_emails(max_results=1, timeout=0.5))
         self.assertIn("no answer", client.last_error)
 
@@ -211,6 +213,161 @@ class AgentToolsClientTest(unittest.TestCase):
                           "habit.history"], commands)
         self.assertEqual(["query"], tools[2]["params_schema"]["required"])
         json.dumps(tools)  # plain JSON all the way
+
+
+class MisbehavingServerTest(unittest.TestCase):
+    """The sync client against stand-ins for serve that break the protocol, die, hang or start slowly."""
+
+    def client(self, *flags, **kwargs):
+        client = AgentToolsClient(command=stand_in(*flags), **kwargs)
+        self.addCleanup(client.close)
+        return client
+
+    def assert_answers_again(self, client, restarts):
+        answer = client.call("echo", {"n": 1})
+        self.assertIsNotNone(answer, client.last_error)
+        self.assertEqual({"n": 1}, answer["data"]["params"])
+        self.assertEqual(restarts, client.restarts)
+        return answer["data"]["pid"]
+
+    def test_a_line_that_is_not_a_json_object_stops_the_server_and_the_next_call_starts_another(self):
+        client = self.client(timeout=5)
+        first = self.assert_answers_again(client, 0)
+        process = client._process
+        self.assertIsNone(client.call("raw", {"hex": b"[1,2]".hex()}))
+        self.assertEqual("bad_answer", client.last_error_code, client.last_error)
+        self.assertIn("not a JSON object: '[1,2]'", client.last_error)
+        self.assertIn("so it was stopped before answering raw", client.last_error)
+        self.assertIsNotNone(process.wait(timeout=10), "the broken server was stopped")
+        self.assertNotEqual(first, self.assert_answers_again(client, 1))
+
+    def test_a_byte_that_is_not_utf8_stops_the_server_and_the_next_call_starts_another(self):
+        client = self.client(timeout=5)
+        self.assertIsNone(client.call("raw", {"hex": "7b22ff227d"}))  # {"\xff"}
+        self.assertEqual("bad_answer", client.last_error_code, client.last_error)
+        self.assertIn("not UTF-8 (byte 0xff at 2)", client.last_error)
+        self.assert_answers_again(client, 1)
+
+    def test_an_answer_with_fields_of_the_wrong_type_is_a_failure_and_the_server_stays(self):
+        client = self.client(timeout=5)
+        pid = self.assert_answers_again(client, 0)
+        for answer, says in (({"status": "ok", "data": 1, "meta": [1]}, "meta that is not an object"),
+                             ({"status": "error", "error": "boom"}, "without an error object"),
+                             ({"status": "error", "error": {"message": "no code"}}, "without an error object"),
+                             ({"status": "maybe"}, "neither ok nor error")):
+            self.assertIsNone(client.call("answer", {"answer": answer}), answer)
+            self.assertEqual("bad_answer", client.last_error_code, answer)
+            self.assertIn(says, client.last_error)
+        self.assertEqual(pid, self.assert_answers_again(client, 0), "the stream is whole: the same server goes on")
+
+    def test_a_call_whose_server_died_is_woken_when_another_thread_has_started_the_next(self):
+        client = self.client(timeout=20)
+        self.assert_answers_again(client, 0)
+        dying = client._process
+        seen = {}
+
+        def call_the_dying_server():
+            # its output stays open 3 s after it exits (a child holds it): the next server is started meanwhile
+            seen["answer"] = client.call("die", {"hold": 3})
+            seen["error"] = client.last_error
+
+        caller = threading.Thread(target=call_the_dying_server)
+        caller.start()
+        dying.wait(timeout=10)
+        self.assert_answers_again(client, 1)  # this thread starts the next server
+        caller.join(10)
+        self.assertFalse(caller.is_alive(), "the dying server's caller still waits (for its whole 20 s)")
+        self.assertIsNone(seen["answer"])
+        self.assertEqual("the server stopped before answering die", seen["error"])
+
+    def test_a_server_slow_to_start_never_holds_a_call_past_its_timeout_and_the_next_call_finds_it_up(self):
+        client = self.client("--start-delay", "2", timeout=0.5, start_timeout=60)
+        started = time.monotonic()
+        self.assertIsNone(client.call("echo"))
+        self.assertLess(time.monotonic() - started, 10, "waited for the server's start, not the call's timeout")
+        self.assertEqual("unavailable", client.last_error_code)
+        self.assertIn("no answer to echo within 0.5 s: the server, started 0.", client.last_error)
+        self.assertIn("has not answered yet (it keeps starting, for the next call)", client.last_error)
+        time.sleep(3)
+        self.assertIsNotNone(client.call("echo", timeout=10), client.last_error)
+        self.assertEqual(0, client.restarts, "the server kept starting in the background")
+
+    def test_the_fallback_runs_in_what_is_left_while_a_server_is_starting(self):
+        fallback = RecordingFallback()
+        client = self.client("--start-delay", "600", timeout=1, start_timeout=3, fallback=fallback)
+        answer = client.call("gmail.list-emails", {"max_results": 1})
+        self.assertIsNotNone(answer, client.last_error)
+        self.assertEqual("python", answer["backend"])
+        self.assertGreater(fallback.left, 0.3, "the fallback's half of the call's time")
+        self.assertIn("no answer to gmail.list-emails within 0.5 s: the server, started 0.", client.last_error)
+
+    def test_a_server_that_does_not_answer_within_start_timeout_is_stopped(self):
+        client = self.client("--start-delay", "600", timeout=0.5, start_timeout=1.5)
+        self.assertIsNone(client.call("echo"))
+        first = client._process
+        self.assertIsNotNone(first.wait(timeout=30), "the server that never started was stopped")
+        self.assertIsNone(client.call("echo", timeout=5))
+        self.assertIn("the server did not answer within start_timeout (1.5 s) of its start and was stopped "
+                      "before answering echo", client.last_error)
+        self.assertEqual(1, client.restarts)
+        self.assertIsNot(first, client._process)
+
+    def test_an_answer_line_over_the_limit_stops_the_server_and_fails_its_calls(self):
+        with mock.patch("agent_tools._wire.MAX_ANSWER_BYTES", 1024 * 1024):
+            client = self.client(timeout=10)
+            self.assertIsNotNone(client.call("big", {"bytes": 1024 * 1024}), client.last_error)  # at the limit
+            process = client._process
+            self.assertIsNone(client.call("big", {"bytes": 1024 * 1024 + 1}))
+            self.assertEqual("bad_answer", client.last_error_code)
+            self.assertIn("the server wrote an answer line over 1 MiB (the clients' limit, MAX_ANSWER_BYTES), "
+                          "so it was stopped before answering big", client.last_error)
+            self.assertIsNotNone(process.wait(timeout=10))
+            self.assert_answers_again(client, 1)
+
+    def test_close_reaps_a_server_that_it_had_to_kill(self):
+        client = self.client("--ignore-eof", timeout=5)
+        self.assert_answers_again(client, 0)
+        process = client._process
+        with mock.patch("agent_tools.client._CLOSE_GRACE_SECONDS", 0.5, create=True):
+            client.close()
+        self.assertIsNotNone(process.returncode, "killed but not waited for: a zombie")
+
+    def test_timeouts_must_be_positive_numbers_of_seconds(self):
+        for name in ("timeout", "start_timeout"):
+            for bad in (None, 0, -1, float("inf"), float("nan"), "5", True):
+                with self.assertRaises(ValueError, msg="%s=%r" % (name, bad)) as raised:
+                    AgentToolsClient(command=stand_in(), **{name: bad})
+                self.assertEqual("%s must be a positive, finite number of seconds, got %r" % (name, bad),
+                                 str(raised.exception))
+        client = self.client()
+        for bad in (0, -0.5, float("inf")):
+            with self.assertRaises(ValueError, msg=bad):
+                client.call("echo", timeout=bad)
+            with self.assertRaises(ValueError, msg=bad):
+                client.list_emails(timeout=bad)
+        self.assertIsNotNone(client.call("echo", timeout=10), client.last_error)
+
+    def test_a_request_serve_could_not_name_is_refused_before_it_is_sent(self):
+        client = self.client()
+        self.assertTrue(client.call("echo", {"note": "x" * (1 << 20)}) is None, "an answer to a request over 1 MB")
+        self.assertEqual("invalid_argument", client.last_error_code)
+        self.assertIn("serve reads request lines up to 1048576 bytes (1 MB)", client.last_error)
+        self.assertIsNone(client.call("echo", {"n": float("nan")}))
+        self.assertEqual("invalid_argument: the params of echo cannot be sent as JSON: Out of range float values are "
+                         "not JSON compliant", client.last_error)
+        self.assertIsNone(client._process, "nothing was sent")
+
+
+class RecordingFallback:
+    """A fallback that answers every command and records how many seconds it was given."""
+    left = None
+
+    def handles(self, command):
+        return True
+
+    def answer(self, command, params, left):
+        self.left = left
+        return {"data": {"emails": []}, "backend": "python"}
 
 
 if __name__ == "__main__":
