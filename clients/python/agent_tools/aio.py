@@ -24,7 +24,7 @@ from . import _tools
 from . import _wire
 from . import tracking
 from . import client as _client
-from .client import FALLBACK_CODES, default_command
+from .client import default_command
 
 __all__ = ["AsyncAgentToolsClient"]
 
@@ -88,28 +88,13 @@ class AsyncAgentToolsClient:
         # a server still starting gets half the call's time when the fallback could answer: the rest is the fallback's
         cold_wait = wait / 2 if self._fallback is not None and self._fallback.handles(command) else wait
         answer = await self._ask(command, params, started, wait, cold_wait)
-        if answer is not None:
-            result, code, reason = _wire.outcome(answer)
-            if result is not None:
-                tracking.note_tools_answer(command, params, result)
-                return result
-            self._fail(code, reason)
-            tracking.note_tools_error(command, params, code, answered=True)
-        else:
-            tracking.note_tools_error(command, params, self.last_error_code, answered=False)
-        if self._fallback is None or self.last_error_code not in FALLBACK_CODES or not self._fallback.handles(command):
-            return None
+        result = _client.settle_tools_answer(self, command, params, answer)
+        if result is not None or not _client.falls_back(self, command):
+            return result
         tools_error = self.last_error
         left = wait - (time.monotonic() - started)
-        result = await asyncio.to_thread(self._fallback.answer, command, params, left)
-        if "error" in result:
-            error = result["error"]
-            self._fail(error["code"], "%s; python fallback: %s: %s" % (tools_error, error["code"], error["message"]))
-            tracking.note_python(command, params, None, error["code"])
-            return None
-        result["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
-        tracking.note_python(command, params, result, None)
-        return result
+        answer = await asyncio.to_thread(self._fallback.answer, command, params, left)
+        return _client.settle_fallback_answer(self, command, params, answer, tools_error, started)
 
     async def _ask(self, command, params, started, wait, cold_wait):
         """See AgentToolsClient._ask."""

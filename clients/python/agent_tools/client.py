@@ -79,6 +79,39 @@ class _Server:
         self.overdue = None  # the timer that stops it if it has not answered within start_timeout
 
 
+def settle_tools_answer(client, command, params, answer):
+    """What the server's answer line (or None: none came) comes to, for either client: the result, or None with the
+    client's last_error set; the call noted for tracking either way."""
+    if answer is None:
+        tracking.note_tools_error(command, params, client.last_error_code, answered=False)
+        return None
+    result, code, reason = _wire.outcome(answer)
+    if result is not None:
+        tracking.note_tools_answer(command, params, result)
+        return result
+    client._fail(code, reason)
+    tracking.note_tools_error(command, params, code, answered=True)
+    return None
+
+
+def falls_back(client, command):
+    """Whether the client's fallback should answer the command after the tools failed as last_error_code says."""
+    return client._fallback is not None and client.last_error_code in FALLBACK_CODES and client._fallback.handles(command)
+
+
+def settle_fallback_answer(client, command, params, answer, tools_error, started):
+    """What the fallback's answer comes to, for either client: the result (its duration the whole call's), or None
+    with last_error naming both failures; noted for tracking either way."""
+    if "error" in answer:
+        error = answer["error"]
+        client._fail(error["code"], "%s; python fallback: %s: %s" % (tools_error, error["code"], error["message"]))
+        tracking.note_python(command, params, None, error["code"])
+        return None
+    answer["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
+    tracking.note_python(command, params, answer, None)
+    return answer
+
+
 class AgentToolsClient:
     """Thread-safe client of one persistent `agent-tools serve --stdio` process."""
 
@@ -138,31 +171,12 @@ class AgentToolsClient:
         params = tracking.with_agent_name(_tools.wire_params(params))
         # a server still starting gets half the call's time when the fallback could answer: the rest is the fallback's
         cold_wait = wait / 2 if self._fallback is not None and self._fallback.handles(command) else wait
-        answer = self._ask(command, params, started, wait, cold_wait)
-        if answer is not None:
-            result, code, reason = _wire.outcome(answer)
-            if result is not None:
-                tracking.note_tools_answer(command, params, result)
-                return result
-            self._fail(code, reason)
-            tracking.note_tools_error(command, params, code, answered=True)
-        else:
-            tracking.note_tools_error(command, params, self.last_error_code, answered=False)
-        if self._fallback is None or self.last_error_code not in FALLBACK_CODES or not self._fallback.handles(command):
-            return None
-        return self._fall_back(command, params, wait - (time.monotonic() - started), started)
-
-    def _fall_back(self, command, params, left, started):
+        result = settle_tools_answer(self, command, params, self._ask(command, params, started, wait, cold_wait))
+        if result is not None or not falls_back(self, command):
+            return result
         tools_error = self.last_error
-        result = self._fallback.answer(command, params, left)
-        if "error" in result:
-            error = result["error"]
-            self._fail(error["code"], "%s; python fallback: %s: %s" % (tools_error, error["code"], error["message"]))
-            tracking.note_python(command, params, None, error["code"])
-            return None
-        result["duration_ms"] = round((time.monotonic() - started) * 1000, 3)
-        tracking.note_python(command, params, result, None)
-        return result
+        answer = self._fallback.answer(command, params, wait - (time.monotonic() - started))
+        return settle_fallback_answer(self, command, params, answer, tools_error, started)
 
     def _ask(self, command, params, started, wait, cold_wait):
         """Sends one request and waits for its answer line until wait seconds after the call started
