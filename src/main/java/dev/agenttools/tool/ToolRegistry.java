@@ -68,7 +68,8 @@ public final class ToolRegistry implements AutoCloseable {
                 .put("maximum", timeouts.max().toMillis()).put("default", timeouts.defaultTimeout().toMillis())
                 .put("description", "Overall deadline of the call in milliseconds, from when it is received to its answer: "
                         + "set-up, retries and any fallback included.");
-        properties.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
+        properties.putObject(Params.AGENT_NAME).put("type", "string").put("maxLength", Params.MAX_AGENT_NAME)
+                .put("description", "Who is calling, for call statistics: one line, at most " + Params.MAX_AGENT_NAME + " characters.");
         return new ToolSpec(spec.name(), spec.description(), schema);
     }
 
@@ -76,7 +77,8 @@ public final class ToolRegistry implements AutoCloseable {
      * Runs a call through the interceptors and the tool within its deadline, and times it.
      *
      * @return the answer, its duration counted from {@code call.startNanos()}
-     * @throws ToolException INVALID_ARGUMENT for an unknown tool or a bad {@code timeout_ms}, or whatever the tool
+     * @throws ToolException INVALID_ARGUMENT for an unknown tool, a bad {@code timeout_ms} or {@code agent_name} (see
+     *                       {@link Params#agentName}), or whatever the tool
      *                       throws; anything else a tool throws is wrapped as INTERNAL so callers only ever see
      *                       ToolException
      */
@@ -96,11 +98,18 @@ public final class ToolRegistry implements AutoCloseable {
 
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    private ToolResult answer(ToolCall request) {
-        Tool tool = tools.get(request.tool());
+    private ToolResult answer(ToolCall received) {
+        Tool tool = tools.get(received.tool());
         if (tool == null) {
-            throw ToolException.invalidArgument("unknown command '" + request.tool() + "'; known: " + String.join(", ", tools.keySet()));
+            throw ToolException.invalidArgument("unknown command '" + Params.clip(received.tool()) + "'; known: "
+                    + String.join(", ", tools.keySet()));
         }
+        // recorded with every call: checked before anyone sees it, so a refused name is stored nowhere (as an unknown
+        // command is not); the call's own name (a transport's, or the param's) is held to the same rule as the param
+        Params.agentName(received.params());
+        String agent = Params.name(Params.AGENT_NAME, received.agentName(), Params.MAX_AGENT_NAME);
+        ToolCall request = agent.equals(received.agentName()) ? received : new ToolCall(received.tool(), received.params(),
+                agent, received.requestId(), received.startNanos(), received.deadline());
         ToolCall call = request;
         ToolResult result = null;
         ToolException error = null;
