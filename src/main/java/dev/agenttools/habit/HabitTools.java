@@ -561,8 +561,9 @@ public final class HabitTools {
                     .put("description", "Last day, included. Default: today in the habit's time zone.");
             return new ToolSpec(HISTORY, "A habit day by day over a range of at most " + MAX_HISTORY_DAYS + " days (\"how did I "
                     + "do this month\"): each day's state (done, not_done, missed, pending, not_due, not_logged, before_start), "
-                    + "amount and note, and the range's counts: done (due days done, never more than due; a times-a-week habit: "
-                    + "days done), done_off_schedule (days done that were not due) and due (the days up to today: a day ahead, or today "
+                    + "the days done off the schedule (done_off_schedule: done counts only the due days done, never more than due; a "
+                    + "times-a-week habit's every day done), "
+                    + "amount and note, and the days done and due in the range (due counts the days up to today: a day ahead, or today "
                     + "not logged yet, is not counted).", schema("Params of habit.history", p, "habit"));
         }
 

@@ -54,7 +54,14 @@ public final class ToolRegistry implements AutoCloseable {
 
     /** Every tool's spec, its schema with the call-level params ({@code timeout_ms}, {@code agent_name}) added. */
     public List<ToolSpec> specs() {
-        return tools.values().stream().map(t -> withCallParams(t.spec())).toList();
+        return tools.values().stream().map(t -> withCallParams(t.spec())).map(ToolRegistry::withAgentNameBound).toList();
+    }
+
+    /** {@code spec} (made here, its schema our own copy) with agent_name's bound ({@link Params#agentName}) in its schema. */
+    private static ToolSpec withAgentNameBound(ToolSpec spec) {
+        ((ObjectNode) spec.inputSchema().get("properties").get(Params.AGENT_NAME)).put("maxLength", Params.MAX_AGENT_NAME)
+                .put("description", "Who is calling, for call statistics: one line, at most " + Params.MAX_AGENT_NAME + " characters.");
+        return spec;
     }
 
     public CallTimeouts timeouts() {
@@ -68,8 +75,7 @@ public final class ToolRegistry implements AutoCloseable {
                 .put("maximum", timeouts.max().toMillis()).put("default", timeouts.defaultTimeout().toMillis())
                 .put("description", "Overall deadline of the call in milliseconds, from when it is received to its answer: "
                         + "set-up, retries and any fallback included.");
-        properties.putObject(Params.AGENT_NAME).put("type", "string").put("maxLength", Params.MAX_AGENT_NAME)
-                .put("description", "Who is calling, for call statistics: one line, at most " + Params.MAX_AGENT_NAME + " characters.");
+        properties.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
         return new ToolSpec(spec.name(), spec.description(), schema);
     }
 
