@@ -112,6 +112,17 @@ class ConsentPageTest {
         HttpResponse<String> withoutOrigin = victim.answer(base, attackersPage, "approve", null);
         assertThat(withoutOrigin.statusCode()).as("the victim's browser has another binding cookie").isIn(400, 403);
         assertThat(withoutOrigin.headers().firstValue("Location")).isEmpty();
+
+        // the victim's own page, posted with the victim's cookie but from another site (Origin null, as under
+        // no-referrer): refused before the request is spent; from our page the same answer goes through
+        HttpResponse<String> own = victim.follow(authorize(attacker, ATTACKER, OAuthClient.s256(attackerVerifier), USER_1), google);
+        String form = "request=" + CookieBrowser.requestId(own) + "&decision=deny";
+        HttpResponse<String> crossSiteNull = victim.post(base.resolve("/oauth/consent"), form, "null", "cross-site");
+        assertThat(crossSiteNull.statusCode()).isEqualTo(403);
+        assertThat(crossSiteNull.body()).contains("did not come from this server");
+        HttpResponse<String> sameOrigin = victim.post(base.resolve("/oauth/consent"), form, "null", "same-origin");
+        assertThat(sameOrigin.statusCode()).isEqualTo(303);
+        assertThat(sameOrigin.headers().firstValue("Location").orElseThrow()).startsWith(ATTACKER + "?error=access_denied");
     }
 
     @Test
@@ -119,7 +130,7 @@ class ConsentPageTest {
         String client = register("\"Deny Me\"", "http://127.0.0.1:9/cb");
         CookieBrowser browser = new CookieBrowser(base);
         HttpResponse<String> page = browser.follow(authorize(client, "http://127.0.0.1:9/cb", OAuthClient.s256(OAuthClient.verifier()), USER_1), google);
-        assertThat(page.body()).contains("http://127.0.0.1:9 (a program on this computer)");
+        assertThat(page.body()).contains("<span class=\"host\">http://127.0.0.1:9</span> (a program on this computer)");
         HttpResponse<String> denied = browser.answer(base, page, "deny", origin());
         assertThat(denied.statusCode()).isEqualTo(303);
         Map<String, String> q = OAuthClient.query(URI.create(denied.headers().firstValue("Location").orElseThrow()));
@@ -196,11 +207,11 @@ class ConsentPageTest {
         HttpResponse<String> page = new CookieBrowser(base).follow(
                 authorize(client, "https://app.example:8443/cb", OAuthClient.s256(OAuthClient.verifier()), null), google);
         assertThat(page.body()).contains("&lt;img src=x onerror=alert(1)&gt; &amp; &quot;Co&quot;").doesNotContain("<img")
-                .contains("app.example:8443");
+                .contains("<span class=\"host\">app.example:8443</span>.");
         String unnamed = register(null, "com.example.app:/cb");
         HttpResponse<String> unnamedPage = new CookieBrowser(base).follow(
                 authorize(unnamed, "com.example.app:/cb", OAuthClient.s256(OAuthClient.verifier()), null), google);
-        assertThat(unnamedPage.body()).contains("An application without a name").contains("com.example.app: (an app on this device)");
+        assertThat(unnamedPage.body()).contains("An application without a name").contains("<span class=\"host\">com.example.app:</span> (an app on this device)");
     }
 
     @Test

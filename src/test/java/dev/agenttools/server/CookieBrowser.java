@@ -42,10 +42,18 @@ final class CookieBrowser {
     }
 
     HttpResponse<String> post(URI target, String form, String origin) throws Exception {
+        return post(target, form, origin, null);
+    }
+
+    /** With the {@code Sec-Fetch-Site} a browser would send ({@code same-origin}, {@code cross-site}; null: none). */
+    HttpResponse<String> post(URI target, String form, String origin, String fetchSite) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(target).header("Content-Type", "application/x-www-form-urlencoded")
                 .header("Accept", "text/html").POST(HttpRequest.BodyPublishers.ofString(form));
         if (origin != null) {
             b.header("Origin", origin);
+        }
+        if (fetchSite != null) {
+            b.header("Sec-Fetch-Site", fetchSite);
         }
         return keep(target, HTTP.send(withCookies(target, b).build(), HttpResponse.BodyHandlers.ofString()));
     }

@@ -142,14 +142,17 @@ final class Authorization {
 
     /**
      * {@code POST /oauth/consent}: the user's answer on the consent page. It must come from our page (its
-     * {@code Origin}, when sent, is the issuer's), carry a request id still waiting, and come from the browser the
+     * {@code Sec-Fetch-Site} and {@code Origin}, when sent, say so), carry a request id still waiting, and come from the browser the
      * page was shown in (the binding cookie whose digest the request keeps). Deny: {@code access_denied} to the
      * client. Approve: on to Google, or, when Google has named the account already, the approval kept and the code
      * issued.
      */
     void consent(Request request, Response response, Callback callback) throws SQLException {
+        // a browser says where the form was posted from: Sec-Fetch-Site (same-origin from our page), and Origin, which
+        // is "null" under our Referrer-Policy no-referrer; a client that sends neither must still hold the cookie
+        String site = request.getHeaders().get("Sec-Fetch-Site");
         String from = request.getHeaders().get(HttpHeader.ORIGIN);
-        if (from != null && !from.equals(origin)) {
+        if ((site != null && !site.equals("same-origin")) || (from != null && !from.equals("null") && !from.equals(origin))) {
             refuse(request, response, callback, 403, "access_denied", "the answer did not come from this server's consent page");
             return;
         }

@@ -59,7 +59,7 @@ final class ConsentPage {
         b.append("<p class=\"note\">The name is what the application said about itself when it registered;"
                 + " agent-tools has not checked it. Allow only an application you started yourself just now.</p>\n");
         b.append("<p>If you allow it, access is sent to <span class=\"host\">").append(esc(destination(shown.redirectUri())))
-                .append("</span>.</p>\n");
+                .append("</span>").append(destinationNote(shown.redirectUri())).append(".</p>\n");
         if (shown.account() != null) {
             b.append("<p>Google signed you in as <b>").append(esc(shown.account())).append("</b>.</p>\n");
         }
@@ -110,7 +110,7 @@ final class ConsentPage {
 
     /**
      * Where a redirect URI sends the code, as a person can judge it: the host (and port) of an {@code https} URI, the
-     * scheme too for loopback {@code http} ("on this computer"), the scheme of an app's private-use URI.
+     * scheme too for loopback {@code http}, the scheme of an app's private-use URI.
      */
     static String destination(String redirectUri) {
         URI u = URI.create(redirectUri);
@@ -118,8 +118,17 @@ final class ConsentPage {
         String host = u.getHost() == null ? null : u.getHost().toLowerCase(Locale.ROOT) + (u.getPort() == -1 ? "" : ":" + u.getPort());
         return switch (scheme) {
             case "https" -> host;
-            case "http" -> "http://" + host + " (a program on this computer)";
-            default -> scheme + ": (an app on this device)";
+            case "http" -> "http://" + host;
+            default -> scheme + ":";
+        };
+    }
+
+    /** What kind of place {@link #destination} is, when it is not a web site (registration allowed only these). */
+    private static String destinationNote(String redirectUri) {
+        return switch (URI.create(redirectUri).getScheme().toLowerCase(Locale.ROOT)) {
+            case "https" -> "";
+            case "http" -> " (a program on this computer)";
+            default -> " (an app on this device)";
         };
     }
 
