@@ -28,8 +28,8 @@ import java.util.Map;
  * The {@link OAuthStore} in one DynamoDB table that instances on several machines share (docs/mcp-authorization.md,
  * "The DynamoDB table"). One item per thing, under a partition key {@code pk} that says what it is: {@code client#},
  * {@code pending#}, {@code consent#}, {@code code#}, {@code at#}, {@code rt#} (by digest), {@code grant#} (by grant id),
- * {@code account#} (by address) and {@code approval#} (by client id and address). DynamoDB has no transaction here that a local DynamoDB (dynalite, in the tests) also
- * has, and no strongly consistent query by grant or account; so ending is not deleting: a grant item says whether
+ * {@code account#} (by address) and {@code approval#} (by client id and address). DynamoDB has no transaction here
+ * that a local DynamoDB (dynalite, in the tests) also has, and no strongly consistent query by grant or account; so ending is not deleting: a grant item says whether
  * the grant was ended, an account item counts how many times the account was ended (its generation), and a token is
  * good only while its grant is not ended and has its account's generation. Ending a grant or an account is then one
  * write, seen by every check at once, and no token written meanwhile escapes it. One-time values are spent by one
