@@ -121,12 +121,47 @@ abstract class OAuthStoreContract {
         String digest = Secrets.digest(Secrets.next(Secrets.STATE));
         TokenCipher.Sealed verifier = CIPHER.seal("google-verifier", "x");
         store.putPending(digest, new OAuthStore.Pending("agt_client_1", "http://127.0.0.1:9/cb", null, "ch", "gmail.readonly",
-                RESOURCE, verifier, NOW.plusSeconds(600)));
+                RESOURCE, verifier, NOW.plusSeconds(600), true));
         OAuthStore.Pending taken = other.takePending(digest, NOW);
         assertThat(taken).isNotNull();
         assertThat(taken.clientState()).isNull();
+        assertThat(taken.consented()).as("approved on the consent page").isTrue();
         assertThat(CIPHER.open(taken.googleVerifier(), "x")).isEqualTo("google-verifier");
         assertThat(store.takePending(digest, NOW)).isNull();
+    }
+
+    static OAuthStore.Consent consent(String account, Instant expiresAt) {
+        return new OAuthStore.Consent(CLIENT, "http://127.0.0.1:9/cb", account == null ? "client-state" : null, "ch",
+                "gmail.readonly", RESOURCE, account == null ? "hint@example.com" : null, Secrets.digest("browser"), account, expiresAt);
+    }
+
+    @Test
+    void aConsentWaitingForTheUserIsAnsweredOnceOnAnyInstanceAndKeepsWhatWasShown() throws Exception {
+        String before = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        String after = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        store.putConsent(before, consent(null, NOW.plusSeconds(600)));
+        store.putConsent(after, consent(ACCOUNT, NOW.plusSeconds(600)));
+        assertThat(other.takeConsent(before, NOW)).isEqualTo(consent(null, NOW.plusSeconds(600)));
+        assertThat(store.takeConsent(before, NOW)).as("answered already").isNull();
+        OAuthStore.Consent atCallback = store.takeConsent(after, NOW);
+        assertThat(atCallback.account()).isEqualTo(ACCOUNT);
+        assertThat(atCallback.clientState()).isNull();
+        assertThat(atCallback.loginHint()).isNull();
+        assertThat(other.takeConsent(Secrets.digest("unknown"), NOW)).isNull();
+    }
+
+    @Test
+    void anApprovalIsKeptPerAccountAndClientUntilItExpiresAndIsRenewedByAnother() throws Exception {
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW)).isFalse();
+        store.putApproval(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(30)));
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW)).isTrue();
+        assertThat(other.approved("other@example.com", CLIENT, NOW)).as("another account").isFalse();
+        assertThat(other.approved(ACCOUNT, "agt_client_2", NOW)).as("another client").isFalse();
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(30)))).as("expired").isFalse();
+        other.putApproval(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(60)));
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(45)))).as("renewed").isTrue();
+        store.purge(NOW.plus(Duration.ofDays(45)));
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(45)))).as("not purged before it expires").isTrue();
     }
 
     @Test
@@ -234,8 +269,13 @@ abstract class OAuthStoreContract {
         store.putCode(code, code(Duration.ofSeconds(60)));
         assertThat(other.takeCode(code, NOW.plusSeconds(60))).isNull();
         String state = Secrets.digest(Secrets.next(Secrets.STATE));
-        store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1)));
+        store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1), false));
         assertThat(other.takePending(state, NOW.plusSeconds(2))).isNull();
+        String consent = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        store.putConsent(consent, consent(null, NOW.plusSeconds(1)));
+        assertThat(other.takeConsent(consent, NOW.plusSeconds(1))).isNull();
+        store.putApproval(ACCOUNT, CLIENT, NOW.plusSeconds(1));
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW.plusSeconds(1))).isFalse();
         Tokens t = signIn(store);
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)).minusMillis(1))).isNotNull();
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).isNull();
