@@ -828,6 +828,43 @@ class LauncherTest {
         assertThat(took).isLessThan(15_000L);
     }
 
+    /**
+     * A habit made without a {@code time_zone} is in the caller's zone: each caller's {@code TZ} goes with its call, so
+     * the resident server (started by a {@code TZ=UTC} call) answers a {@code TZ=Asia/Tokyo} call as the caller's own
+     * JVM would, and the next caller's zone is its own again; a caller without TZ gets the platform's zone, and a TZ
+     * only the C library can read (a POSIX rule) is answered in-process.
+     */
+    @Test
+    void theResidentServerAnswersInEachCallersZoneAsTheInProcessCallDoes(@TempDir Path habits) throws Exception {
+        Map<String, String> base = Map.of("AGENT_TOOLS_HABIT_DB", habits.resolve("habits.db").toString(),
+                "AGENT_TOOLS_HABIT_USER", "zone-tester");
+        int n = 0;
+        for (String tz : List.of("UTC", "Asia/Tokyo", "America/New_York", ":Europe/Berlin", "", "JST-9", "Asia/Tokyo")) {
+            Map<String, String> resident = new java.util.HashMap<>(base);
+            resident.put("TZ", tz); // empty: unset
+            Map<String, String> inProcess = new java.util.HashMap<>(resident);
+            inProcess.put(CallCommand.DAEMON, "off");
+            String residentZone = createdZone(call(createHabit("resident " + n), resident));
+            String inProcessZone = createdZone(call(createHabit("in-process " + n), inProcess));
+            n++;
+            assertThat(residentZone).as("TZ=%s through the resident server", tz).isEqualTo(inProcessZone);
+            if (tz.equals("Asia/Tokyo")) {
+                assertThat(residentZone).isEqualTo("Asia/Tokyo");
+            }
+        }
+        assertThat(Files.readString(serverFolder().resolve("daemon.log"))).as("one server for every zone")
+                .containsOnlyOnce("serving on");
+    }
+
+    private static String createHabit(String name) {
+        return "{\"command\": \"habit.create\", \"params\": {\"name\": \"" + name + "\"}}";
+    }
+
+    private static String createdZone(Run r) throws IOException {
+        assertThat(r.exit()).as(r.out() + r.stderr()).isZero();
+        return dev.agenttools.tool.Json.MAPPER.readTree(r.out()).path("data").path("time_zone").asText();
+    }
+
     @Test
     void restartsWhenTheJarChanges() throws Exception {
         assertThat(call("{\"command\": \"tools.list\"}").exit()).isZero();
