@@ -40,7 +40,7 @@ PROBE = textwrap.dedent("""\
         command, error = client.default_command(), None
     except client.LauncherNotFound as e:
         command, error = None, str(e)
-    tools = client.AgentToolsClient(timeout=20)
+    tools = client.AgentToolsClient(timeout=float(sys.argv[2]), start_timeout=float(sys.argv[2]))
     answer = tools.call("tools.list")
     tools.close()
     print(json.dumps({"command": command, "error": error, "answer": answer, "last_error": tools.last_error,
@@ -82,10 +82,12 @@ class DefaultLauncherTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.base, True)
         self.empty_path = make_folder(os.path.join(self.base, "empty-bin"), 0o755)
 
-    def probe(self, site, path=None):
+    def probe(self, site, path=None, timeout=20):
         env = {k: v for k, v in os.environ.items() if k != "AGENT_TOOLS_COMMAND"}
-        env.update({"PYTHONPATH": site, "PATH": path or self.empty_path, "AGENT_TOOLS_ACCESS_TOKEN": "secret-token-1"})
-        done = subprocess.run([sys.executable, "-c", PROBE, site], env=env, capture_output=True, text=True, timeout=60)
+        env.update({"PYTHONPATH": site, "PATH": path or self.empty_path, "AGENT_TOOLS_ACCESS_TOKEN": "secret-token-1",
+                    "AGENT_TOOLS_AOT": "off", "AGENT_TOOLS_TRACKING": "none"})
+        done = subprocess.run([sys.executable, "-c", PROBE, site, str(timeout)], env=env, capture_output=True, text=True,
+                              timeout=timeout + 60)
         self.assertEqual(0, done.returncode, done.stderr)
         return json.loads(done.stdout)
 
@@ -149,6 +151,18 @@ class DefaultLauncherTest(unittest.TestCase):
         outcome = self.probe(site, path=bin_folder)
         self.assertEqual([launcher, "serve", "--stdio"], outcome["command"])
         self.assertEqual({"forged": True}, outcome["answer"]["data"], outcome["last_error"])
+
+    def test_a_link_on_path_to_the_checkouts_launcher_answers(self):
+        # the natural install, ln -s /path/to/checkout/agent-tools ~/bin/agent-tools: the launcher follows the link
+        # to its checkout (it used to look for the jar beside the link and spin until the client gave up)
+        bin_folder = make_folder(os.path.join(self.base, "bin"), 0o755)
+        os.symlink(support.LAUNCHER, os.path.join(bin_folder, "agent-tools"))
+        site = copy_package(make_folder(os.path.join(self.base, "site", "a", "b"), 0o755))
+        outcome = self.probe(site, path=bin_folder + os.pathsep + "/usr/bin:/bin", timeout=240)
+        self.assertEqual([os.path.join(bin_folder, "agent-tools"), "serve", "--stdio"], outcome["command"])
+        self.assertIsNotNone(outcome["answer"], outcome["last_error"])
+        self.assertIn("gmail.list-emails", [t["command"] for t in outcome["answer"]["data"]])
+        self.assertFalse(os.path.exists(os.path.join(bin_folder, "target")), "nothing built beside the link")
 
     def test_with_nothing_trusted_the_call_fails_unavailable_naming_what_to_set(self):
         site = copy_package(make_folder(os.path.join(self.base, "site", "a", "b"), 0o755))
