@@ -43,8 +43,18 @@ PROBE = textwrap.dedent("""\
     tools = client.AgentToolsClient(timeout=float(sys.argv[2]), start_timeout=float(sys.argv[2]))
     answer = tools.call("tools.list")
     tools.close()
+
+    async def asynchronously():  # the asyncio client picks its command alike
+        a = agent_tools.AsyncAgentToolsClient(timeout=float(sys.argv[2]), start_timeout=float(sys.argv[2]))
+        try:
+            return await a.call("tools.list"), a.last_error
+        finally:
+            await a.close()
+
+    import asyncio
+    aio_answer, aio_error = asyncio.run(asynchronously())
     print(json.dumps({"command": command, "error": error, "answer": answer, "last_error": tools.last_error,
-                      "code": tools.last_error_code}))
+                      "code": tools.last_error_code, "aio_answer": aio_answer, "aio_error": aio_error}))
     """)
 
 
@@ -98,6 +108,8 @@ class DefaultLauncherTest(unittest.TestCase):
         for words in ("no agent-tools launcher to run", "set AGENT_TOOLS_COMMAND", "command=[...]", "PATH",
                       launcher + " is not run", why):
             self.assertIn(words, outcome["last_error"])
+        self.assertIsNone(outcome["aio_answer"])
+        self.assertEqual(outcome["last_error"], outcome["aio_error"])
         self.assertFalse(os.path.exists(os.path.join(os.path.dirname(launcher), "ran")), "the planted launcher ran")
 
     def test_another_users_launcher_in_a_sticky_shared_folder_is_never_run(self):
@@ -143,6 +155,7 @@ class DefaultLauncherTest(unittest.TestCase):
         outcome = self.probe(site)
         self.assertEqual([os.path.realpath(launcher), "serve", "--stdio"], outcome["command"])
         self.assertEqual({"forged": True}, outcome["answer"]["data"], outcome["last_error"])
+        self.assertEqual({"forged": True}, outcome["aio_answer"]["data"], outcome["aio_error"])
 
     def test_agent_tools_on_path_is_run_when_there_is_no_checkout(self):
         bin_folder = make_folder(os.path.join(self.base, "bin"), 0o755)
