@@ -7,8 +7,9 @@ sits in (clients/python/agent_tools), when the checkout proves to be one; `agent
 choice of folders). A checkout proves itself when its `agent-tools` is a regular file with a `pom.xml` beside it,
 the launcher is owned by the user or root and writable by nobody else, and so is every folder from the checkout's up
 to /: owned by the user or root, not writable by others (group-writable only by the user's private group). A folder
-above the checkout may be a sticky one (/tmp, mode 1777): nobody else can rename or replace what the user owns
-in it. The checkout's own folder may not, since anyone can add files there. Links are resolved first and the real
+further up may be a sticky one (/tmp, mode 1777: /tmp/mine/checkout is fine), since nobody else can rename or
+replace what the user owns in it; the checkout's own folder and the one it is in may not (/tmp/checkout is
+refused): anyone may add files there. Links are resolved first and the real
 path is what is checked and run. A package unpacked under /tmp/X/Y (pip --target, a wheel) has no checkout: /tmp's
 `agent-tools`, if someone planted one, is refused (not owned by the user, or in a folder anyone can write).
 """
@@ -73,20 +74,21 @@ def _refusal(launcher, checkout):
     why = _foreign(launcher, st, sticky_allowed=False)
     if why is not None:
         return why
-    folder, first = checkout, True
+    folder, depth = checkout, 0
     while True:
         try:
             st = os.lstat(folder)
         except OSError as e:
             return "cannot read the folder %s (%s)" % (folder, e.strerror)
-        # the checkout's folder itself must not be a sticky shared one: anyone may add files there
-        why = _foreign(folder, st, sticky_allowed=not first)
+        # neither the checkout's folder nor the folder it is in may be a sticky shared one (anyone may add files
+        # there, or make the checkout's name first); above them a sticky folder keeps what is the user's the user's
+        why = _foreign(folder, st, sticky_allowed=depth >= 2)
         if why is not None:
-            return why
+            return why + (" (a shared folder is no place for a checkout)" if depth == 1 and st.st_mode & stat.S_ISVTX else "")
         parent = os.path.dirname(folder)
         if parent == folder:
             return None
-        folder, first = parent, False
+        folder, depth = parent, depth + 1
 
 
 def _foreign(path, st, sticky_allowed):

@@ -146,10 +146,17 @@ class DefaultLauncherTest(unittest.TestCase):
         site = copy_package(os.path.join(checkout, "clients", "python"))
         self.assert_refused(self.probe(site), launcher, "no pom.xml beside it")
 
-    def test_a_checkout_that_proves_itself_is_run_through_a_sticky_folder_above_it(self):
-        # a private checkout in the sticky shared folder: nobody else can replace it, so its launcher is run
+    def test_a_checkout_right_in_a_sticky_shared_folder_is_never_run(self):
         shared = make_folder(os.path.join(self.base, "tmp"), 0o1777)
-        checkout = make_folder(os.path.join(shared, "mine"), 0o755)
+        checkout = make_folder(os.path.join(shared, "checkout"), 0o755)
+        launcher = plant(checkout, owner=0)
+        site = copy_package(os.path.join(checkout, "clients", "python"))
+        self.assert_refused(self.probe(site), launcher, "a shared folder is no place for a checkout")
+
+    def test_a_checkout_that_proves_itself_is_run_through_a_sticky_folder_above_it(self):
+        # a private checkout in a private folder in the sticky shared one: nobody else can replace it, so it is run
+        shared = make_folder(os.path.join(self.base, "tmp"), 0o1777)
+        checkout = make_folder(os.path.join(make_folder(os.path.join(shared, "mine"), 0o700), "checkout"), 0o755)
         launcher = plant(checkout, owner=0)
         site = copy_package(os.path.join(checkout, "clients", "python"))
         outcome = self.probe(site)
