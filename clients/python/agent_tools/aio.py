@@ -24,7 +24,7 @@ from . import _tools
 from . import _wire
 from . import tracking
 from . import client as _client
-from .client import default_command
+from .client import resolve_command
 
 __all__ = ["AsyncAgentToolsClient"]
 
@@ -48,7 +48,7 @@ class AsyncAgentToolsClient:
 
     def __init__(self, command=None, env=None, timeout=30.0, start_timeout=120.0, fallback=None):
         """The same arguments as AgentToolsClient."""
-        self._command = list(command or default_command())
+        self._command, self._no_command = resolve_command(command)
         self._env = dict(os.environ, **(env or {}))
         self._timeout = _wire.seconds("timeout", timeout)
         self._start_timeout = _wire.seconds("start_timeout", start_timeout)
@@ -103,6 +103,8 @@ class AsyncAgentToolsClient:
             line = _wire.request_line(request_id, command, params)
         except ValueError as e:  # what serve would refuse, refused here: its answer could not name this call
             return self._fail("invalid_argument", "invalid_argument: %s" % e)
+        if self._command is None:
+            return self._fail("unavailable", self._no_command)
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         server = None

@@ -18,17 +18,18 @@ Every command of the registry has a helper (see _tools.TOOLS); `call(command, pa
 
 import itertools
 import os
-import shlex
-import shutil
 import subprocess
 import threading
 import time
 
+from . import _launcher
 from . import _tools
 from . import _wire
 from . import tracking
 
-__all__ = ["AgentToolsClient", "default_command", "FALLBACK_CODES"]
+__all__ = ["AgentToolsClient", "default_command", "FALLBACK_CODES", "LauncherNotFound"]
+
+LauncherNotFound = _launcher.LauncherNotFound
 
 # Error codes on which a fallback runs: the tools could not answer, and another path may. The others (a bad param,
 # an unknown id, a refused sign-in) would fail the Python path alike, so they are answered as they are.
@@ -43,13 +44,22 @@ _CLOSE_GRACE_SECONDS = 30.0
 
 def default_command():
     """AGENT_TOOLS_COMMAND (a command line, split as a shell would), else the launcher of the checkout this
-    package sits in (clients/python/agent_tools), else `agent-tools` on PATH; with `serve --stdio`."""
-    if os.environ.get("AGENT_TOOLS_COMMAND", "").strip():
-        return shlex.split(os.environ["AGENT_TOOLS_COMMAND"])
-    here = os.path.dirname(os.path.abspath(__file__))
-    checkout = os.path.normpath(os.path.join(here, "..", "..", "..", "agent-tools"))
-    launcher = checkout if os.path.isfile(checkout) else (shutil.which("agent-tools") or "agent-tools")
-    return [launcher, "serve", "--stdio"]
+    package sits in (clients/python/agent_tools) when that checkout proves to be one (agent_tools._launcher says
+    how: a pom.xml beside it, and nothing on its path another user could write), else `agent-tools` on PATH; with
+    `serve --stdio`. Raises LauncherNotFound (an OSError) naming what to set when there is none."""
+    return _launcher.default_command()
+
+
+def resolve_command(command):
+    """(the server command line, None), or (None, why there is none) when command is None and no default launcher
+    can be trusted: the client still makes its calls, each failing "unavailable" with that reason (so that a
+    fallback answers), instead of failing to be made."""
+    if command:
+        return list(command), None
+    try:
+        return default_command(), None
+    except _launcher.LauncherNotFound as e:
+        return None, str(e)
 
 
 # answer_of stays importable from here (the module that had it first)
@@ -118,7 +128,8 @@ class AgentToolsClient:
     def __init__(self, command=None, env=None, timeout=30.0, start_timeout=120.0, fallback=None):
         """
         command: the server command line (default: default_command(): AGENT_TOOLS_COMMAND, this checkout's
-            ./agent-tools serve --stdio, or agent-tools serve --stdio from PATH)
+            ./agent-tools serve --stdio when it can be trusted, or agent-tools serve --stdio from PATH; with none of
+            them, each call fails "unavailable" saying what to set)
         env: extra environment variables for the server (e.g. AGENT_TOOLS_GMAIL_ROOT_URL)
         timeout: default seconds a call may take, the fallback's share included; a call never waits longer, even
             for a server that is still starting (that one keeps starting, for the next call), and while it starts,
@@ -129,7 +140,7 @@ class AgentToolsClient:
             GmailFallback) that answers when the tools cannot (codes in FALLBACK_CODES), within what is left
         Both timeouts are positive numbers of seconds (ValueError otherwise).
         """
-        self._command = list(command or default_command())
+        self._command, self._no_command = resolve_command(command)
         self._env = dict(os.environ, **(env or {}))
         self._timeout = _wire.seconds("timeout", timeout)
         self._start_timeout = _wire.seconds("start_timeout", start_timeout)
@@ -188,6 +199,8 @@ class AgentToolsClient:
             return self._fail("invalid_argument", "invalid_argument: %s" % e)
         waiter = _Waiter()
         server = None
+        if self._command is None:
+            return self._fail("unavailable", self._no_command)
         try:
             with self._lock:
                 server = self._ensure_started()

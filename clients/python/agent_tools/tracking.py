@@ -35,7 +35,8 @@ else $XDG_CONFIG_HOME/agent-tools/config.properties, else ~/.config/agent-tools/
 environment, with agent-tools' variables: AGENT_TOOLS_TRACKING (sqlite, dynamodb, none), AGENT_TOOLS_TRACKING_DB,
 XDG_DATA_HOME, AGENT_TOOLS_DYNAMODB_TABLE, AGENT_TOOLS_DYNAMODB_ENDPOINT, AWS_REGION. The environment is the
 process's, overlaid by tracked_tool's env= (pass it the env= the client got, and both read the same settings). A
-bad setting turns tracking off with one line on stderr naming it. Safe across os.fork: a child starts its own writer
+bad setting turns tracking off with one line on stderr naming it, and so does a store agent-tools' own would refuse
+(SqliteStore: a calls.db another user made, a folder others may write, a link). Safe across os.fork: a child starts its own writer
 and opens its own store.
 """
 
@@ -504,24 +505,101 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS calls (
   request_id TEXT NOT NULL)"""
 
 
+def _private_folder(file):
+    """The real path of file's folder, created owner-only (0700, with any missing parent) when missing, else checked
+    as agent-tools' PrivateFolder.of checks it. Raises StoreRefused naming the folder."""
+    folder = os.path.dirname(os.path.abspath(file))
+    missing = []
+    probe = folder
+    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        missing.append(probe)
+        probe = os.path.dirname(probe)
+    for made in reversed(missing):
+        try:
+            os.mkdir(made, 0o700)
+        except FileExistsError:
+            pass  # another process made it meanwhile: checked below
+    real = os.path.realpath(folder)
+    try:
+        st = os.stat(real, follow_symlinks=False)
+    except OSError:
+        raise StoreRefused("the folder %s of %s does not exist (a link to nothing?)" % (folder, os.path.basename(file))) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise StoreRefused("%s is not a folder, so %s cannot be kept there" % (folder, os.path.basename(file)))
+    if hasattr(os, "geteuid"):
+        if st.st_uid != os.geteuid():
+            raise StoreRefused("the folder %s belongs to %s, not to you (%s); agent-tools keeps its stores only in a "
+                               "folder of your own" % (real, _user_name(st.st_uid), _user_name(os.geteuid())))
+        if st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid)):
+            raise StoreRefused("the folder %s has mode %s (group %s): others may make files in it, so agent-tools keeps "
+                               "no store there (chmod go-w it, or choose a folder of your own)"
+                               % (real, stat.filemode(st.st_mode)[1:], _group_name(st.st_gid)))
+    return real
+
+
+def _check_regular(path):
+    """Raises StoreRefused, naming path, unless it is a regular file of the user's (a symbolic link never is)."""
+    st = os.stat(path, follow_symlinks=False)
+    if stat.S_ISLNK(st.st_mode):
+        raise StoreRefused("%s is a symbolic link; agent-tools does not follow links to its stores (remove the link, "
+                           "or point the setting at the file itself)" % path)
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreRefused("%s is not a regular file" % path)
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise StoreRefused("%s belongs to %s, not to you (%s)" % (path, _user_name(st.st_uid), _user_name(os.geteuid())))
+
+
+def _private_group(gid):
+    """The user's private group: their primary group, named as they are (PrivateFolder's Owner.privateGroup)."""
+    return gid == os.getegid() and _group_name(gid) == _user_name(os.geteuid())
+
+
+def _user_name(uid):
+    try:
+        import pwd
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return "uid %d" % uid
+
+
+def _group_name(gid):
+    try:
+        import grp
+        return grp.getgrgid(gid).gr_name
+    except (ImportError, KeyError):
+        return "gid %d" % gid
+
+
+class StoreRefused(OSError):
+    """The call store's file or folder is refused (a link, another user's, a folder others may write): tracking
+    turns off, as agent-tools' own does, instead of trying it again for every batch."""
+
+
 class SqliteStore:
-    """Records into agent-tools' calls.db as its SqliteSink opens it: an owner-only folder and file, never through a
-    symbolic link, a rollback journal (journal_mode=TRUNCATE), no memory mapping, synchronous=FULL, waiting up to
-    10 s for another process's lock. One transaction per batch."""
+    """Records into agent-tools' calls.db as its SqliteSink opens it (dev.agenttools.store.PrivateFolder and
+    SqliteStore): in a folder of the user's own that nobody else may write (created 0700 when missing; group-writable
+    only by the user's private group), resolved to its real path; the file created owner-only in one step, never
+    through a symbolic link, and an existing one (and SQLite's -journal, -wal and -shm beside it) a regular file of
+    the user's. Why others must not write the folder: SQLite opens its journal beside the database by name, so whoever
+    can make files there can plant one to read what is written or roll foreign pages into the file. Then a rollback
+    journal (journal_mode=TRUNCATE), no memory mapping, synchronous=FULL, waiting up to 10 s for another process's
+    lock. One transaction per batch. Raises StoreRefused naming the file or folder refused."""
+
+    SIDE_FILES = ("-journal", "-wal", "-shm")
 
     def __init__(self, path):
         import sqlite3  # here: a client that tracks nothing never loads it
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        for checked in (folder, path):
-            if os.path.islink(checked):
-                raise OSError("the call store %s is not used: %s is a symbolic link" % (path, checked))
-        if not os.path.exists(path):
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
-        if not stat.S_ISREG(os.stat(path, follow_symlinks=False).st_mode):
-            raise OSError("the call store %s is not a regular file" % path)
-        self.path = path
-        self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+        real = _private_folder(path)
+        file = os.path.join(real, os.path.basename(path))
+        try:
+            os.close(os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        except FileExistsError:
+            _check_regular(file)
+        for suffix in self.SIDE_FILES:
+            if os.path.lexists(file + suffix):
+                _check_regular(file + suffix)
+        self.path = file
+        self._db = sqlite3.connect(file, timeout=10, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA mmap_size = 0")
         self._db.execute("PRAGMA synchronous = FULL")
         mode = self._db.execute("PRAGMA journal_mode = TRUNCATE").fetchone()[0].lower()
@@ -640,13 +718,15 @@ class Recorder:
         self._thread = None
         self._unfinished = 0
         self._reported = set()
+        self._refused = None  # why the store was refused (StoreRefused): tracking is off from then on
         self.dropped = 0
         self.failed = 0
         self.written = 0
 
     @property
     def enabled(self):
-        return not self._own_store or self._settings.sink != "none"
+        """Whether records are taken: tracking is not off in the settings, and the store was not refused."""
+        return (not self._own_store or self._settings.sink != "none") and self._refused is None
 
     def record(self, record):
         """Queues one record (a tuple in calls' column order) for the writer; never waits."""
@@ -709,6 +789,12 @@ class Recorder:
             try:
                 self._open().write(batch)
                 self.written += len(batch)
+            except StoreRefused as e:
+                # a store that is not the user's own stays refused: tracking turns off, said once, as agent-tools'
+                self.failed += len(batch)
+                if self._refused is None:
+                    self._refused = str(e)
+                    _say_once("refused:" + str(e), "agent-tools: call tracking is off: %s" % e)
             except Exception as e:  # any failure of the store costs these records, never the caller's call
                 self.failed += len(batch)
                 self._report(e)

@@ -110,6 +110,7 @@ public final class Tools {
         private GmailSettings gmail;
         private CalendarSettings calendar;
         private HabitSettings habit;
+        private java.time.ZoneId habitZone;
         private CacheSettings cache = CacheSettings.OFF;
         private AuthSettings auth;
         private CallRecorder recorder;
@@ -158,6 +159,15 @@ public final class Tools {
          */
         public Builder habit(HabitSettings settings) {
             this.habit = settings;
+            return this;
+        }
+
+        /**
+         * The zone a new habit gets when its call names none, in place of this JVM's default zone (the resident
+         * server's, for a caller whose own JVM would have another); null, the default: this JVM's.
+         */
+        public Builder habitZone(java.time.ZoneId zone) {
+            this.habitZone = zone;
             return this;
         }
 
@@ -305,7 +315,8 @@ public final class Tools {
                     GoogleConnection.WhoIs whoIs = gmail != null ? GmailTools.whoIs(gmail, connection)
                             : calendar != null ? CalendarTools.whoIs(calendar, connection) : null;
                     HabitTools.register(b, habit, whoIs == null ? null
-                            : (p, deadline) -> connection.addressOf(dev.agenttools.google.AccessToken.of(p), whoIs, deadline));
+                            : (p, deadline) -> connection.addressOf(dev.agenttools.google.AccessToken.of(p), whoIs, deadline),
+                            habitZone);
                 }
                 ToolRegistry registry = b.build();
                 if (preconnect) {

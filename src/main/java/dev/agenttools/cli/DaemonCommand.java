@@ -16,10 +16,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
@@ -33,6 +35,7 @@ import java.util.concurrent.Callable;
 final class DaemonCommand implements Callable<Integer> {
     static final String IDLE = "AGENT_TOOLS_DAEMON_IDLE";
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(10);
+    private static final String JAVA_OPTS = "AGENT_TOOLS_JAVA_OPTS";
     /** How long a new server waits for the one it replaces (the jar changed) to finish its calls and let go. */
     private static final Duration LOCK_WAIT = Duration.ofSeconds(2);
     /** How long a SIGTERM waits for the calls in flight (the launcher answers a cut-off call in-process). */
@@ -123,9 +126,16 @@ final class DaemonCommand implements Callable<Integer> {
             // The AWS SDK (DynamoDB tracking) reads credentials from this process's environment, not the caller's.
             return DaemonServer.Reply.FALLBACK;
         }
+        // the caller's TZ is no setting of the tools: it picks the zone its session's Habit tools take as the system's
+        Map<String, String> callerSettings = new HashMap<>(request.settings());
+        Optional<ZoneId> zone = CallerZone.of(callerSettings.remove(CallerZone.TZ), callerSettings.get(JAVA_OPTS),
+                System.getenv(CallerZone.TZ), System.getenv(JAVA_OPTS));
+        if (zone.isEmpty()) {
+            return DaemonServer.Reply.FALLBACK; // a zone only the caller's own JVM can work out
+        }
         Map<String, String> settings;
         try {
-            settings = settings(request);
+            settings = settings(callerSettings, request.workingDirectory());
         } catch (RuntimeException e) {
             return DaemonServer.Reply.FALLBACK; // an unreadable config file: the in-process call says so as it always does
         }
@@ -135,7 +145,7 @@ final class DaemonCommand implements Callable<Integer> {
         StringWriter warnings = new StringWriter();
         ToolProtocol.Answer answer = CallCommand.answer(new CallCommand.Request(request.body(), null), request.startNanos(), () -> {
             CallCommand.checkDaemonSetting(settings);
-            SessionCache.Entry entry = sessions.get(settings);
+            SessionCache.Entry entry = sessions.get(settings, zone.get());
             warnings.append(entry.warnings());
             return entry.session();
         });
@@ -144,9 +154,9 @@ final class DaemonCommand implements Callable<Integer> {
     }
 
     /** The caller's settings as the in-process call would read them: its config file overlaid by its environment. */
-    private static Map<String, String> settings(LauncherRequest request) {
-        Map<String, String> env = resolved(request.settings(), request.workingDirectory());
-        return resolved(Settings.read(env), request.workingDirectory());
+    private static Map<String, String> settings(Map<String, String> callerSettings, String workingDirectory) {
+        Map<String, String> env = resolved(callerSettings, workingDirectory);
+        return resolved(Settings.read(env), workingDirectory);
     }
 
     private static Map<String, String> resolved(Map<String, String> settings, String workingDirectory) {

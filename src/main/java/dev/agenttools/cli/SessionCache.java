@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The resident server's tool sessions, one per distinct configuration its callers bring (root URL, token,
- * tracking...), so that each keeps its warm HTTP/2 connections and pacing across calls. Kept in memory only (the
+ * tracking..., and the caller's zone, which the Habit tools take as the system's), so that each keeps its warm HTTP/2 connections and pacing across calls. Kept in memory only (the
  * key holds the caller's token); the least recently used beyond {@link #MAX_SESSIONS} is dropped, and closed once
  * the calls it may be running are over. Thread-safe.
  */
@@ -18,22 +18,27 @@ final class SessionCache implements AutoCloseable {
     record Entry(ToolSession session, String warnings) {
     }
 
-    private final LinkedHashMap<Map<String, String>, Entry> sessions = new LinkedHashMap<>(16, 0.75f, true);
+    /** A session's key: the caller's settings, and the zone its Habit tools take as the system's. */
+    private record Key(Map<String, String> settings, java.time.ZoneId zone) {
+    }
+
+    private final LinkedHashMap<Key, Entry> sessions = new LinkedHashMap<>(16, 0.75f, true);
 
     /**
-     * The session for these settings, opened on first use.
+     * The session for these settings and zone (the Habit tools' system zone; null: this JVM's), opened on first use.
      *
      * @throws IllegalArgumentException for bad settings, as {@link ToolSession#open} (nothing is kept then)
      */
-    synchronized Entry get(Map<String, String> settings) {
-        Entry entry = sessions.get(settings);
+    synchronized Entry get(Map<String, String> settings, java.time.ZoneId zone) {
+        Key key = new Key(Map.copyOf(settings), zone);
+        Entry entry = sessions.get(key);
         if (entry == null) {
             StringWriter warnings = new StringWriter();
             PrintWriter err = new PrintWriter(warnings);
-            entry = new Entry(ToolSession.open(err, dev.agenttools.Settings.from(settings)), "");
+            entry = new Entry(ToolSession.open(err, dev.agenttools.Settings.from(settings), zone), "");
             err.flush();
             entry = new Entry(entry.session(), warnings.toString());
-            sessions.put(Map.copyOf(settings), entry);
+            sessions.put(key, entry);
             if (sessions.size() > MAX_SESSIONS) {
                 var eldest = sessions.entrySet().iterator();
                 Entry evicted = eldest.next().getValue();

@@ -37,7 +37,17 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession open(PrintWriter err, Settings settings) {
-        return open(err, settings, false);
+        return open(err, settings, null, false);
+    }
+
+    /**
+     * A session on these settings whose Habit tools take {@code habitZone} as the system's zone (the resident server's
+     * session for callers in that zone; see {@link CallerZone}); null: this JVM's.
+     *
+     * @throws IllegalArgumentException for bad settings (the message names the variable)
+     */
+    static ToolSession open(PrintWriter err, Settings settings, java.time.ZoneId habitZone) {
+        return open(err, settings, habitZone, false);
     }
 
     /**
@@ -47,10 +57,10 @@ final class ToolSession implements AutoCloseable {
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
     static ToolSession openOneShot(PrintWriter err, Settings settings) {
-        return open(err, settings, true);
+        return open(err, settings, null, true);
     }
 
-    private static ToolSession open(PrintWriter err, Settings settings, boolean oneShot) {
+    private static ToolSession open(PrintWriter err, Settings settings, java.time.ZoneId habitZone, boolean oneShot) {
         TrackingSettings tracking = settings.tracking();
         CallRecorder recorder = null;
         try {
@@ -60,7 +70,7 @@ final class ToolSession implements AutoCloseable {
             err.println("agent-tools: call tracking is off: " + e.getMessage());
             err.flush();
         }
-        ToolSession session = new ToolSession(Tools.builder().settings(settings).recorder(recorder)
+        ToolSession session = new ToolSession(Tools.builder().settings(settings).habitZone(habitZone).recorder(recorder)
                 .preconnect(!oneShot).build(), recorder, err);
         if (!oneShot) {
             JitWarmUp.startOnce(settings, session.registry); // a process that serves many calls: compile their paths before they come

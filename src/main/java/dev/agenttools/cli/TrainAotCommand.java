@@ -150,6 +150,10 @@ final class TrainAotCommand implements Callable<Integer> {
             if (certificate != null) {
                 settings.put("AGENT_TOOLS_CA_CERT", certificate.toString());
             }
+            if (System.getenv(CallerZone.TZ) != null) {
+                // as the launcher sends its caller's: a server told no TZ while it has one of its own answers nothing
+                settings.put(CallerZone.TZ, System.getenv(CallerZone.TZ));
+            }
             for (int i = 0; i < 50; i++) {
                 String request = i % 2 == 0 ? "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}"
                         : "{\"command\": \"tools.list\"}";

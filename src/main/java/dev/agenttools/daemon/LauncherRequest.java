@@ -16,7 +16,7 @@ import java.util.Map;
  * the number of settings, each setting as {@code NAME=value}, the request's length in bytes; then the request's
  * bytes as they came on the launcher's stdin, NULs included.
  *
- * @param settings         the caller's AGENT_TOOLS_*, XDG_* and AWS_* environment variables
+ * @param settings         the caller's AGENT_TOOLS_*, XDG_* and AWS_* environment variables, and its TZ when set
  * @param workingDirectory the caller's working folder (relative paths in the settings are relative to it)
  * @param startEpochMicros when the launcher started, in microseconds since the epoch
  * @param body             the request as sent (at most {@link #MAX_BODY_BYTES} bytes)

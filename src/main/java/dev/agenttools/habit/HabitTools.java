@@ -63,7 +63,17 @@ public final class HabitTools {
      *                no Google connection (such calls are then refused, saying how to name the user)
      */
     public static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account) {
-        return register(registry, settings, account, new SystemClock());
+        return register(registry, settings, account, new SystemClock(null));
+    }
+
+    /**
+     * The same, with {@code zone} as the system's zone (a new habit's default): the zone of a caller whose own JVM
+     * would have had another (the resident server answers each launcher's call in its caller's zone); null: this
+     * JVM's.
+     */
+    public static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, GoogleAccount account,
+                                                java.time.ZoneId zone) {
+        return register(registry, settings, account, new SystemClock(zone));
     }
 
     static ToolRegistry.Builder register(ToolRegistry.Builder registry, HabitSettings settings, Clock clock) {
@@ -81,12 +91,18 @@ public final class HabitTools {
      * The system clock, its zone looked up on first use: {@link java.time.ZoneId#systemDefault} loads the JDK's zone
      * rules providers, and ical4j (on the classpath for the emulator's calendars) registers one that loads SLF4J, ~20 ms
      * that a one-shot Gmail call, which never asks a habit's zone, would pay ({@code TrackingEndToEndTest} checks what
-     * such a call loads).
+     * such a call loads). Or the zone it was given, when it was given one.
      */
     private static final class SystemClock extends Clock {
+        private final java.time.ZoneId zone;
+
+        SystemClock(java.time.ZoneId zone) {
+            this.zone = zone;
+        }
+
         @Override
         public java.time.ZoneId getZone() {
-            return java.time.ZoneId.systemDefault();
+            return zone != null ? zone : java.time.ZoneId.systemDefault();
         }
 
         @Override

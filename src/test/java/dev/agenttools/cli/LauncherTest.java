@@ -117,7 +117,14 @@ class LauncherTest {
     }
 
     private Run call(Path checkout, byte[] request, Map<String, String> settings) throws Exception {
-        ProcessBuilder b = new ProcessBuilder(checkout.resolve("agent-tools").toString(), "call").directory(callerFolder.toFile());
+        return run(checkout.resolve("agent-tools"), List.of("call"), request, settings);
+    }
+
+    /** Runs {@code launcher} (the script, or a link to it) with {@code args}, {@code request} on its stdin. */
+    private Run run(Path launcher, List<String> args, byte[] request, Map<String, String> settings) throws Exception {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
+        command.addAll(args);
+        ProcessBuilder b = new ProcessBuilder(command).directory(callerFolder.toFile());
         Map<String, String> env = AgentToolsProcess.isolate(b.environment());
         env.put("JAVA_HOME", System.getProperty("java.home"));
         env.put("XDG_RUNTIME_DIR", runtime.toString());
@@ -733,6 +740,129 @@ class LauncherTest {
             Thread.sleep(50);
         }
         throw new AssertionError("the server at " + folder + " did not stop");
+    }
+
+    /**
+     * The natural install, a link on PATH to the checkout's launcher ({@code ln -s /path/to/checkout/agent-tools
+     * ~/bin/agent-tools}), and a link to that link from another folder: each call is the checkout's, answered by its
+     * one resident server, as a call of the launcher itself is.
+     */
+    @Test
+    void answersThroughALinkToTheLauncherAndALinkToThatLinkInAnotherFolder(@TempDir Path links) throws Exception {
+        Path bin = Files.createDirectories(links.resolve("bin"));
+        Path other = Files.createDirectories(links.resolve("elsewhere/tools"));
+        Path link = Files.createSymbolicLink(bin.resolve("agent-tools"), checkout.resolve("agent-tools"));
+        Path linkToLink = Files.createSymbolicLink(other.resolve("at"), Path.of("../../bin/agent-tools"));
+        byte[] request = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}".getBytes(StandardCharsets.UTF_8);
+        Run direct = call(request, Map.of("AGENT_TOOLS_CACHE", "off"));
+        assertThat(direct.exit()).as(direct.stderr()).isZero();
+        for (Path launcher : List.of(link, linkToLink)) {
+            Run viaLink = run(launcher, List.of("call"), request, Map.of("AGENT_TOOLS_CACHE", "off"));
+            assertThat(viaLink.exit()).as("%s: %s", launcher, viaLink.stderr()).isZero();
+            assertThat(viaLink.stderr()).as(launcher.toString()).isEmpty();
+            assertThat(viaLink.timeless()).as(launcher.toString()).isEqualTo(direct.timeless());
+        }
+        assertThat(Files.readString(serverFolder().resolve("daemon.log"))).as("the checkout's one server answered all three")
+                .containsOnlyOnce("serving on");
+        assertThat(bin.resolve("target")).as("nothing built beside the link").doesNotExist();
+        assertThat(other.resolve("target")).doesNotExist();
+        Run version = run(linkToLink, List.of("--version"), new byte[0], Map.of());
+        assertThat(version.exit()).as(version.stderr()).isZero();
+        assertThat(version.out()).startsWith("agent-tools ");
+        Files.delete(linkToLink); // the links only: the temporary folder's clean-up would warn that they lead out
+        Files.delete(link);
+    }
+
+    /**
+     * No jar and nothing to build one from (a copy of the launcher alone, as a link's folder looked before links
+     * were followed): the launcher says so at once, in a line, for a call (an {@code internal} answer) and for any
+     * other command, instead of starting a build that cannot run again and again until the call's deadline.
+     */
+    @Test
+    void aMissingJarWithNothingToBuildItFromFailsAtOnceWithoutLooping(@TempDir Path lone) throws Exception {
+        Path launcher = lone.resolve("agent-tools");
+        Files.copy(Path.of("agent-tools"), launcher);
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String daemon : List.of("on", "off")) {
+            long start = System.nanoTime();
+            Run r = run(launcher, List.of("call"), "{\"command\": \"tools.list\"}".getBytes(StandardCharsets.UTF_8),
+                    Map.of(CallCommand.DAEMON, daemon));
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(r.exit()).as(r.out() + r.stderr()).isEqualTo(1);
+            assertThat(r.stderr().lines().count()).as("bounded output: " + r.stderr()).isLessThanOrEqualTo(2);
+            assertThat(r.stderr()).contains("nothing to build it from", "is not an agent-tools checkout", "ln -s");
+            com.fasterxml.jackson.databind.JsonNode answer = dev.agenttools.tool.Json.MAPPER.readTree(r.out());
+            assertThat(answer.path("error").path("code").asText()).isEqualTo("internal");
+            assertThat(answer.path("error").path("message").asText()).contains("there is no jar at");
+            // the default timeout_ms is 30 s, which the loop used to spend whole; one bash run takes well under 1 s
+            assertThat(took).as("answered at once, daemon %s", daemon).isLessThan(15_000L);
+        }
+        Run version = run(launcher, List.of("--version"), new byte[0], Map.of());
+        assertThat(version.exit()).isEqualTo(1);
+        assertThat(version.stderr().lines().count()).as(version.stderr()).isEqualTo(1);
+        assertThat(version.stderr()).contains("nothing to build it from");
+    }
+
+    /** A build that ends without a jar (here a Maven that succeeds and leaves none) is one failed build, said once. */
+    @Test
+    void aBuildThatLeavesNoJarFailsOnceInsteadOfStartingAgain(@TempDir Path broken) throws Exception {
+        Path launcher = broken.resolve("agent-tools");
+        Files.copy(Path.of("agent-tools"), launcher);
+        Files.createDirectories(broken.resolve(".mvn"));
+        Files.copy(Path.of(".mvn/find-jdk.sh"), broken.resolve(".mvn/find-jdk.sh"));
+        Path mvnw = Files.writeString(broken.resolve("mvnw"), """
+                #!/bin/bash
+                echo "$*" >>"$(dirname "$0")/mvnw.calls"
+                """);
+        for (Path p : List.of(launcher, mvnw)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Files.writeString(broken.resolve("pom.xml"), "<project/>");
+        long start = System.nanoTime();
+        Run r = call(broken, "{\"command\": \"tools.list\"}".getBytes(StandardCharsets.UTF_8), Map.of());
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(r.exit()).as(r.out() + r.stderr()).isEqualTo(1);
+        assertThat(r.stderr()).containsOnlyOnce("building the jar").contains("the build failed");
+        assertThat(r.stderr().lines().count()).as(r.stderr()).isLessThan(40); // the log's last 30 lines at most
+        assertThat(Files.readAllLines(broken.resolve("mvnw.calls"))).as("one build").hasSize(1);
+        assertThat(took).isLessThan(15_000L);
+    }
+
+    /**
+     * A habit made without a {@code time_zone} is in the caller's zone: each caller's {@code TZ} goes with its call, so
+     * the resident server (started by a {@code TZ=UTC} call) answers a {@code TZ=Asia/Tokyo} call as the caller's own
+     * JVM would, and the next caller's zone is its own again; a caller without TZ gets the platform's zone, and a TZ
+     * only the C library can read (a POSIX rule) is answered in-process.
+     */
+    @Test
+    void theResidentServerAnswersInEachCallersZoneAsTheInProcessCallDoes(@TempDir Path habits) throws Exception {
+        Map<String, String> base = Map.of("AGENT_TOOLS_HABIT_DB", habits.resolve("habits.db").toString(),
+                "AGENT_TOOLS_HABIT_USER", "zone-tester");
+        int n = 0;
+        for (String tz : List.of("UTC", "Asia/Tokyo", "America/New_York", ":Europe/Berlin", "", "JST-9", "Asia/Tokyo")) {
+            Map<String, String> resident = new java.util.HashMap<>(base);
+            resident.put("TZ", tz); // empty: unset
+            Map<String, String> inProcess = new java.util.HashMap<>(resident);
+            inProcess.put(CallCommand.DAEMON, "off");
+            String residentZone = createdZone(call(createHabit("resident " + n), resident));
+            String inProcessZone = createdZone(call(createHabit("in-process " + n), inProcess));
+            n++;
+            assertThat(residentZone).as("TZ=%s through the resident server", tz).isEqualTo(inProcessZone);
+            if (tz.equals("Asia/Tokyo")) {
+                assertThat(residentZone).isEqualTo("Asia/Tokyo");
+            }
+        }
+        assertThat(Files.readString(serverFolder().resolve("daemon.log"))).as("one server for every zone")
+                .containsOnlyOnce("serving on");
+    }
+
+    private static String createHabit(String name) {
+        return "{\"command\": \"habit.create\", \"params\": {\"name\": \"" + name + "\"}}";
+    }
+
+    private static String createdZone(Run r) throws IOException {
+        assertThat(r.exit()).as(r.out() + r.stderr()).isZero();
+        return dev.agenttools.tool.Json.MAPPER.readTree(r.out()).path("data").path("time_zone").asText();
     }
 
     @Test
