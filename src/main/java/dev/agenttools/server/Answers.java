@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import org.eclipse.jetty.http.HttpHeader;
@@ -19,6 +20,19 @@ final class Answers {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         response.write(true, ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8)), callback);
+    }
+
+    /**
+     * MCP's error answer (JSON-RPC, {@code id} null: the request's own was not read), for refusals on {@code /mcp} made
+     * before the MCP servlet runs; {@code data.code} is the tool protocol's code for the same refusal.
+     *
+     * @param rpcCode JSON-RPC's code: -32600 for a request refused for its form, -32000 for the rest
+     */
+    static void rpcError(Response response, Callback callback, int status, int rpcCode, ToolException.Kind kind,
+                         String message) {
+        var answer = Json.object().put("jsonrpc", "2.0").putNull("id");
+        answer.putObject("error").put("code", rpcCode).put("message", message).putObject("data").put("code", kind.code());
+        json(response, callback, status, Json.write(answer));
     }
 
     /** The tool protocol's error answer, for refusals made before the protocol runs. */
