@@ -36,7 +36,8 @@ final class RawHttp {
     /**
      * Sends one request from {@code from} and reads the answer to the end (the request asks the server to close).
      *
-     * @param headerLines whole header lines ({@code "Authorization: Bearer x"}), repeated names as given
+     * @param headerLines whole header lines ({@code "Authorization: Bearer x"}), repeated names as given; a
+     *                    {@code Host} line replaces the one made from {@code base}
      */
     static Answer send(InetAddress from, URI base, String method, String path, String body, String... headerLines)
             throws IOException {
@@ -45,7 +46,10 @@ final class RawHttp {
             socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
             socket.setSoTimeout(30_000);
             byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-            StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\n");
+            StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
+            if (java.util.Arrays.stream(headerLines).noneMatch(h -> h.regionMatches(true, 0, "Host:", 0, 5))) {
+                request.append("Host: ").append(base.getAuthority()).append("\r\n");
+            }
             for (String line : headerLines) {
                 request.append(line).append("\r\n");
             }
