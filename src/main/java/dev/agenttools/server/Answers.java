@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
@@ -22,17 +23,13 @@ final class Answers {
         response.write(true, ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8)), callback);
     }
 
-    /**
-     * MCP's error answer (JSON-RPC, {@code id} null: the request's own was not read), for refusals on {@code /mcp} made
-     * before the MCP servlet runs; {@code data.code} is the tool protocol's code for the same refusal.
-     *
-     * @param rpcCode JSON-RPC's code: -32600 for a request refused for its form, -32000 for the rest
-     */
-    static void rpcError(Response response, Callback callback, int status, int rpcCode, ToolException.Kind kind,
-                         String message) {
-        var answer = Json.object().put("jsonrpc", "2.0").putNull("id");
-        answer.putObject("error").put("code", rpcCode).put("message", message).putObject("data").put("code", kind.code());
-        json(response, callback, status, Json.write(answer));
+    /** MCP's error answer, JSON-RPC 2.0 with {@code id: null}, for refusals made before the request's id is read. */
+    static void jsonRpcError(Response response, Callback callback, int status, int code, String message) {
+        ObjectNode out = Json.object();
+        out.put("jsonrpc", "2.0");
+        out.putNull("id");
+        out.putObject("error").put("code", code).put("message", message);
+        json(response, callback, status, Json.write(out));
     }
 
     /** The tool protocol's error answer, for refusals made before the protocol runs. */

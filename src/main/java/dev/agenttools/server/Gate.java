@@ -80,18 +80,12 @@ final class Gate {
         return token == null ? null : Account.ofToken(token).id();
     }
 
-    /** 429 with {@code Retry-After} in whole seconds; JSON-RPC's envelope on /mcp, the tool protocol's elsewhere. */
+    /** 429 with {@code Retry-After} in whole seconds, in the endpoint's envelope ({@link #refuse}). */
     private void tooMany(Response response, Callback callback, String endpoint, String reason, Duration wait, String message) {
         long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
         response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
-        metrics.refused(reason);
-        metrics.answered(endpoint, 429);
-        String text = message + "; retry after " + seconds + " s";
-        if (McpGate.PATH.equals(endpoint)) {
-            Answers.rpcError(response, callback, 429, -32000, ToolException.Kind.RATE_LIMITED, text);
-        } else {
-            Answers.error(response, callback, 429, ToolException.Kind.RATE_LIMITED, text);
-        }
+        refuse(response, callback, endpoint, 429, ToolException.Kind.RATE_LIMITED, reason,
+                message + "; retry after " + seconds + " s");
     }
 
     /** True when the request carries a trusted service key; else answers 401 and returns false. */
@@ -140,7 +134,12 @@ final class Gate {
             metrics.refused(reason);
         }
         metrics.answered(endpoint, status);
-        Answers.error(response, callback, status, kind, message);
+        if (McpGate.PATH.equals(endpoint)) {
+            // MCP's envelope on /mcp: JSON-RPC, its id not read yet (a server error -32603, any other refusal -32600)
+            Answers.jsonRpcError(response, callback, status, status >= 500 ? -32603 : -32600, kind.code() + ": " + message);
+        } else {
+            Answers.error(response, callback, status, kind, message);
+        }
     }
 
     /** Answers a refusal whose JSON body is made already (an OAuth error), counted by {@code reason}. */

@@ -33,7 +33,7 @@ class AmbiguousRequestsTest {
     private static final String MCP_LIST = "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}";
     /** The forms of each path that a proxy and this server could read apart, {@code %s} standing for the endpoint's. */
     private static final List<String> FORMS = List.of("/./%s", "/%s/.", "/x/../%s", "/%s/", "/%s;x=1", "/%s;", "//%s",
-            "/%s//", "/%s/%%2e%%2e/%s", "/%s%%2f", "/%%2e/%s", "/%s/%%2E", "/%%6d%s");
+            "/%s//", "/%s/%%2e%%2e/%s", "/%s%%2f", "/%%2e/%s", "/%s/%%2E", "/%%6d%s", "/%s#x", "/%s\\x");
 
     @RegisterExtension
     static final Emulators emulators = new Emulators();
@@ -79,14 +79,14 @@ class AmbiguousRequestsTest {
         return body.length() > 300 ? body.substring(0, 300) + "..." : body;
     }
 
-    private static void assertToolProtocol400(RawHttp.Answer answer, String what, String says) throws Exception {
+    private static void assertToolProtocol400(SourcedHttp.Answer answer, String what, String says) throws Exception {
         assertThat(answer.status()).as(what + ": " + shown(answer.body())).isEqualTo(400);
         JsonNode error = Json.MAPPER.readTree(answer.body()).get("error");
         assertThat(error.get("code").asText()).as(what).isEqualTo("invalid_argument");
         assertThat(error.get("message").asText()).as(what).contains(says);
     }
 
-    private static void assertJsonRpc400(RawHttp.Answer answer, String what, String says) throws Exception {
+    private static void assertJsonRpc400(SourcedHttp.Answer answer, String what, String says) throws Exception {
         assertThat(answer.status()).as(what + ": " + shown(answer.body())).isEqualTo(400);
         JsonNode json = Json.MAPPER.readTree(answer.body());
         assertThat(json.get("jsonrpc").asText()).as(what).isEqualTo("2.0");
@@ -99,13 +99,13 @@ class AmbiguousRequestsTest {
     void refusesEveryPathNotInItsPlainFormOnBothEndpointsBeforeTheGates() throws Exception {
         String key = "Authorization: Bearer " + KEY;
         String[] mcpHeaders = {key, "Accept: application/json, text/event-stream"};
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key).status()).isEqualTo(200);
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcpHeaders).status()).isEqualTo(200);
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key).status()).isEqualTo(200);
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcpHeaders).status()).isEqualTo(200);
         for (String form : FORMS) {
             String call = form.replace("%s", "v1/call").replace("%%", "%");
-            assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", call, TOOLS_LIST, key), call, "plain form");
+            assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", call, TOOLS_LIST, key), call, "plain form");
             String mcp = form.replace("%s", "mcp").replace("%%", "%");
-            RawHttp.Answer answer = RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", mcp, MCP_LIST, mcpHeaders);
+            SourcedHttp.Answer answer = SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", mcp, MCP_LIST, mcpHeaders);
             if (mcp.startsWith("/mcp")) {
                 assertJsonRpc400(answer, mcp, "plain form");
             } else {
@@ -113,32 +113,32 @@ class AmbiguousRequestsTest {
             }
         }
         // the probe a proxy would read as /mcp, and this server once as /v1/call
-        assertJsonRpc400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp/../v1/call", TOOLS_LIST, key),
+        assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp/../v1/call", TOOLS_LIST, key),
                 "/mcp/../v1/call", "plain form");
-        assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "GET", "/healthz/", null), "/healthz/", "plain form");
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "GET", "/healthz?x=/../", null).status())
+        assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/healthz/", null), "/healthz/", "plain form");
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/healthz?x=/../", null).status())
                 .as("a query is not the path").isEqualTo(200);
     }
 
     @Test
     void refusesThePathFormsUnderThePublicUrlsPrefixToo() throws Exception {
         URI base = prefixed.base;
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base, "POST", "/agent-tools/mcp", MCP_LIST).status())
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base, "POST", "/agent-tools/mcp", MCP_LIST).status())
                 .as("the plain form reaches the token check").isEqualTo(401);
         for (String form : FORMS) {
             String call = "/agent-tools" + form.replace("%s", "v1/call").replace("%%", "%");
-            assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base, "POST", call, TOOLS_LIST), call, "plain form");
+            assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base, "POST", call, TOOLS_LIST), call, "plain form");
             String mcp = "/agent-tools" + form.replace("%s", "mcp").replace("%%", "%");
-            RawHttp.Answer answer = RawHttp.send(RawHttp.LOOPBACK, base, "POST", mcp, MCP_LIST);
+            SourcedHttp.Answer answer = SourcedHttp.send(SourcedHttp.LOOPBACK, base, "POST", mcp, MCP_LIST);
             if (mcp.startsWith("/agent-tools/mcp")) {
                 assertJsonRpc400(answer, mcp, "plain form");
             } else {
                 assertToolProtocol400(answer, mcp, "plain form");
             }
         }
-        assertJsonRpc400(RawHttp.send(RawHttp.LOOPBACK, base, "POST", "/agent-tools/mcp/../v1/call", TOOLS_LIST),
+        assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base, "POST", "/agent-tools/mcp/../v1/call", TOOLS_LIST),
                 "/agent-tools/mcp/../v1/call", "plain form");
-        assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base, "POST", "/agent-tools/./mcp", MCP_LIST),
+        assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base, "POST", "/agent-tools/./mcp", MCP_LIST),
                 "/agent-tools/./mcp", "plain form");
     }
 
@@ -147,47 +147,47 @@ class AmbiguousRequestsTest {
         String key = "Authorization: Bearer " + KEY;
         String token = Gate.GOOGLE_TOKEN_HEADER + ": emulator-user-1";
         // even when both keys are good: which one a proxy checked is not known here
-        assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, key),
+        assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, key),
                 "two Authorization", "2 Authorization headers");
-        assertToolProtocol400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, token,
+        assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, token,
                 Gate.GOOGLE_TOKEN_HEADER + ": another-users-token"), "two Google tokens", "2 X-Google-Access-Token headers");
         String[] mcp = {"Accept: application/json, text/event-stream", key};
-        assertJsonRpc400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, "Authorization: Bearer other"),
+        assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, "Authorization: Bearer other"),
                 "two Authorization on /mcp", "2 Authorization headers");
-        assertJsonRpc400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, token, token),
+        assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, token, token),
                 "two Google tokens on /mcp", "2 X-Google-Access-Token headers");
-        assertJsonRpc400(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key,
+        assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key,
                 "Origin: https://allowed.example", "Origin: https://evil.example"), "two Origins", "2 Origin headers");
         // one of each is served
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, token).status()).isEqualTo(200);
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, token,
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, token).status()).isEqualTo(200);
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp", MCP_LIST, mcp[0], key, token,
                 "Origin: https://allowed.example").status()).isEqualTo(200);
         // nothing presented comes back
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, key).body()).doesNotContain(KEY);
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/call", TOOLS_LIST, key, key).body()).doesNotContain(KEY);
     }
 
     @Test
     void answersMetricsOnlyForTheHostsAllowed() throws Exception {
         for (String host : List.of("localhost", "localhost:" + keys.port(), "127.0.0.1:" + keys.port(), "127.0.0.9", "[::1]:80")) {
-            assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "GET", "/metrics", null, "Host: " + host).status())
+            assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/metrics", null, "Host: " + host).status())
                     .as(host).isEqualTo(200);
         }
         for (String host : List.of("tools.example.com", "tools.example.com:443", "10.0.0.5:8080", "localhost.example.com", "[::2]")) {
-            RawHttp.Answer answer = RawHttp.send(RawHttp.LOOPBACK, base(keys), "GET", "/metrics", null, "Host: " + host);
+            SourcedHttp.Answer answer = SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/metrics", null, "Host: " + host);
             assertThat(answer.status()).as(host).isEqualTo(403);
             assertThat(Json.MAPPER.readTree(answer.body()).get("error").get("message").asText())
                     .contains(MetricsHosts.SETTING).doesNotContain("agent_tools_calls");
         }
         for (String host : List.of("metrics.internal", "METRICS.internal:9100", "10.1.2.3:8080")) {
-            assertThat(RawHttp.send(RawHttp.LOOPBACK, base(configuredMetrics), "GET", "/metrics", null, "Host: " + host).status())
+            assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(configuredMetrics), "GET", "/metrics", null, "Host: " + host).status())
                     .as(host).isEqualTo(200);
         }
         for (String host : List.of("127.0.0.1", "localhost", "11.0.0.1", "tools.example.com")) {
-            assertThat(RawHttp.send(RawHttp.LOOPBACK, base(configuredMetrics), "GET", "/metrics", null, "Host: " + host).status())
+            assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(configuredMetrics), "GET", "/metrics", null, "Host: " + host).status())
                     .as(host).isEqualTo(403);
         }
         // the other probes take any Host: a balancer's checks name the instance as they like
-        assertThat(RawHttp.send(RawHttp.LOOPBACK, base(keys), "GET", "/healthz", null, "Host: tools.example.com").status()).isEqualTo(200);
+        assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/healthz", null, "Host: tools.example.com").status()).isEqualTo(200);
     }
 
     @Test

@@ -139,13 +139,13 @@ class HostileConnectionsTest {
     @Test
     void closesConnectionsWhoseHeadersTrickleInPastTheDeadlineAndServesOthersMeanwhile() throws Exception {
         List<Future<Duration>> trickling = new ArrayList<>();
-        Socket idle = connect(RawHttp.LOOPBACK, trickle);
+        Socket idle = connect(SourcedHttp.LOOPBACK, trickle);
         assertThat(healthz(idle)).isEqualTo("HTTP/1.1 200 OK");
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < 50; i++) {
                 boolean afterARequest = i % 5 == 0; // a keep-alive connection's next request trickled, too
                 trickling.add(threads.submit(() -> {
-                    try (Socket socket = connect(RawHttp.LOOPBACK, trickle)) {
+                    try (Socket socket = connect(SourcedHttp.LOOPBACK, trickle)) {
                         if (afterARequest) {
                             assertThat(healthz(socket)).isEqualTo("HTTP/1.1 200 OK");
                         }
@@ -155,7 +155,7 @@ class HostileConnectionsTest {
             }
             Thread.sleep(1_000);
             // the 50 slow ones take nothing from a caller that sends its request at once
-            RawHttp.Answer answer = RawHttp.send(RawHttp.LOOPBACK, base(trickle), "GET", "/healthz", null);
+            SourcedHttp.Answer answer = SourcedHttp.send(SourcedHttp.LOOPBACK, base(trickle), "GET", "/healthz", null);
             assertThat(answer.status()).isEqualTo(200);
             for (Future<Duration> f : trickling) {
                 Duration closedAfter = f.get();
@@ -166,7 +166,7 @@ class HostileConnectionsTest {
         // a keep-alive connection that sent nothing meanwhile is no slow request: still open, and answered
         assertThat(healthz(idle)).as("an idle keep-alive connection outlives the header deadline").isEqualTo("HTTP/1.1 200 OK");
         idle.close();
-        String metrics = RawHttp.send(RawHttp.LOOPBACK, base(trickle), "GET", "/metrics", null).body();
+        String metrics = SourcedHttp.send(SourcedHttp.LOOPBACK, base(trickle), "GET", "/metrics", null).body();
         assertThat(metrics).containsPattern("agent_tools_connections_closed_total\\{reason=\"header_timeout\"} (5\\d|[6-9]\\d)\\.0");
     }
 
@@ -190,8 +190,8 @@ class HostileConnectionsTest {
                 }
                 assertThat(answer).as("a connection past the cap per address is closed unanswered").isNull();
             }
-            assertThat(RawHttp.send(RawHttp.LOOPBACK, base(capped), "GET", "/healthz", null).status()).isEqualTo(200);
-            assertThat(RawHttp.send(RawHttp.OTHER, base(capped), "GET", "/healthz", null).status()).isEqualTo(200);
+            assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(capped), "GET", "/healthz", null).status()).isEqualTo(200);
+            assertThat(SourcedHttp.send(SourcedHttp.OTHER, base(capped), "GET", "/healthz", null).status()).isEqualTo(200);
             // one of the stranger's own closed: room for another
             held.removeFirst().close();
             String again = null;
@@ -206,7 +206,7 @@ class HostileConnectionsTest {
                 }
             }
             assertThat(again).isEqualTo("HTTP/1.1 200 OK");
-            String metrics = RawHttp.send(RawHttp.LOOPBACK, base(capped), "GET", "/metrics", null).body();
+            String metrics = SourcedHttp.send(SourcedHttp.LOOPBACK, base(capped), "GET", "/metrics", null).body();
             assertThat(metrics).contains("agent_tools_connections_closed_total{reason=\"address_limit\"}");
         } finally {
             for (Socket s : held) {
@@ -224,7 +224,7 @@ class HostileConnectionsTest {
                 held.add(s);
                 assertThat(healthz(s)).isEqualTo("HTTP/1.1 200 OK");
             }
-            try (Socket waiting = connect(RawHttp.LOOPBACK, capped)) { // the kernel's queue takes it
+            try (Socket waiting = connect(SourcedHttp.LOOPBACK, capped)) { // the kernel's queue takes it
                 waiting.getOutputStream().write(HEALTHZ);
                 waiting.getOutputStream().flush();
                 waiting.setSoTimeout(1_500);
@@ -249,7 +249,7 @@ class HostileConnectionsTest {
 
     @Test
     void aKeepAliveConnectionIdleLongerThanABalancersSixtySecondsStillAnswers() throws Exception {
-        try (Socket socket = connect(RawHttp.LOOPBACK, trickle)) {
+        try (Socket socket = connect(SourcedHttp.LOOPBACK, trickle)) {
             assertThat(healthz(socket)).isEqualTo("HTTP/1.1 200 OK");
             Thread.sleep(65_000);
             assertThat(healthz(socket)).as("the same connection after 65 s idle").isEqualTo("HTTP/1.1 200 OK");

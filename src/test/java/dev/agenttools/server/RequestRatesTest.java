@@ -72,18 +72,18 @@ class RequestRatesTest {
         registry.close();
     }
 
-    private static RawHttp.Answer call(InetAddress from, String body, String... headers) throws Exception {
-        return RawHttp.send(from, base, "POST", "/v1/call", body, headers);
+    private static SourcedHttp.Answer call(InetAddress from, String body, String... headers) throws Exception {
+        return SourcedHttp.send(from, base, "POST", "/v1/call", body, headers);
     }
 
-    private static RawHttp.Answer mcp(InetAddress from, String... headers) throws Exception {
+    private static SourcedHttp.Answer mcp(InetAddress from, String... headers) throws Exception {
         String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(MCP_HEADERS), java.util.Arrays.stream(headers))
                 .toArray(String[]::new);
-        return RawHttp.send(from, base, "POST", "/mcp", MCP_LIST, all);
+        return SourcedHttp.send(from, base, "POST", "/mcp", MCP_LIST, all);
     }
 
     /** A 429 of the tool protocol: its code, the limit named, a Retry-After within the bucket's refill of one request. */
-    private static void assertToolProtocol429(RawHttp.Answer answer, String what, int perMinute) throws Exception {
+    private static void assertToolProtocol429(SourcedHttp.Answer answer, String what, int perMinute) throws Exception {
         assertThat(answer.status()).as(answer.body()).isEqualTo(429);
         assertRetryAfter(answer, perMinute);
         JsonNode error = Json.MAPPER.readTree(answer.body()).get("error");
@@ -91,19 +91,18 @@ class RequestRatesTest {
         assertThat(error.get("message").asText()).contains(what).contains("at most " + perMinute + " per 1 min").contains("retry after");
     }
 
-    private static void assertJsonRpc429(RawHttp.Answer answer, String what, int perMinute) throws Exception {
+    private static void assertJsonRpc429(SourcedHttp.Answer answer, String what, int perMinute) throws Exception {
         assertThat(answer.status()).as(answer.body()).isEqualTo(429);
         assertRetryAfter(answer, perMinute);
         JsonNode json = Json.MAPPER.readTree(answer.body());
         assertThat(json.get("jsonrpc").asText()).isEqualTo("2.0");
         assertThat(json.has("id")).isTrue();
         assertThat(json.get("id").isNull()).isTrue();
-        assertThat(json.get("error").get("code").asInt()).isEqualTo(-32000);
-        assertThat(json.get("error").get("message").asText()).contains(what).contains("retry after");
-        assertThat(json.get("error").get("data").get("code").asText()).isEqualTo("rate_limited");
+        assertThat(json.get("error").get("code").asInt()).isEqualTo(-32600);
+        assertThat(json.get("error").get("message").asText()).startsWith("rate_limited: ").contains(what).contains("retry after");
     }
 
-    private static void assertRetryAfter(RawHttp.Answer answer, int perMinute) {
+    private static void assertRetryAfter(SourcedHttp.Answer answer, int perMinute) {
         assertThat(answer.header("Retry-After")).isNotNull();
         assertThat(Integer.parseInt(answer.header("Retry-After"))).isBetween(1, 60 / perMinute + 1);
     }
@@ -112,43 +111,43 @@ class RequestRatesTest {
     void answers429PerUserOnBothEndpointsCountingTheGoogleTokenWhereverItIs() throws Exception {
         String key = "Authorization: Bearer " + KEY;
         for (int i = 0; i < PER_USER - 1; i++) {
-            assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").status()).isEqualTo(200);
+            assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").status()).isEqualTo(200);
         }
         // the same user's fifth request on /mcp: one bucket for both endpoints
-        assertThat(mcp(RawHttp.LOOPBACK, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").status()).isEqualTo(200);
-        assertToolProtocol429(call(RawHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token"),
+        assertThat(mcp(SourcedHttp.LOOPBACK, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").status()).isEqualTo(200);
+        assertToolProtocol429(call(SourcedHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token"),
                 "for this user", PER_USER);
-        assertJsonRpc429(mcp(RawHttp.LOOPBACK, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token"), "for this user", PER_USER);
+        assertJsonRpc429(mcp(SourcedHttp.LOOPBACK, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token"), "for this user", PER_USER);
         // the token in the request's params is the same user
-        assertToolProtocol429(call(RawHttp.LOOPBACK, "{\"command\": \"tools.list\", \"params\": {\"access_token\": \"user-a-token\"}}",
+        assertToolProtocol429(call(SourcedHttp.LOOPBACK, "{\"command\": \"tools.list\", \"params\": {\"access_token\": \"user-a-token\"}}",
                 key), "for this user", PER_USER);
         // another user is not held up, from the same backend (a key holder is not counted per address)
         for (int i = 0; i < PER_ADDRESS + 2; i++) {
-            assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-" + i).status()).isEqualTo(200);
+            assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-" + i).status()).isEqualTo(200);
         }
         // nothing of the token in the answer
-        assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").body())
+        assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, key, Gate.GOOGLE_TOKEN_HEADER + ": user-a-token").body())
                 .doesNotContain("user-a-token");
     }
 
     @Test
     void answers429PerClientAddressToRequestsWithoutAKeyAndCountsAddressesApart() throws Exception {
         for (int i = 0; i < PER_ADDRESS / 2; i++) {
-            assertThat(call(RawHttp.OTHER, TOOLS_LIST, "Authorization: Bearer guess-" + i).status()).isEqualTo(401);
-            assertThat(mcp(RawHttp.OTHER, "Authorization: Bearer guess-" + i).status()).isEqualTo(401);
+            assertThat(call(SourcedHttp.OTHER, TOOLS_LIST, "Authorization: Bearer guess-" + i).status()).isEqualTo(401);
+            assertThat(mcp(SourcedHttp.OTHER, "Authorization: Bearer guess-" + i).status()).isEqualTo(401);
         }
-        assertToolProtocol429(call(RawHttp.OTHER, TOOLS_LIST, "Authorization: Bearer guess"), "from this address", PER_ADDRESS);
-        assertJsonRpc429(mcp(RawHttp.OTHER), "from this address", PER_ADDRESS);
+        assertToolProtocol429(call(SourcedHttp.OTHER, TOOLS_LIST, "Authorization: Bearer guess"), "from this address", PER_ADDRESS);
+        assertJsonRpc429(mcp(SourcedHttp.OTHER), "from this address", PER_ADDRESS);
         // what 127.0.0.2 writes in X-Forwarded-For does not make it another client: it is no trusted proxy
-        assertThat(call(RawHttp.OTHER, TOOLS_LIST, "X-Forwarded-For: 203.0.113.99").status()).isEqualTo(429);
+        assertThat(call(SourcedHttp.OTHER, TOOLS_LIST, "X-Forwarded-For: 203.0.113.99").status()).isEqualTo(429);
         // a key holder at the same address is a backend serving many users: counted per user only
-        assertThat(call(RawHttp.OTHER, TOOLS_LIST, "Authorization: Bearer " + KEY).status()).isEqualTo(200);
+        assertThat(call(SourcedHttp.OTHER, TOOLS_LIST, "Authorization: Bearer " + KEY).status()).isEqualTo(200);
         // behind the trusted proxy (127.0.0.1), each client it names is counted apart
         for (int i = 0; i < PER_ADDRESS; i++) {
-            assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.7").status()).isEqualTo(401);
+            assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.7").status()).isEqualTo(401);
         }
-        assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.7").status()).isEqualTo(429);
-        assertThat(call(RawHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.8").status()).isEqualTo(401);
+        assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.7").status()).isEqualTo(429);
+        assertThat(call(SourcedHttp.LOOPBACK, TOOLS_LIST, "X-Forwarded-For: 203.0.113.8").status()).isEqualTo(401);
     }
 
     @Test
@@ -170,7 +169,7 @@ class RequestRatesTest {
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             JsonNode json = Json.MAPPER.readTree(refused.body());
             assertThat(json.get("jsonrpc").asText()).isEqualTo("2.0");
-            assertThat(json.get("error").get("data").get("code").asText()).isEqualTo("rate_limited");
+            assertThat(json.get("error").get("message").asText()).startsWith("rate_limited: ").contains("for this user");
             assertThat(refused.body()).doesNotContain(user1).doesNotContain(second.access());
             assertThat(OAuthClient.mcp(signIn.base, other.access(), MCP_LIST).statusCode()).isEqualTo(200);
         }

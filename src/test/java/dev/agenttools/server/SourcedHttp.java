@@ -16,7 +16,7 @@ import java.util.Locale;
  * HTTP/1.1 written by hand, for what a well-behaved client never sends (two headers of one name, a path with dot
  * segments as it is) and from a chosen loopback source address (127.0.0.2 is another client to the server).
  */
-final class RawHttp {
+final class SourcedHttp {
     static final InetAddress LOOPBACK = InetAddress.ofLiteral("127.0.0.1");
     static final InetAddress OTHER = InetAddress.ofLiteral("127.0.0.2");
 
@@ -30,7 +30,7 @@ final class RawHttp {
         }
     }
 
-    private RawHttp() {
+    private SourcedHttp() {
     }
 
     /**
