@@ -53,9 +53,6 @@ final class McpGate extends Handler.Wrapper {
         if (!PATH.equals(Request.getPathInContext(request))) {
             return false;
         }
-        if (!gate.admitAddress(request, response, callback, PATH, authorization == null)) {
-            return true;
-        }
         String origin = request.getHeaders().get(HttpHeader.ORIGIN);
         if (origin != null && !allowedOrigins.contains(origin)) {
             gate.refuse(response, callback, PATH, 403, ToolException.Kind.PERMISSION_DENIED, "origin",
@@ -70,6 +67,10 @@ final class McpGate extends Handler.Wrapper {
                 preflight(response, callback);
                 return true;
             }
+        }
+        // after the CORS headers, so that an allowed page can read a 429 too
+        if (!gate.admitAddress(request, response, callback, PATH, authorization == null)) {
+            return true;
         }
         if (authorization == null) {
             if (!gate.admitKey(request, response, callback, PATH)
