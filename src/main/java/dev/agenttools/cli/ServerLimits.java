@@ -87,7 +87,8 @@ final class ServerLimits {
         } catch (picocli.CommandLine.TypeConversionException e) {
             throw new IllegalArgumentException(allowed, e);
         }
-        if (n < 1 || n > 1_000_000 || period.compareTo(Duration.ofSeconds(1)) < 0 || period.compareTo(Duration.ofDays(1)) > 0) {
+        if (n < 1 || n > 1_000_000 || period.compareTo(Duration.ofSeconds(1)) < 0
+                || period.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException(allowed);
         }
         return new RateLimiter.Rate(n, period);

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>a path not in its one plain form: a {@code .} or {@code ..} segment, an empty segment ({@code //}, a trailing
  * {@code /}), a path parameter ({@code ;x=1}), any percent-encoding (of a dot, a slash or anything else: none of the
- * server's paths needs one), a backslash, a fragment ({@code #}, which no request may carry). A proxy that routes or allows by path ({@code /mcp} to the public,
+ * server's paths needs one), a backslash, a fragment ({@code #}, which no request may carry). A proxy that routes or
+ * allows by path ({@code /mcp} to the public,
  * {@code /v1/call} to the backends only) and does not normalise would otherwise let {@code /mcp/../v1/call} reach
  * {@code /v1/call}; refusing leaves nothing to normalise, so the gates see the path the router does;</li>
  * <li>two {@code Authorization}, two {@value Gate#GOOGLE_TOKEN_HEADER} or two {@code Origin} headers: which one counts
@@ -49,9 +50,11 @@ final class AmbiguousRequests extends Handler.Wrapper {
         if (path == null || !PLAIN_PATH.matcher(path).matches() || request.getHttpURI().getFragment() != null
                 || path.contains("/./") || path.endsWith("/.")
                 || path.contains("/../") || path.endsWith("/..")) {
-            String shown = path == null ? "(none)" : path.length() > SHOWN_PATH_CHARS ? path.substring(0, SHOWN_PATH_CHARS) + "..." : path;
-            problem = "the path " + shown + " is not in its plain form: no . or .. segments, empty segments, trailing /, "
-                    + "; parameters, percent-encoding, backslashes or #; send the path itself, such as /v1/call or /mcp";
+            String shown = path == null ? "(none)"
+                    : path.length() > SHOWN_PATH_CHARS ? path.substring(0, SHOWN_PATH_CHARS) + "..." : path;
+            problem = "the path " + shown + " is not in its plain form: no . or .. segments, empty segments, "
+                    + "trailing /, ; parameters, percent-encoding, backslashes or #; send the path itself, such as "
+                    + "/v1/call or /mcp";
         } else {
             for (String name : SINGLE_HEADERS) {
                 int count = request.getHeaders().getValuesList(name).size();
@@ -65,9 +68,12 @@ final class AmbiguousRequests extends Handler.Wrapper {
             return super.handle(request, response, callback);
         }
         metrics.refused("ambiguous");
-        if (path != null && (path.startsWith(McpGate.PATH) || !prefix.isEmpty() && path.startsWith(prefix + McpGate.PATH))) {
+        boolean mcp = path != null
+                && (path.startsWith(McpGate.PATH) || !prefix.isEmpty() && path.startsWith(prefix + McpGate.PATH));
+        if (mcp) {
             metrics.answered(McpGate.PATH, 400);
-            Answers.jsonRpcError(response, callback, 400, -32600, ToolException.Kind.INVALID_ARGUMENT.code() + ": " + problem);
+            Answers.jsonRpcError(response, callback, 400, -32600, ToolException.Kind.INVALID_ARGUMENT.code() + ": "
+                    + problem);
         } else {
             Answers.error(response, callback, 400, ToolException.Kind.INVALID_ARGUMENT, problem);
         }

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  */
 final class MetricsHosts {
     static final String SETTING = "AGENT_TOOLS_SERVER_METRICS_HOSTS";
-    private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+    private static final String LABEL = "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?";
+    private static final Pattern NAME = Pattern.compile(LABEL + "(\\." + LABEL + ")*");
     private static final Pattern IP = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}|[0-9a-f:.]*:[0-9a-f:.]*");
 
     private final boolean any;
@@ -76,13 +77,14 @@ final class MetricsHosts {
         if (slash >= 0) {
             String bits = entry.substring(slash + 1);
             if (!bits.matches("\\d{1,3}") || Integer.parseInt(bits) > max) {
-                throw new IllegalArgumentException(SETTING + ": \"" + entry + "\" has a prefix length out of 0.." + max);
+                throw new IllegalArgumentException(SETTING + ": \"" + entry + "\" has a prefix length out of 0.."
+                        + max);
             }
             try {
                 org.eclipse.jetty.util.InetAddressPattern.from(entry);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(SETTING + ": \"" + entry + "\" has bits set past its prefix (a range "
-                        + "is written with them zero, such as 10.0.0.0/8)", e);
+                throw new IllegalArgumentException(SETTING + ": \"" + entry + "\" has bits set past its prefix (a "
+                        + "range is written with them zero, such as 10.0.0.0/8)", e);
             }
         }
         return true;
