@@ -114,6 +114,7 @@ class ArchitectureTest {
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "server.HttpService", "bench.Benchmark",
             "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
+            "server.oauth.RateLimiter", "server.oauth.TrustedProxies",
             "google.PacingShare", "google.PacingStats", "google.TrustedCertificate", "shared.DynamoPacingShare", "store.DynamoClients");
 
     @Test

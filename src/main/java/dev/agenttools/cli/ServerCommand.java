@@ -196,6 +196,7 @@ final class ServerCommand implements Callable<Integer> {
             tls = new HttpService.Tls(tlsKeyStore, password);
         }
         return new HttpService.Options(host, port, maxInFlight, maxQueued, (int) maxBody, drain, keys,
-                settings.value(KEY_HASHES), allowed, upstreams, tls, ServerAuthorization.from(settings, System.getenv()));
+                settings.value(KEY_HASHES), allowed, upstreams, tls, ServerAuthorization.from(settings, System.getenv()),
+                ServerLimits.from(settings));
     }
 }

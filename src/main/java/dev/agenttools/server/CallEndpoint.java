@@ -1,5 +1,7 @@
 package dev.agenttools.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import org.eclipse.jetty.http.HttpHeader;
@@ -47,7 +49,7 @@ final class CallEndpoint extends Handler.Abstract {
                     "POST the request to " + PATH);
             return true;
         }
-        if (!gate.admitKey(request, response, callback, "/v1/call")) {
+        if (!gate.admitAddress(request, response, callback, PATH, true) || !gate.admitKey(request, response, callback, PATH)) {
             return true;
         }
         String body;
@@ -62,11 +64,13 @@ final class CallEndpoint extends Handler.Abstract {
                     "the request body is not UTF-8");
             return true;
         }
-        if (!gate.enter(response, callback, "/v1/call")) {
+        String headerToken = gate.googleToken(request);
+        if (!gate.admitUser(Gate.tokenUser(headerToken != null ? headerToken : bodyToken(body)), response, callback, PATH)
+                || !gate.enter(response, callback, "/v1/call")) {
             return true;
         }
         try {
-            ToolProtocol.Answer answer = protocol.answer(body, received, gate.googleToken(request));
+            ToolProtocol.Answer answer = protocol.answer(body, received, headerToken);
             int status = answer.json().has("error") ? status(answer.json().path("error").path("code").asText()) : 200;
             gate.answered("/v1/call", status);
             Answers.json(response, callback, status, answer.line());
@@ -74,6 +78,22 @@ final class CallEndpoint extends Handler.Abstract {
             gate.leave();
         }
         return true;
+    }
+
+    /**
+     * The Google token a request carries in its params ({@code access_token}), for the limit per user when the header
+     * has none; null when it has none or is not a request at all (the protocol then answers why).
+     */
+    private static String bodyToken(String body) {
+        if (!body.contains("access_token")) {
+            return null;
+        }
+        try {
+            JsonNode token = Json.MAPPER.readTree(body).path("params").path("access_token");
+            return token.isTextual() ? Gate.googleToken(token.asText()) : null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return null;
+        }
     }
 
     /** The HTTP status for an error code of the tool protocol. */

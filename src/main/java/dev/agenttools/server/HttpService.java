@@ -5,17 +5,21 @@ import dev.agenttools.mcp.McpCaller;
 import dev.agenttools.mcp.McpHttpEndpoint;
 import dev.agenttools.server.oauth.AuthorizationServer;
 import dev.agenttools.server.oauth.OAuthSettings;
+import dev.agenttools.server.oauth.RateLimiter;
+import dev.agenttools.server.oauth.TrustedProxies;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -55,10 +59,15 @@ public final class HttpService implements AutoCloseable {
      * @param tls            TLS on the server itself (null: plain HTTP)
      * @param oauth          MCP authorization: /mcp takes the server's own OAuth tokens and the server signs users in
      *                       with Google (null: /mcp takes service keys and the user's Google token per request)
+     * @param limits         what bounds each caller and connection (rates, connections, header and idle timeouts)
      */
     public record Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
                           Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls,
-                          OAuthSettings oauth) {
+                          OAuthSettings oauth, Limits limits) {
+        public Options {
+            limits = limits == null ? Limits.DEFAULT : limits;
+        }
+
         /** Plain HTTP (behind a proxy that ends TLS). */
         public Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
                        Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams) {
@@ -71,15 +80,97 @@ public final class HttpService implements AutoCloseable {
             this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, tls, null);
         }
 
+        /** With the default limits. */
+        public Options(String host, int port, int maxInFlight, int maxQueued, int maxBodyBytes, Duration drain,
+                       Path keysFile, String keyHashes, Set<String> allowedOrigins, List<URI> upstreams, Tls tls,
+                       OAuthSettings oauth) {
+            this(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins, upstreams, tls,
+                    oauth, Limits.DEFAULT);
+        }
+
         /** The same options with MCP authorization. */
         public Options withOAuth(OAuthSettings settings) {
             return new Options(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins,
-                    upstreams, tls, settings);
+                    upstreams, tls, settings, limits);
+        }
+
+        /** The same options with these limits. */
+        public Options withLimits(Limits front) {
+            return new Options(host, port, maxInFlight, maxQueued, maxBodyBytes, drain, keysFile, keyHashes, allowedOrigins,
+                    upstreams, tls, oauth, front);
         }
         public static final int DEFAULT_MAX_IN_FLIGHT = 1_000;
         public static final int DEFAULT_MAX_QUEUED = 1_000;
         public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
         public static final int MAX_HEADER_BYTES = 16 * 1024;
+    }
+
+    /**
+     * What bounds each caller of the HTTP front and each connection (docs/http-limits.md). Requests to {@code /mcp} and
+     * {@code /v1/call} are counted per user and per client address, each a token bucket ({@code burst} at once, then
+     * refilled evenly over the period); past either, 429 with {@code Retry-After}. At most {@value #MAX_TRACKED} users
+     * and as many addresses are tracked (past that the idle ones are forgotten first).
+     *
+     * @param userRate                 per user: the signed-in account (MCP authorization), else the Google token a
+     *                                 call carries (by its digest)
+     * @param addressRate              per client address, for requests without a trusted service key (a backend's one
+     *                                 address stands for all its users, each counted per user)
+     * @param headerTimeout            how long a request's headers may take to arrive, from the connection's opening or
+     *                                 the request's first byte, whatever trickle of bytes comes meanwhile; then the
+     *                                 connection is closed
+     * @param idleTimeout              how long a connection may stay open with nothing sent either way
+     * @param maxConnections           connections open at once in all; past them the server stops accepting until
+     *                                 one closes (the kernel's queue holds the rest)
+     * @param maxConnectionsPerAddress connections open at once from one peer address (a trusted proxy's excepted);
+     *                                 past them a new one is closed at once
+     * @param trustedProxies           the proxies whose {@code X-Forwarded-For} names the client address, as
+     *                                 {@link TrustedProxies#parse} reads them
+     * @param metricsHosts             the {@code Host} names, addresses and ranges {@code /metrics} answers for
+     *                                 ({@link MetricsHosts#parse})
+     */
+    public record Limits(RateLimiter.Rate userRate, RateLimiter.Rate addressRate, Duration headerTimeout,
+                         Duration idleTimeout, int maxConnections, int maxConnectionsPerAddress,
+                         List<String> trustedProxies, List<String> metricsHosts) {
+        public static final RateLimiter.Rate DEFAULT_USER_RATE = new RateLimiter.Rate(600, Duration.ofMinutes(1));
+        public static final RateLimiter.Rate DEFAULT_ADDRESS_RATE = new RateLimiter.Rate(6_000, Duration.ofMinutes(1));
+        public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
+        /** Above the idle timeouts of the balancers in front (AWS ALB 60 s, GCP's 30 s to 600 s): they close first. */
+        public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
+        public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+        public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+        public static final List<String> DEFAULT_METRICS_HOSTS = List.of("localhost", "127.0.0.0/8", "::1/128");
+        public static final int MAX_TRACKED = 100_000;
+        public static final Limits DEFAULT = new Limits(DEFAULT_USER_RATE, DEFAULT_ADDRESS_RATE, DEFAULT_HEADER_TIMEOUT,
+                DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, List.of(),
+                DEFAULT_METRICS_HOSTS);
+
+        public Limits {
+            if (userRate == null || addressRate == null) {
+                throw new IllegalArgumentException("the rates per user and per address must be set");
+            }
+            if (headerTimeout == null || headerTimeout.toMillis() < 100 || headerTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+                throw new IllegalArgumentException("the header timeout must be 100ms..5m, got " + headerTimeout);
+            }
+            if (idleTimeout == null || idleTimeout.toMillis() < 1_000 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("the idle timeout must be 1s..1h, got " + idleTimeout);
+            }
+            if (maxConnections < 1 || maxConnections > 1_000_000) {
+                throw new IllegalArgumentException("the connection cap must be 1..1000000, got " + maxConnections);
+            }
+            if (maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections) {
+                throw new IllegalArgumentException("the connection cap per address must be 1.." + maxConnections
+                        + " (the cap in all), got " + maxConnectionsPerAddress);
+            }
+            trustedProxies = trustedProxies.stream().map(TrustedProxies::check).toList();
+            metricsHosts = List.copyOf(metricsHosts);
+            MetricsHosts.parse(metricsHosts); // checked here, once
+        }
+
+        /** The same limits with these trusted proxies (as {@link TrustedProxies#parse} reads them). */
+        public Limits withTrustedProxies(List<String> proxies) {
+            return new Limits(userRate, addressRate, headerTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress,
+                    proxies, metricsHosts);
+        }
     }
 
     /**
@@ -154,7 +245,9 @@ public final class HttpService implements AutoCloseable {
                                     Options options, Supplier<String> storeProblem) throws Exception {
         // with MCP authorization, service keys are for /v1/call alone, and may be left out
         ServiceKeys keys = new ServiceKeys(options.keysFile(), options.keyHashes(), options.oauth() == null);
-        Gate gate = new Gate(keys, metrics.admission, metrics.metrics);
+        Limits limits = options.limits();
+        Gate gate = new Gate(keys, metrics.admission, metrics.metrics, limits);
+        MetricsHosts metricsHosts = MetricsHosts.parse(limits.metricsHosts());
 
         QueuedThreadPool pool = new QueuedThreadPool();
         pool.setName("agent-tools-server");
@@ -165,6 +258,9 @@ public final class HttpService implements AutoCloseable {
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
         http.setRequestHeaderSize(Options.MAX_HEADER_BYTES);
+        // every path form reaches AmbiguousRequests, which refuses the ambiguous ones with our JSON (Jetty's own
+        // refusal of some of them is an HTML page, and leaves others to be normalised)
+        http.setUriCompliance(UriCompliance.UNSAFE);
         HttpConnectionFactory http11 = new HttpConnectionFactory(http);
         ServerConnector connector;
         if (options.tls() == null) {
@@ -185,7 +281,13 @@ public final class HttpService implements AutoCloseable {
         connector.setAcceptQueueSize(4096);
         connector.setHost(options.host());
         connector.setPort(options.port());
+        connector.setIdleTimeout(limits.idleTimeout().toMillis());
         server.addConnector(connector);
+        // past the cap in all the connector stops accepting until a connection closes (the rest wait in the kernel's
+        // queue); past the cap per address a new connection is closed at once
+        server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+        connector.addBean(new AddressConnectionLimit(limits.maxConnectionsPerAddress(),
+                new TrustedProxies(limits.trustedProxies()), metrics.metrics));
 
         AuthorizationServer authorization = null;
         if (options.oauth() != null) {
@@ -205,7 +307,7 @@ public final class HttpService implements AutoCloseable {
         servlets.addServlet(new ServletHolder("mcp", mcp.servlet()), McpGate.PATH);
 
         Handler.Sequence routes = new Handler.Sequence(
-                new Probes(metrics.metrics, options.upstreams(), storeProblem),
+                new Probes(metrics.metrics, options.upstreams(), storeProblem, metricsHosts),
                 new CallEndpoint(new ToolProtocol(registry, names), gate, options.maxBodyBytes()),
                 new McpGate(gate, options.allowedOrigins(), authorization, servlets));
         if (authorization != null) {
@@ -213,7 +315,10 @@ public final class HttpService implements AutoCloseable {
         }
         routes.addHandler(new NotFound());
         String prefix = options.oauth() == null ? "" : options.oauth().pathPrefix();
-        server.setHandler(new GracefulHandler(prefix.isEmpty() ? routes : new PathPrefix(prefix, routes)));
+        HeaderDeadline headerDeadline = new HeaderDeadline(limits.headerTimeout(), metrics.metrics,
+                new AmbiguousRequests(prefix, metrics.metrics, prefix.isEmpty() ? routes : new PathPrefix(prefix, routes)));
+        headerDeadline.watch(connector);
+        server.setHandler(new GracefulHandler(headerDeadline));
         try {
             server.start();
         } catch (Exception e) {

@@ -18,7 +18,8 @@ import java.util.Set;
  * either way; the OAuth one names the protected resource metadata, RFC 9728); the {@code Origin} of a browser's request (403 unless
  * allowed: a page must not reach the tools through a user's browser, DNS rebinding included; an allowed one is answered
  * with CORS headers, its preflight included, so that a browser-based MCP client can use the endpoint); the
- * {@code MCP-Protocol-Version} (400 when not one this server speaks); room to run (503).
+ * {@code MCP-Protocol-Version} (400 when not one this server speaks); the rates per client address and per user (429,
+ * {@link Gate}); room to run (503).
  */
 final class McpGate extends Handler.Wrapper {
     static final String PATH = "/mcp";
@@ -67,8 +68,13 @@ final class McpGate extends Handler.Wrapper {
                 return true;
             }
         }
+        // after the CORS headers, so that an allowed page can read a 429 too
+        if (!gate.admitAddress(request, response, callback, PATH, authorization == null)) {
+            return true;
+        }
         if (authorization == null) {
-            if (!gate.admitKey(request, response, callback, PATH)) {
+            if (!gate.admitKey(request, response, callback, PATH)
+                    || !gate.admitUser(Gate.tokenUser(gate.googleToken(request)), response, callback, PATH)) {
                 return true;
             }
         } else {
@@ -80,7 +86,12 @@ final class McpGate extends Handler.Wrapper {
                     gate.refuseJson(response, callback, PATH, refused.status(), refused.reason(), refused.json());
                     return true;
                 }
-                case AuthorizationServer.Check.Admitted admitted -> request.setAttribute(CALLER_ATTRIBUTE, caller(admitted));
+                case AuthorizationServer.Check.Admitted admitted -> {
+                    if (!gate.admitUser("account:" + admitted.account(), response, callback, PATH)) {
+                        return true;
+                    }
+                    request.setAttribute(CALLER_ATTRIBUTE, caller(admitted));
+                }
             }
         }
         String version = request.getHeaders().get("MCP-Protocol-Version");

@@ -1,6 +1,7 @@
 package dev.agenttools.server;
 
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -22,7 +23,8 @@ import java.util.function.Supplier;
 /**
  * What a load balancer and a metrics scraper ask, without a service key (they carry none; the answers hold no address
  * and no token): {@code GET /healthz} (the process serves), {@code GET /readyz} (each upstream answers HTTP at all, and
- * the call store is writable: else 503, naming which) and {@code GET /metrics} (Prometheus' text format).
+ * the call store is writable: else 503, naming which) and {@code GET /metrics} (Prometheus' text format; only for
+ * the {@code Host}s {@link MetricsHosts} allows, else 403).
  */
 final class Probes extends Handler.Abstract {
     private static final Duration UPSTREAM_TIMEOUT = Duration.ofSeconds(2);
@@ -30,6 +32,7 @@ final class Probes extends Handler.Abstract {
     private static final long READY_TTL_NANOS = 2_000_000_000L;
 
     private final ServiceMetrics metrics;
+    private final MetricsHosts metricsHosts;
     private final List<URI> upstreams;
     private final Supplier<String> storeProblem;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(UPSTREAM_TIMEOUT).build();
@@ -42,8 +45,9 @@ final class Probes extends Handler.Abstract {
      * @param upstreams    the Google API roots the tools call (an HTTP answer of any status means reachable)
      * @param storeProblem why the call store cannot take records now, or null when it can
      */
-    Probes(ServiceMetrics metrics, List<URI> upstreams, Supplier<String> storeProblem) {
+    Probes(ServiceMetrics metrics, List<URI> upstreams, Supplier<String> storeProblem, MetricsHosts metricsHosts) {
         this.metrics = metrics;
+        this.metricsHosts = metricsHosts;
         this.upstreams = List.copyOf(upstreams);
         this.storeProblem = storeProblem;
     }
@@ -58,6 +62,12 @@ final class Probes extends Handler.Abstract {
                 Answers.json(response, callback, ready.ok() ? 200 : 503, ready.json());
             }
             case "/metrics" -> {
+                if (!metricsHosts.allows(request)) {
+                    metrics.refused("metrics_host");
+                    Answers.error(response, callback, 403, ToolException.Kind.PERMISSION_DENIED, "/metrics answers only "
+                            + "for the hosts in " + MetricsHosts.SETTING + " (by default loopback names and addresses)");
+                    return true;
+                }
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 metrics.write(out);
                 response.setStatus(200);

@@ -34,7 +34,10 @@ final class ServiceMetrics implements CallListener {
     private final Counter requests = Counter.builder().name("agent_tools_http_requests")
             .help("HTTP requests answered, by endpoint and status").labelNames("endpoint", "status").register(registry);
     private final Counter refused = Counter.builder().name("agent_tools_http_refused")
-            .help("HTTP requests refused before a call ran, by reason (unauthorized, invalid_token, insufficient_scope, unavailable, overloaded, too_large, origin, protocol_version)")
+            .help("HTTP requests refused before a call ran, by reason (unauthorized, invalid_token, insufficient_scope, unavailable, overloaded, too_large, origin, protocol_version, user_rate, address_rate, ambiguous, metrics_host)")
+            .labelNames("reason").register(registry);
+    private final Counter connectionsClosed = Counter.builder().name("agent_tools_connections_closed")
+            .help("Connections the server closed to bound a caller, by reason (header_timeout: a request's headers took too long; address_limit: too many connections from one address)")
             .labelNames("reason").register(registry);
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final PacingStats pacingStats;
@@ -90,6 +93,10 @@ final class ServiceMetrics implements CallListener {
 
     void refused(String reason) {
         refused.labelValues(reason).inc();
+    }
+
+    void connectionClosed(String reason) {
+        connectionsClosed.labelValues(reason).inc();
     }
 
     String contentType() {

@@ -48,9 +48,14 @@ final class OAuthServer implements AutoCloseable {
 
     /** @param allowedOrigins the browser origins {@code /mcp} takes (AGENT_TOOLS_SERVER_ALLOWED_ORIGINS) */
     OAuthServer(Emulator google, OAuthSettings oauth, Set<String> allowedOrigins) throws Exception {
+        this(google, oauth, allowedOrigins, HttpService.Limits.DEFAULT);
+    }
+
+    /** @param limits the HTTP front's rates, connection caps and timeouts */
+    OAuthServer(Emulator google, OAuthSettings oauth, Set<String> allowedOrigins, HttpService.Limits limits) throws Exception {
         URI root = google.rootUri();
         HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100, 64 * 1024, Duration.ofSeconds(5),
-                null, null, allowedOrigins, List.of(root)).withOAuth(oauth);
+                null, null, allowedOrigins, List.of(root)).withOAuth(oauth).withLimits(limits);
         HttpService.Metrics metrics = HttpService.Metrics.create(options);
         tools = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics).build();
         service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);

@@ -11,18 +11,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * A token bucket per client address: at most {@code burst} requests at once, and one more each {@code period / burst}
  * after. Written here rather than taken from Jetty's {@code DoSHandler}, which counts whole requests per second (too
  * coarse for 20 registrations in 10 minutes) and tells a refused client nothing of when to come back; a rate-limiting
- * library would be a dependency for these few lines. Thread-safe.
+ * library would be a dependency for these few lines. Thread-safe. Public only for the HTTP front's limits on
+ * {@code /mcp} and {@code /v1/call} (internal).
  *
  * <p>The addresses tracked are bounded: past {@code maxTracked}, the buckets that have filled up again (idle
  * addresses) are dropped, and if that is not enough all are, so that a flood of addresses costs memory up to the
  * bound and no more; the limits then start afresh (the cap on registered clients still holds).
  */
-final class RateLimiter {
+public final class RateLimiter {
     /**
      * At most {@code burst} requests in {@code period} from one address.
      */
-    record Rate(int burst, Duration period) {
-        Rate {
+    public record Rate(int burst, Duration period) {
+        public Rate {
             if (burst < 1 || period == null || period.isNegative() || period.isZero()) {
                 throw new IllegalArgumentException("a rate needs a burst of 1 or more and a positive period, got "
                         + burst + " per " + period);
@@ -40,18 +41,18 @@ final class RateLimiter {
     private final int maxTracked;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
 
-    RateLimiter(Rate rate, Clock clock, int maxTracked) {
+    public RateLimiter(Rate rate, Clock clock, int maxTracked) {
         this.rate = rate;
         this.clock = clock;
         this.maxTracked = maxTracked;
     }
 
-    Rate rate() {
+    public Rate rate() {
         return rate;
     }
 
     /** Takes one request from the address's bucket: zero when it may go on, else how long until it may. */
-    Duration take(String address) {
+    public Duration take(String address) {
         long now = clock.millis();
         if (buckets.size() >= maxTracked && !buckets.containsKey(address)) {
             buckets.values().removeIf(b -> b.full(now));
@@ -71,7 +72,7 @@ final class RateLimiter {
      * The key an address is counted under: an IPv4 address as it is, an IPv6 address as its /64, since a host is given
      * a whole /64 and may use any address in it. Which address a request counts as is {@link TrustedProxies}'s.
      */
-    static String key(InetAddress address) {
+    public static String key(InetAddress address) {
         byte[] bytes = address.getAddress();
         if (bytes.length == 16) {
             try {

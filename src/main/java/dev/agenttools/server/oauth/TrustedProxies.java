@@ -16,21 +16,22 @@ import java.util.regex.Pattern;
 /**
  * The proxies whose {@code X-Forwarded-For} the sign-in endpoints' limits believe ({@code
  * AGENT_TOOLS_SERVER_TRUSTED_PROXIES}), and the client address a request is counted under (README, "Limits of the
- * sign-in endpoints"). Nothing else in the server reads the header: what clients are told comes from the public URL.
- * Immutable, thread-safe.
+ * sign-in endpoints"; the HTTP front's limits on {@code /mcp} and {@code /v1/call} count by it too, docs/http-limits.md).
+ * Nothing else in the server reads the header: what clients are told comes from the public URL. Immutable,
+ * thread-safe. Public only for the HTTP front (internal).
  *
  * <p>The address and CIDR matching is Jetty's {@link InetAddressSet} (already on the class path for the server); the
  * entries are checked here first as IP literals with a prefix length, because Jetty's patterns also take host names
  * (resolved by DNS once, at start) and ranges of other shapes, which a trust list should not silently hold.
  */
-final class TrustedProxies {
+public final class TrustedProxies {
     /** The setting, named in every refusal. */
     static final String SETTING = "AGENT_TOOLS_SERVER_TRUSTED_PROXIES";
     /** At most this many {@code X-Forwarded-For} entries are looked at, from the right. */
     static final int MAX_ENTRIES = 20;
     /** At most this many characters of {@code X-Forwarded-For} are read, from the right. */
     static final int MAX_CHARS = 2048;
-    static final TrustedProxies NONE = new TrustedProxies(List.of());
+    public static final TrustedProxies NONE = new TrustedProxies(List.of());
 
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
@@ -40,7 +41,7 @@ final class TrustedProxies {
     private final InetAddressSet set = new InetAddressSet();
 
     /** @param entries as {@link #check} returns them */
-    TrustedProxies(List<String> entries) {
+    public TrustedProxies(List<String> entries) {
         this.entries = List.copyOf(entries);
         for (String e : this.entries) {
             set.add(e);
@@ -53,7 +54,7 @@ final class TrustedProxies {
      *
      * @throws IllegalArgumentException naming the setting and the entry
      */
-    static List<String> parse(String text) {
+    public static List<String> parse(String text) {
         List<String> entries = new ArrayList<>();
         if (text == null) {
             return entries;
@@ -71,7 +72,7 @@ final class TrustedProxies {
      *
      * @throws IllegalArgumentException naming the setting and the entry
      */
-    static String check(String entry) {
+    public static String check(String entry) {
         String shown = entry.length() > 100 ? entry.substring(0, 100) + "…" : entry;
         int slash = entry.indexOf('/');
         InetAddress address = literal(slash < 0 ? entry : entry.substring(0, slash));
@@ -99,6 +100,11 @@ final class TrustedProxies {
         return pattern;
     }
 
+    /** Whether a connection's peer is one of the proxies (it carries many clients' requests). */
+    public boolean isProxy(InetAddress peer) {
+        return !entries.isEmpty() && set.test(peer);
+    }
+
     boolean isEmpty() {
         return entries.isEmpty();
     }
@@ -116,7 +122,7 @@ final class TrustedProxies {
      * entries or {@value #MAX_CHARS} characters before then), counts the proxy's own address. A peer that is not
      * trusted is counted as itself, whatever it wrote. An IPv6 address counts as its /64.
      */
-    String clientAddress(Request request) {
+    public String clientAddress(Request request) {
         SocketAddress remote = request.getConnectionMetaData().getRemoteSocketAddress();
         if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
             return String.valueOf(remote);
