@@ -70,7 +70,12 @@ final class Gate {
             metrics.refused(reason);
         }
         metrics.answered(endpoint, status);
-        Answers.error(response, callback, status, kind, message);
+        if (McpGate.PATH.equals(endpoint)) {
+            // MCP's envelope on /mcp: JSON-RPC, its id not read yet (a server error -32603, any other refusal -32600)
+            Answers.jsonRpcError(response, callback, status, status >= 500 ? -32603 : -32600, kind.code() + ": " + message);
+        } else {
+            Answers.error(response, callback, status, kind, message);
+        }
     }
 
     /** Answers a refusal whose JSON body is made already (an OAuth error), counted by {@code reason}. */
