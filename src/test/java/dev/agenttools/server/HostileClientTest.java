@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,59 +143,64 @@ class HostileClientTest {
         return Integer.toHexString(body.getBytes(StandardCharsets.UTF_8).length) + "\r\n" + body + "\r\n0\r\n\r\n";
     }
 
-    private static List<Form> mcpForms() {
-        String deep = nested(100_000);
+    /**
+     * The forms for MCP at {@code target} with {@code h} as the usual headers (its Authorization the caller's), the
+     * deep ones nested {@code levels} deep (under the server's body limit).
+     */
+    private static List<Form> mcpForms(String target, Map<String, String> h, int levels) {
+        String auth = "Authorization: " + h.get("Authorization");
+        String deep = nested(levels);
         String huge = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"x\":\""
                 + "x".repeat(2 * HttpService.Options.DEFAULT_MAX_BODY_BYTES) + "\"}}";
         Envelope e = Envelope.JSON_RPC;
         return List.of(
-                new Form("not JSON", post("/mcp", MCP_HEADERS, "not json{"), false, 400, e, -32700),
-                new Form("truncated JSON", post("/mcp", MCP_HEADERS, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": "), false, 400, e, -32700),
-                new Form("empty body", post("/mcp", MCP_HEADERS, ""), false, 400, e, -32700),
-                new Form("JSON array (a batch)", post("/mcp", MCP_HEADERS, "[" + MCP_INIT + "]"), false, 400, e, -32600),
-                new Form("empty array", post("/mcp", MCP_HEADERS, "[]"), false, 400, e, -32600),
-                new Form("a JSON string", post("/mcp", MCP_HEADERS, "\"tools/list\""), false, 400, e, -32600),
-                new Form("nested 100,000 levels", post("/mcp", MCP_HEADERS, deep), false, 400, e, -32600),
-                new Form("params nested 100,000 levels", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+                new Form("not JSON", post(target, h, "not json{"), false, 400, e, -32700),
+                new Form("truncated JSON", post(target, h, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": "), false, 400, e, -32700),
+                new Form("empty body", post(target, h, ""), false, 400, e, -32700),
+                new Form("JSON array (a batch)", post(target, h, "[" + MCP_INIT + "]"), false, 400, e, -32600),
+                new Form("empty array", post(target, h, "[]"), false, 400, e, -32600),
+                new Form("a JSON string", post(target, h, "\"tools/list\""), false, 400, e, -32600),
+                new Form("nested " + levels + " levels", post(target, h, deep), false, 400, e, -32600),
+                new Form("params nested " + levels + " levels", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
                         + "\"tools/call\",\"params\":{\"name\":\"list_emails\",\"arguments\":{\"x\":" + deep + "}}}"), false, 400, e, -32600),
-                new Form("over the body limit", post("/mcp", MCP_HEADERS, huge), false, 413, e, -32600),
-                new Form("over the body limit, chunked", post("/mcp", MCP_HEADERS, chunked(huge), "Transfer-Encoding", "chunked"),
+                new Form("over the body limit", post(target, h, huge), false, 413, e, -32600),
+                new Form("over the body limit, chunked", post(target, h, chunked(huge), "Transfer-Encoding", "chunked"),
                         false, 413, e, -32600),
-                new Form("Content-Type text/plain", post("/mcp", MCP_HEADERS, MCP_INIT, "Content-Type", "text/plain"), false, 415, e, -32600),
-                new Form("no Content-Type", post("/mcp", MCP_HEADERS, MCP_INIT, "Content-Type", null), false, 415, e, -32600),
-                new Form("Accept: application/json alone", post("/mcp", MCP_HEADERS, MCP_INIT, "Accept", "application/json"),
+                new Form("Content-Type text/plain", post(target, h, MCP_INIT, "Content-Type", "text/plain"), false, 415, e, -32600),
+                new Form("no Content-Type", post(target, h, MCP_INIT, "Content-Type", null), false, 415, e, -32600),
+                new Form("Accept: application/json alone", post(target, h, MCP_INIT, "Accept", "application/json"),
                         false, 406, e, -32600),
-                new Form("no Accept", post("/mcp", MCP_HEADERS, MCP_INIT, "Accept", null), false, 406, e, -32600),
-                new Form("jsonrpc 1.0", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"tools/list\"}"), false, 400, e, -32600),
-                new Form("no jsonrpc", post("/mcp", MCP_HEADERS, "{\"id\":1,\"method\":\"tools/list\"}"), false, 400, e, -32600),
-                new Form("no method", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1}"), false, 400, e, -32600),
-                new Form("method a number", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}"), false, 400, e, -32600),
-                new Form("id an object", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/list\"}"), false, 400, e, -32600),
-                new Form("a key twice", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"method\":\"x\"}"),
+                new Form("no Accept", post(target, h, MCP_INIT, "Accept", null), false, 406, e, -32600),
+                new Form("jsonrpc 1.0", post(target, h, "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"tools/list\"}"), false, 400, e, -32600),
+                new Form("no jsonrpc", post(target, h, "{\"id\":1,\"method\":\"tools/list\"}"), false, 400, e, -32600),
+                new Form("no method", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1}"), false, 400, e, -32600),
+                new Form("method a number", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}"), false, 400, e, -32600),
+                new Form("id an object", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/list\"}"), false, 400, e, -32600),
+                new Form("a key twice", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"method\":\"x\"}"),
                         false, 400, e, -32600),
-                new Form("unknown method", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no/such\"}"), false, 200, e, -32601),
-                new Form("params a string", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":\"x\"}"),
+                new Form("unknown method", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no/such\"}"), false, 200, e, -32601),
+                new Form("params a string", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":\"x\"}"),
                         false, 400, e, -32600),
-                new Form("tools/call params of the wrong types", post("/mcp", MCP_HEADERS,
+                new Form("tools/call params of the wrong types", post(target, h,
                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":5,\"arguments\":\"x\"}}"), false, 200, e, -32602),
-                new Form("tools/call of no such tool", post("/mcp", MCP_HEADERS,
+                new Form("tools/call of no such tool", post(target, h,
                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\",\"arguments\":{}}}"), false, 200, e, -32602),
-                new Form("initialize params of the wrong types", post("/mcp", MCP_HEADERS,
+                new Form("initialize params of the wrong types", post(target, h,
                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":[1],\"capabilities\":5}}"), false, 200, e, -32602),
-                new Form("a response, not a request", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"), false, 400, e, -32600),
-                new Form("GET", RawHttp.request("", "GET /mcp HTTP/1.1", "Host: 127.0.0.1", "Authorization: Bearer " + KEY,
+                new Form("a response, not a request", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"), false, 400, e, -32600),
+                new Form("GET", RawHttp.request("", "GET " + target + " HTTP/1.1", "Host: 127.0.0.1", auth,
                         "Accept: text/event-stream", "Connection: close"), false, 405, e, -32600),
-                new Form("DELETE", RawHttp.request("", "DELETE /mcp HTTP/1.1", "Host: 127.0.0.1", "Authorization: Bearer " + KEY,
+                new Form("DELETE", RawHttp.request("", "DELETE " + target + " HTTP/1.1", "Host: 127.0.0.1", auth,
                         "Connection: close"), false, 405, e, -32600),
-                new Form("a charset other than UTF-8", post("/mcp", MCP_HEADERS, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\u00ff\u00fe\"}",
+                new Form("a charset other than UTF-8", post(target, h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\u00ff\u00fe\"}",
                         "Content-Type", "application/json; charset=ISO-8859-1"), false, 415, e, -32600),
-                new Form("a body that is not UTF-8", RawHttp.request(NOT_UTF_8, "POST /mcp HTTP/1.1", "Host: 127.0.0.1",
-                        "Authorization: Bearer " + KEY, "Accept: application/json, text/event-stream", "Content-Type: application/json",
+                new Form("a body that is not UTF-8", RawHttp.request(NOT_UTF_8, "POST " + target + " HTTP/1.1", "Host: 127.0.0.1",
+                        auth, "Accept: application/json, text/event-stream", "Content-Type: application/json",
                         "Content-Length: " + NOT_UTF_8.length, "Connection: close"), false, 400, e, -32700),
-                new Form("a chunked body that stalls", RawHttp.request("5\r\n{\"jso", "POST /mcp HTTP/1.1", "Host: 127.0.0.1",
-                        "Authorization: Bearer " + KEY, "Accept: application/json, text/event-stream", "Content-Type: application/json",
+                new Form("a chunked body that stalls", RawHttp.request("5\r\n{\"jso", "POST " + target + " HTTP/1.1", "Host: 127.0.0.1",
+                        auth, "Accept: application/json, text/event-stream", "Content-Type: application/json",
                         "Transfer-Encoding: chunked"), true, 408, e, -32600),
-                new Form("a bad chunk size", post("/mcp", MCP_HEADERS, "zz\r\n{}\r\n0\r\n\r\n", "Transfer-Encoding", "chunked"),
+                new Form("a bad chunk size", post(target, h, "zz\r\n{}\r\n0\r\n\r\n", "Transfer-Encoding", "chunked"),
                         false, 400, e, null));
     }
 
@@ -260,11 +266,11 @@ class HostileClientTest {
     }
 
     /** Sends every form at once (the stalled ones wait out the server's read timeout), then checks every answer. */
-    private static void assertAnsweredInEnvelope(List<Form> forms) throws Exception {
+    private static void assertAnsweredInEnvelope(int port, List<Form> forms) throws Exception {
         List<Future<RawHttp.Answer>> answers = new ArrayList<>();
         try (ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor()) {
             for (Form f : forms) {
-                answers.add(senders.submit(() -> RawHttp.exchange(service.port(), f.bytes(), f.stall(),
+                answers.add(senders.submit(() -> RawHttp.exchange(port, f.bytes(), f.stall(),
                         f.stall() ? Duration.ofMinutes(3) : WAIT)));
             }
         }
@@ -311,17 +317,40 @@ class HostileClientTest {
 
     @Test
     void everyMalformedFormOnMcpIsAJsonRpcErrorOfTheRightCodeAndStatus() throws Exception {
-        assertAnsweredInEnvelope(mcpForms());
+        assertAnsweredInEnvelope(service.port(), mcpForms("/mcp", MCP_HEADERS, 100_000));
     }
 
     @Test
     void everyMalformedFormOnV1CallIsTheCallProtocolsErrorOfTheRightStatus() throws Exception {
-        assertAnsweredInEnvelope(callForms());
+        assertAnsweredInEnvelope(service.port(), callForms());
     }
 
     @Test
     void whatJettyRefusesItselfIsOurEnvelopeNeverItsPage() throws Exception {
-        assertAnsweredInEnvelope(jettyForms());
+        assertAnsweredInEnvelope(service.port(), jettyForms());
+    }
+
+    @Test
+    void withMcpAuthorizationUnderAPathPrefixTheSameFormsGetTheSameAnswers() throws Exception {
+        Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).users(1).seedMessages(5).build());
+        try (OAuthServer oauth = new OAuthServer(google, OAuthServer.settings(google, URI.create("http://127.0.0.1:0/agent-tools/"),
+                dir.resolve("oauth.db")))) {
+            OAuthClient.Tokens tokens = OAuthClient.register(URI.create(oauth.base + "/agent-tools")).signIn("me@example.com");
+            Map<String, String> h = headers("Authorization", "Bearer " + tokens.access(), "Accept",
+                    "application/json, text/event-stream", "Content-Type", "application/json");
+            List<Form> forms = new ArrayList<>();
+            for (String target : List.of("/mcp", "/agent-tools/mcp")) {
+                // the stalled body waits out the read timeout: the first test has it; 10,000 levels: the body limit is 64 KiB
+                forms.addAll(mcpForms(target, h, 10_000).stream().filter(f -> !f.stall()).toList());
+            }
+            for (String target : List.of("/agent-tools/mcp%2F", "/agent-tools/mcp/%2e%2e/v1/call")) {
+                forms.add(new Form("URI " + target, post(target, h, MCP_INIT), false, 400, Envelope.JSON_RPC, -32600));
+            }
+            forms.add(new Form("URI /agent-tools/v1%2Fcall", post("/agent-tools/v1%2Fcall", CALL_HEADERS, "{}"), false, 400,
+                    Envelope.CALL, "invalid_argument"));
+            assertAnsweredInEnvelope(oauth.service.port(), forms);
+        }
     }
 
     @Test
@@ -347,6 +376,10 @@ class HostileClientTest {
                     + Pattern.quote(dir.resolve("habits.db").toString()) + ".*SQLITE_NOTADB");
         }
         assertThat(text).startsWith("internal: ");
+        // on the user's own machine (call, serve, mcp over stdio) the same failure keeps its detail: it is their own file
+        String local = new dev.agenttools.tool.ToolProtocol(registry, Tools.SHORT_NAMES)
+                .answer("{\"command\":\"habit.list\"}", System.nanoTime(), TOKEN).line();
+        assertThat(local).contains(dir.resolve("habits.db").toString()).contains("SQLITE_NOTADB").doesNotContain("error id");
         assertThat(mcp.raw()).doesNotContainPattern(LEAK);
         assertThat(call.raw()).doesNotContainPattern(LEAK);
     }
