@@ -263,6 +263,9 @@ final class McpRequestCheck {
                     + params.getNodeType().name().toLowerCase(Locale.ROOT));
         }
         Class<?> type = PARAMS.get(method.textValue());
+        if (type != null && id != null && params == null && !method.textValue().equals(McpSchema.METHOD_TOOLS_LIST)) {
+            return new JsonRpcError(200, id, JsonRpcError.INVALID_PARAMS, method.textValue() + " needs its params");
+        }
         if (type != null && params != null && id != null) {
             try {
                 mapper.convertValue(Json.MAPPER.convertValue(params, Map.class), type);
