@@ -96,7 +96,7 @@ class ArchitectureTest {
             "tool.Tool", "tool.ToolSpec", "tool.ToolCall", "tool.ToolResult", "tool.Backend", "tool.ToolException",
             "tool.ToolRegistry", "tool.ToolInterceptor", "tool.CallListener", "tool.CallOutcome", "tool.CallTimeouts",
             "tool.Deadline", "tool.ToolProtocol", "tool.StdioServer", "tool.BoundedLines", "tool.Json", "tool.Params",
-            "tool.FanOut");
+            "tool.FanOut", "tool.InternalErrors");
     /**
      * Public only because another of our packages needs them (Java has no narrower way across packages): internal,
      * as each package's package-info says. The command's entry point and the emulator's edge are programs, not API.

@@ -231,7 +231,7 @@ final class DynamoHabitStore implements HabitStore {
             Thread.sleep(ThreadLocalRandom.current().nextLong(1, 5L << Math.min(attempt, 5)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ToolException(ToolException.Kind.INTERNAL, "interrupted while writing a habit");
+            throw ToolException.internal("interrupted while writing a habit", "interrupted while writing a habit", null);
         }
     }
 
@@ -523,6 +523,6 @@ final class DynamoHabitStore implements HabitStore {
             return new ToolException(ToolException.Kind.UPSTREAM, where + "DynamoDB is unreachable or failing (what was written "
                     + "before stays): " + e.getMessage(), e);
         }
-        return new ToolException(ToolException.Kind.INTERNAL, where + e.getMessage(), e);
+        return ToolException.internal("the habit store cannot " + what.replaceFirst(" \\(.*", ""), where + e.getMessage(), e);
     }
 }

@@ -128,7 +128,7 @@ public final class HabitTools {
 
         synchronized HabitStore get() {
             if (closed) {
-                throw new ToolException(ToolException.Kind.INTERNAL, "the habit store is closed (the process is ending)");
+                throw ToolException.internal("the habit store is closed (the process is ending)", "the habit store is closed (the process is ending)", null);
             }
             if (store == null) {
                 store = HabitStore.open(settings);

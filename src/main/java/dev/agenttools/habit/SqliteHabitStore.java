@@ -69,7 +69,8 @@ final class SqliteHabitStore implements HabitStore {
             closeQuietly(c, e);
             throw failed("open", e);
         } catch (IOException e) {
-            throw new ToolException(ToolException.Kind.INTERNAL, "the habit store " + file + " is not used: " + e.getMessage(), e);
+            throw ToolException.internal("the habit store cannot be used (the file is refused)", "the habit store " + file
+                    + " is not used: " + e.getMessage(), e);
         }
     }
 
@@ -125,7 +126,9 @@ final class SqliteHabitStore implements HabitStore {
                 + HabitSettings.DB_VARIABLE + " to another file)"
                 : (e.getErrorCode() & 0xff) == 5 ? " (another process held the file longer than "
                 + "the 10 s wait: try again)" : "";
-        return new ToolException(ToolException.Kind.INTERNAL, "habit store " + file + ": cannot " + what + ": " + e.getMessage() + why, e);
+        String words = "the habit store cannot " + what + (SqliteStore.damaged(e) ? " (the file is damaged)"
+                : (e.getErrorCode() & 0xff) == 5 ? " (the file was busy: try again)" : "");
+        return ToolException.internal(words, "habit store " + file + ": cannot " + what + ": " + e.getMessage() + why, e);
     }
 
     private static void closeQuietly(Connection c, Exception cause) {

@@ -1,5 +1,6 @@
 package dev.agenttools.mcp;
 
+import dev.agenttools.tool.InternalErrors;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolSpec;
 import io.modelcontextprotocol.common.McpTransportContext;
@@ -14,16 +15,13 @@ import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransp
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,12 +37,20 @@ public final class McpHttpEndpoint implements AutoCloseable {
     private static final String CALLER = "agent-tools.caller";
     private static final String PENDING = "agent-tools.pending-answer";
 
+    /**
+     * Internal failures over HTTP: words and an error id for the caller, the detail in the server's log (stderr). Read
+     * at each failure, so that it follows a redirected System.err.
+     */
+    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> System.err.println("agent-tools server: " + line));
+
     private final HttpServletStatelessServerTransport transport;
     private final McpStatelessSyncServer server;
+    private final McpRequestCheck check;
 
-    private McpHttpEndpoint(HttpServletStatelessServerTransport transport, McpStatelessSyncServer server) {
+    private McpHttpEndpoint(HttpServletStatelessServerTransport transport, McpStatelessSyncServer server, McpRequestCheck check) {
         this.transport = transport;
         this.server = server;
+        this.check = check;
     }
 
     /**
@@ -73,7 +79,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
                     return context.isEmpty() ? McpTransportContext.EMPTY : McpTransportContext.create(context);
                 })
                 .build();
-        McpToolCalls calls = new McpToolCalls(registry, mapper, validator, names);
+        McpToolCalls calls = new McpToolCalls(registry, mapper, validator, names, INTERNALS);
         List<McpStatelessServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : registry.specs()) {
             McpSchema.Tool tool = calls.tool(spec);
@@ -90,7 +96,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
                 .immediateExecution(true)
                 .validateToolInputs(false) // checked by McpToolCalls, so that the text starts with invalid_argument
                 .tools(tools).build();
-        return new McpHttpEndpoint(transport, server);
+        return new McpHttpEndpoint(transport, server, new McpRequestCheck(maxBodyBytes, mapper));
     }
 
     /**
@@ -128,7 +134,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
 
     /** The servlet to mount at the path given to {@link #create}. */
     public HttpServlet servlet() {
-        return new Answering(transport);
+        return new Answering(transport, check, INTERNALS);
     }
 
     @Override
@@ -158,13 +164,22 @@ public final class McpHttpEndpoint implements AutoCloseable {
         }
     }
 
-    /** The transport's servlet, with a tool call's refusal written as the request's HTTP answer. */
+    /**
+     * The transport's servlet behind our checks: a request that is not a well-formed JSON-RPC POST is answered here
+     * ({@link McpRequestCheck}); what the transport answers is held and sent as it is, or in our words when it is an
+     * error ({@link SdkAnswer}); a tool call's refusal replaces it as the request's HTTP answer. Nothing the SDK or the
+     * servlet container throws reaches the caller as a page: it is an internal error with an id in the server's log.
+     */
     private static final class Answering extends HttpServlet {
         private static final long serialVersionUID = 1L;
         private final transient HttpServletStatelessServerTransport transport;
+        private final transient McpRequestCheck check;
+        private final transient InternalErrors internals;
 
-        Answering(HttpServletStatelessServerTransport transport) {
+        Answering(HttpServletStatelessServerTransport transport, McpRequestCheck check, InternalErrors internals) {
             this.transport = transport;
+            this.check = check;
+            this.internals = internals;
         }
 
         @Override
@@ -180,91 +195,49 @@ public final class McpHttpEndpoint implements AutoCloseable {
         }
 
         @Override
-        protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+        protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            switch (check.check(request)) {
+                case McpRequestCheck.Outcome.Refuse refuse -> {
+                    if (refuse.error().status() == 405) {
+                        response.setHeader("Allow", "POST");
+                    }
+                    refuse.error().write(response);
+                }
+                case McpRequestCheck.Outcome.Pass pass -> answer(request, response, pass);
+            }
+        }
+
+        private void answer(HttpServletRequest request, HttpServletResponse response, McpRequestCheck.Outcome.Pass pass)
+                throws IOException {
             PendingAnswer pending = new PendingAnswer(response);
             request.setAttribute(PENDING, pending);
-            transport.service((jakarta.servlet.ServletRequest) request, (jakarta.servlet.ServletResponse) new HttpServletResponseWrapper(response) {
-                private boolean refused() {
-                    return pending.refusal != null;
+            SdkAnswer held = new SdkAnswer(response);
+            try {
+                transport.service((jakarta.servlet.ServletRequest) new ReadBody(request, pass.body()), held);
+            } catch (ServletException | IOException | RuntimeException e) {
+                if (!response.isCommitted()) {
+                    new JsonRpcError(500, pass.id(), JsonRpcError.INTERNAL_ERROR, internals.unexpected("MCP " + pass.method(), e))
+                            .write(response);
                 }
-
-                @Override
-                public void setStatus(int sc) {
-                    if (!refused()) {
-                        super.setStatus(sc);
-                    }
-                }
-
-                @Override
-                public void setContentType(String type) {
-                    if (!refused()) {
-                        super.setContentType(type);
-                    }
-                }
-
-                @Override
-                public void setCharacterEncoding(String charset) {
-                    if (!refused()) {
-                        super.setCharacterEncoding(charset);
-                    }
-                }
-
-                @Override
-                public void setHeader(String name, String value) {
-                    if (!refused()) {
-                        super.setHeader(name, value);
-                    }
-                }
-
-                @Override
-                public void addHeader(String name, String value) {
-                    if (!refused()) {
-                        super.addHeader(name, value);
-                    }
-                }
-
-                @Override
-                public void sendError(int sc, String msg) throws IOException {
-                    if (!refused()) {
-                        super.sendError(sc, msg);
-                    }
-                }
-
-                @Override
-                public void sendError(int sc) throws IOException {
-                    if (!refused()) {
-                        super.sendError(sc);
-                    }
-                }
-
-                @Override
-                public PrintWriter getWriter() throws IOException {
-                    return refused() ? new PrintWriter(Writer.nullWriter()) : super.getWriter();
-                }
-
-                @Override
-                public ServletOutputStream getOutputStream() throws IOException {
-                    if (refused()) {
-                        throw new IOException("the request was answered by a refusal");
-                    }
-                    return super.getOutputStream();
-                }
-            });
-            McpCaller.Refusal refusal = pending.refusal;
-            if (refusal != null) {
-                response.setStatus(refusal.status());
-                if (refusal.wwwAuthenticate() != null) {
-                    // a page reads it through the Access-Control-Expose-Headers McpGate put on every answer to its origin
-                    response.setHeader("WWW-Authenticate", refusal.wwwAuthenticate());
-                }
-                response.setHeader("Cache-Control", "no-store");
-                response.setContentType("application/json");
-                response.setCharacterEncoding("UTF-8");
-                PrintWriter out = response.getWriter();
-                out.write(refusal.json());
-                out.write('\n');
-                out.flush();
+                return;
             }
+            McpCaller.Refusal refusal = pending.refusal;
+            if (refusal == null) {
+                held.send(response, pass.id(), pass.method(), internals);
+                return;
+            }
+            response.setStatus(refusal.status());
+            if (refusal.wwwAuthenticate() != null) {
+                // a page reads it through the Access-Control-Expose-Headers McpGate put on every answer to its origin
+                response.setHeader("WWW-Authenticate", refusal.wwwAuthenticate());
+            }
+            response.setHeader("Cache-Control", "no-store");
+            response.setContentType("application/json");
+            response.setCharacterEncoding("UTF-8");
+            PrintWriter out = response.getWriter();
+            out.write(refusal.json());
+            out.write('\n');
+            out.flush();
         }
     }
 }

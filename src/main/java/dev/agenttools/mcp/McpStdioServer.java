@@ -1,5 +1,6 @@
 package dev.agenttools.mcp;
 
+import dev.agenttools.tool.InternalErrors;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolSpec;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -45,7 +46,8 @@ public final class McpStdioServer {
         McpJsonMapper mapper = new JacksonMcpJsonMapper(jackson);
         JsonSchemaValidator validator = new DefaultJsonSchemaValidator(jackson);
         LineTransport transport = new LineTransport(mapper, jackson, in, out, log);
-        McpToolCalls calls = new McpToolCalls(registry, mapper, validator, names);
+        McpToolCalls calls = new McpToolCalls(registry, mapper, validator, names,
+                InternalErrors.SHOWN); // the user's own machine: the whole detail (see InternalErrors)
         List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
         for (ToolSpec spec : registry.specs()) {
             McpSchema.Tool tool = calls.tool(spec);

@@ -1,6 +1,7 @@
 package dev.agenttools.mcp;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.InternalErrors;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
@@ -25,8 +26,12 @@ final class McpToolCalls {
     private final McpJsonMapper mapper;
     private final JsonSchemaValidator validator;
     private final Function<String, String> mcpName;
+    private final InternalErrors internals;
 
-    McpToolCalls(ToolRegistry registry, McpJsonMapper mapper, JsonSchemaValidator validator, Map<String, String> names) {
+    /** @param internals what a caller is told of an internal failure (over HTTP: words and an error id) */
+    McpToolCalls(ToolRegistry registry, McpJsonMapper mapper, JsonSchemaValidator validator, Map<String, String> names,
+                 InternalErrors internals) {
+        this.internals = internals;
         this.registry = registry;
         this.mapper = mapper;
         this.validator = validator;
@@ -70,9 +75,9 @@ final class McpToolCalls {
                     .meta(Map.of("backend", result.backend().wireName(), "duration_ms", result.duration().toNanos() / 1e6))
                     .isError(false).build();
         } catch (ToolException e) {
-            return error(e.kind().code() + ": " + e.getMessage());
+            return error(e.kind().code() + ": " + internals.message(command, e));
         } catch (RuntimeException e) {
-            return error("internal: " + e.getClass().getSimpleName());
+            return error("internal: " + internals.unexpected(command, e).replaceFirst("^internal error: ", ""));
         }
     }
 

@@ -63,6 +63,13 @@ final class CallEndpoint extends Handler.Abstract {
             gate.refuse(response, callback, "/v1/call", 400, ToolException.Kind.INVALID_ARGUMENT, null,
                     "the request body is not UTF-8");
             return true;
+        } catch (IOException e) {
+            // a body that stalled past the read timeout, a bad chunk, a connection that ended: never Jetty's 500 page
+            boolean late = timedOut(e);
+            gate.refuse(response, callback, "/v1/call", late ? 408 : 400, ToolException.Kind.INVALID_ARGUMENT, null, late
+                    ? "the request body did not arrive within the server's read timeout"
+                    : "the request body could not be read whole (a bad chunk, or the connection ended before it did)");
+            return true;
         }
         String headerToken = gate.googleToken(request);
         if (!gate.admitUser(Gate.tokenUser(headerToken != null ? headerToken : bodyToken(body)), response, callback, PATH)
@@ -156,6 +163,15 @@ final class CallEndpoint extends Handler.Abstract {
         while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) >= 0) {
             left -= n;
         }
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static final class TooLarge extends IOException {

@@ -8,6 +8,7 @@ import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.server.oauth.RateLimiter;
 import dev.agenttools.server.oauth.TrustedProxies;
 import dev.agenttools.tool.CallListener;
+import dev.agenttools.tool.InternalErrors;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
@@ -191,6 +192,12 @@ public final class HttpService implements AutoCloseable {
         }
     }
 
+    /**
+     * Internal failures told to remote callers: what failed in words with an error id; the detail (paths, classes, a
+     * driver's text) in the server's log (stderr) under that id, for the operator.
+     */
+    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> System.err.println("agent-tools server: " + line));
+
     private final Server server;
     private final ServerConnector connector;
     private final McpHttpEndpoint mcp;
@@ -308,13 +315,15 @@ public final class HttpService implements AutoCloseable {
 
         Handler.Sequence routes = new Handler.Sequence(
                 new Probes(metrics.metrics, options.upstreams(), storeProblem, metricsHosts),
-                new CallEndpoint(new ToolProtocol(registry, names), gate, options.maxBodyBytes()),
+                new CallEndpoint(new ToolProtocol(registry, names, INTERNALS), gate, options.maxBodyBytes()),
                 new McpGate(gate, options.allowedOrigins(), authorization, servlets));
         if (authorization != null) {
             routes.addHandler(authorization.handler(metrics.metrics::answered));
         }
         routes.addHandler(new NotFound());
         String prefix = options.oauth() == null ? "" : options.oauth().pathPrefix();
+        server.setErrorHandler(new ErrorPages(prefix.isEmpty() ? List.of(McpGate.PATH) : List.of(McpGate.PATH, prefix + McpGate.PATH),
+                options.maxBodyBytes(), Options.MAX_HEADER_BYTES, INTERNALS)); // Jetty's own errors as our JSON, never its page
         HeaderDeadline headerDeadline = new HeaderDeadline(limits.headerTimeout(), metrics.metrics,
                 new AmbiguousRequests(prefix, metrics.metrics, prefix.isEmpty() ? routes : new PathPrefix(prefix, routes)));
         headerDeadline.watch(connector);

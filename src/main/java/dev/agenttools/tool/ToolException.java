@@ -54,6 +54,7 @@ public final class ToolException extends RuntimeException {
 
     private final Kind kind;
     private final boolean sameOnRerun;
+    private final String words;
 
     public ToolException(Kind kind, String message) {
         this(kind, message, null, false);
@@ -69,9 +70,25 @@ public final class ToolException extends RuntimeException {
      *                    rerun it (see {@link #sameOnRerun()})
      */
     public ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun) {
+        this(kind, message, cause, sameOnRerun, null);
+    }
+
+    private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words) {
         super(message, cause);
         this.kind = kind;
         this.sameOnRerun = sameOnRerun;
+        this.words = words;
+    }
+
+    /**
+     * An {@link Kind#INTERNAL} failure told two ways: {@code words} for a remote caller, {@code detail} for the user on
+     * their own machine and for the server's log (see {@link InternalErrors}).
+     *
+     * @param words  what failed, with no file path, class name or driver text ({@code the habit store cannot be opened})
+     * @param detail the whole story: the file, the driver's message, what to do
+     */
+    public static ToolException internal(String words, String detail, Throwable cause) {
+        return new ToolException(Kind.INTERNAL, detail, cause, false, words);
     }
 
     public static ToolException invalidArgument(String message) {
@@ -80,6 +97,11 @@ public final class ToolException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** What failed, in words a remote caller may be shown (no path, class name or driver text); null: none given. */
+    public String words() {
+        return words;
     }
 
     /**

@@ -40,6 +40,7 @@ public final class ToolProtocol {
 
     private final ToolRegistry registry;
     private final Map<String, String> names;
+    private final InternalErrors internals;
 
     /** A protocol whose tools.list names each command by {@link #toolName} without a table (gmail_list-emails). */
     public ToolProtocol(ToolRegistry registry) {
@@ -52,8 +53,14 @@ public final class ToolProtocol {
      *              LangChain tools) keep to the same names
      */
     public ToolProtocol(ToolRegistry registry, Map<String, String> names) {
+        this(registry, names, InternalErrors.SHOWN);
+    }
+
+    /** @param internals what a caller is told of an internal failure (remote callers: words and an error id) */
+    public ToolProtocol(ToolRegistry registry, Map<String, String> names, InternalErrors internals) {
         this.registry = registry;
         this.names = Map.copyOf(names);
+        this.internals = java.util.Objects.requireNonNull(internals, "internals");
     }
 
     /**
@@ -91,6 +98,7 @@ public final class ToolProtocol {
      */
     public Answer answer(String request, long receivedNanos, String accessToken) {
         JsonNode id = null;
+        String named = null; // the command, once read
         try {
             if (request.isBlank()) {
                 throw ToolException.invalidArgument("empty request; send one JSON object such as {\"command\": \"tools.list\"}");
@@ -132,6 +140,7 @@ public final class ToolProtocol {
             if (params != null && !params.isNull() && !params.isObject()) {
                 throw ToolException.invalidArgument("params must be a JSON object, got " + params.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
             }
+            named = command.asText();
             ObjectNode p = params == null || params.isNull() ? Json.object() : (ObjectNode) params;
             if (accessToken != null) {
                 p.put("access_token", accessToken);
@@ -145,9 +154,9 @@ public final class ToolProtocol {
             ToolResult result = registry.call(call);
             return ok(id, result.data(), result.backend().wireName(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {
-            return error(id, e.kind(), e.getMessage());
+            return error(id, e.kind(), internals.message(named, e));
         } catch (RuntimeException | StackOverflowError e) {
-            return error(id, ToolException.Kind.INTERNAL, "internal error: " + e.getClass().getSimpleName());
+            return error(id, ToolException.Kind.INTERNAL, internals.unexpected(named, e));
         }
     }
 
