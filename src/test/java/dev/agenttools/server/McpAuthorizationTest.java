@@ -81,7 +81,8 @@ class McpAuthorizationTest {
             JsonNode doc = Json.MAPPER.readTree(answer.body());
             assertThat(doc.get("resource").asText()).isEqualTo(base + "/mcp");
             assertThat(doc.get("authorization_servers").get(0).asText()).isEqualTo(base.toString());
-            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("gmail.readonly", "calendar.readonly");
+            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText)
+                    .containsExactly("gmail.readonly", "calendar.readonly", "habits.readonly", "habits");
             assertThat(doc.get("bearer_methods_supported")).extracting(JsonNode::asText).containsExactly("header");
         }
         HttpResponse<String> answer = OAuthClient.get(base.resolve("/.well-known/oauth-authorization-server"));
@@ -94,6 +95,8 @@ class McpAuthorizationTest {
         assertThat(doc.get("code_challenge_methods_supported")).extracting(JsonNode::asText).containsExactly("S256");
         assertThat(doc.get("grant_types_supported")).extracting(JsonNode::asText).containsExactly("authorization_code", "refresh_token");
         assertThat(doc.get("token_endpoint_auth_methods_supported")).extracting(JsonNode::asText).containsExactly("none");
+        assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText)
+                .containsExactly("gmail.readonly", "calendar.readonly", "habits.readonly", "habits");
         // a Host header of the client's choosing changes nothing (behind a proxy, only the public URL counts)
         HttpResponse<String> spoofed = http.send(HttpRequest.newBuilder(base.resolve("/.well-known/oauth-authorization-server"))
                 .header("X-Forwarded-Host", "evil.example").build(), HttpResponse.BodyHandlers.ofString());
@@ -102,7 +105,8 @@ class McpAuthorizationTest {
 
     @Test
     void answersACallWithoutAGoodTokenWith401NamingTheResourceMetadata() throws Exception {
-        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", scope=\"gmail.readonly calendar.readonly\"";
+        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\","
+                + " scope=\"gmail.readonly calendar.readonly habits.readonly habits\"";
         HttpResponse<String> none = mcp(null, OAuthClient.listEmails(1));
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue(expected);
@@ -171,6 +175,45 @@ class McpAuthorizationTest {
         assertThat(mail.statusCode()).isEqualTo(403);
         assertThat(mail.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("lacks gmail.readonly");
         assertThat(OAuthClient.get(base.resolve("/metrics")).body()).contains("reason=\"insufficient_scope\"");
+    }
+
+    @Test
+    void aReadTokenIsRefusedAWriteToolAndOnlyAFamilysWriteScopeRunsIt() throws Exception {
+        try (OAuthServer habits = new OAuthServer(emulator, settings(URI.create("http://127.0.0.1:0"), dir.resolve("habits-oauth.db")),
+                dir.resolve("habits.db"))) {
+            OAuthClient client = OAuthClient.register(habits.base);
+            String create = OAuthClient.call("create_habit", "{\"name\":\"Read\"}");
+            // the scopes of the probe: Gmail and Calendar read, nothing of habits
+            OAuthClient.Tokens reads = client.signIn(USER_1, "gmail.readonly calendar.readonly");
+            HttpResponse<String> refused = OAuthClient.mcp(habits.base, reads.access(), create);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+            assertThat(Json.MAPPER.readTree(refused.body()).get("error").asText()).isEqualTo("insufficient_scope");
+            assertThat(refused.headers().firstValue("WWW-Authenticate").orElseThrow())
+                    .contains("scope=\"gmail.readonly calendar.readonly habits\"").contains("lacks habits, which habit.create needs");
+            assertThat(OAuthClient.mcp(habits.base, reads.access(), OAuthClient.call("list_habits", "{}")).statusCode())
+                    .as("nor may it read habits").isEqualTo(403);
+
+            // habits.readonly reads habits, and is refused every one of the five tools that write
+            OAuthClient.Tokens habitReads = client.signIn(USER_1, "habits.readonly");
+            HttpResponse<String> list = OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.call("list_habits", "{}"));
+            assertThat(list.statusCode()).as(list.body()).isEqualTo(200);
+            assertThat(list.body()).doesNotContain("\"isError\":true");
+            for (String write : List.of("create_habit", "update_habit", "archive_habit", "restore_habit", "log_habit")) {
+                HttpResponse<String> answer = OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.call(write, "{\"habit\":\"x\"}"));
+                assertThat(answer.statusCode()).as(write).isEqualTo(403);
+                assertThat(answer.headers().firstValue("WWW-Authenticate").orElseThrow()).as(write).contains("lacks habits,");
+            }
+            assertThat(OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(403);
+
+            // the write scope runs the write, and reads its family too
+            OAuthClient.Tokens writes = client.signIn(USER_1, "habits");
+            HttpResponse<String> created = OAuthClient.mcp(habits.base, writes.access(), create);
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            assertThat(created.body()).doesNotContain("\"isError\":true").contains("Read");
+            HttpResponse<String> listed = OAuthClient.mcp(habits.base, writes.access(), OAuthClient.call("list_habits", "{}"));
+            assertThat(listed.statusCode()).isEqualTo(200);
+            assertThat(listed.body()).contains("Read");
+        }
     }
 
     @Test
@@ -461,7 +504,8 @@ class McpAuthorizationTest {
             }
             assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
             assertThat(process.exitValue()).as("node's exit status; results: %s", results).isZero();
-            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge").isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge")
+                    .isEqualTo("gmail.readonly calendar.readonly habits.readonly habits");
             assertThat(results.get("firstScopeGranted").asText()).isEqualTo("gmail.readonly");
             assertThat(results.get("ids")).hasSize(5);
             // 403 insufficient_scope: the SDK asks the user to authorize again, with the union of the scopes

@@ -55,7 +55,7 @@ final class Authorization {
             OAuthAnswers.error(response, callback, 400, "invalid_request", bad.getMessage());
             return;
         }
-        client = clientId == null || clientId.length() > Secrets.MAX_LENGTH ? null : store.client(clientId);
+        client = clientId == null || clientId.length() > Secrets.MAX_LENGTH ? null : store.client(clientId, clock.instant());
         if (client == null) {
             OAuthAnswers.error(response, callback, 400, "invalid_request", clientId == null ? "client_id is missing"
                     : "client_id is not a client registered here (register at " + settings.issuer() + Metadata.REGISTER + ")");
