@@ -175,8 +175,8 @@ final class TokenEndpoint {
     }
 
     /**
-     * Whether the refresh token's grant was refused a tool for want of scope a moment ago ({@link StepUps}): then the
-     * refresh is answered {@code invalid_grant}, naming the scope to authorize with, and the token is left unspent (a
+     * Whether the refresh token's grant was refused a tool for want of scope a moment ago ({@link StepUps}), a scope the
+     * grant does not have: then the refresh is answered {@code invalid_grant}, naming the scope to authorize with, and the token is left unspent (a
      * client that keeps it goes on with the scope it has). A refresh never widens a scope; this tells a client that
      * answers the 403 with a refresh (MCP TypeScript SDK 1.x) to authorize again, which that SDK does on
      * {@code invalid_grant}.
@@ -187,8 +187,8 @@ final class TokenEndpoint {
             return false;
         }
         String wider = stepUps.take(g.grant(), clock.instant());
-        if (wider == null) {
-            return false;
+        if (wider == null || Scopes.covers(g.scope(), List.of(wider.split(" ")))) {
+            return false; // none asked, or the grant has it (its access token was narrowed): the refresh gives it
         }
         OAuthAnswers.error(response, callback, 400, "invalid_grant", "the sign-in's scope (" + g.scope() + ") lacks what a"
                 + " call was just refused for, and a refresh never widens a scope: authorize again with scope " + wider);
