@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.function.ObjIntConsumer;
 
 /**
@@ -60,14 +62,14 @@ public final class AuthorizationServer implements AutoCloseable {
     private final RateLimiter tokenLimit;
     private final TrustedProxies proxies;
     /** What each tool needs, by registry command (Scopes.needs of the specs the server was opened with). */
-    private final java.util.Map<String, Scopes.Need> needs;
+    private final Map<String, Scopes.Need> needs;
     private final StepUps stepUps;
     private final String protectedResource;
     private final String authorizationServer;
     private volatile Instant purgedAt = Instant.MIN;
 
     private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock, Limits limits,
-                                java.util.Map<String, Scopes.Need> needs) {
+                                Map<String, Scopes.Need> needs) {
         this.settings = settings;
         this.needs = needs;
         this.stepUps = new StepUps(StepUps.MAX_ENTRIES, StepUps.WINDOW);
@@ -99,14 +101,14 @@ public final class AuthorizationServer implements AutoCloseable {
      * @throws IOException              naming the store when SQLite cannot open it, or when a DynamoDB table is
      *                                  missing in AWS or cannot be reached
      */
-    public static AuthorizationServer open(OAuthSettings settings, Clock clock, java.util.List<ToolSpec> specs) throws IOException {
+    public static AuthorizationServer open(OAuthSettings settings, Clock clock, List<ToolSpec> specs) throws IOException {
         return open(settings, clock, Limits.DEFAULT, specs);
     }
 
     /** With other limits (the tests' small ones). */
-    static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits, java.util.List<ToolSpec> specs)
+    static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits, List<ToolSpec> specs)
             throws IOException {
-        java.util.Map<String, Scopes.Need> needs = Scopes.needs(specs); // before the store is opened: nothing to close
+        Map<String, Scopes.Need> needs = Scopes.needs(specs); // before the store is opened: nothing to close
         try {
             return new AuthorizationServer(settings, OAuthStore.open(settings), clock, limits, needs);
         } catch (OAuthStore.Unavailable e) {
@@ -172,7 +174,7 @@ public final class AuthorizationServer implements AutoCloseable {
             return new Check.Refused(403, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope",
                     description)), "insufficient_scope");
         }
-        String wider = Scopes.union(admitted.scope(), java.util.List.of(need.ask()));
+        String wider = Scopes.union(admitted.scope(), List.of(need.ask()));
         stepUps.asked(admitted.grant(), wider, clock.instant());
         String description = "the token's scope (" + admitted.scope() + ") lacks " + need.ask() + ", which " + command
                 + " needs; sign in again with it";
