@@ -41,6 +41,8 @@ _PARAMS = {
     SEARCH: {"query", "max_results", "page_token", "strategy", "cache", "access_token", "agent_name", "timeout_ms"},
     GET: {"message_id", "max_body_chars", "include_html", "access_token", "agent_name", "timeout_ms"},
 }
+# the call's settings and its credential: accepted by every tool, but not listed as a tool's params to a model
+_SETTINGS = {"access_token", "agent_name", "timeout_ms"}
 _GOOGLE_ROOT = "https://gmail.googleapis.com/"
 # Retries of a request Gmail refused for its rate limits or failed (5xx), with pauses from BACKOFF seconds doubling
 # up to BACKOFF_CAP (a user's quota refills each second), never past the caller's deadline.
@@ -164,8 +166,9 @@ class GmailFallback:
                 raise Failure("invalid_argument", "the python fallback answers %s, not %s" % (", ".join(sorted(COMMANDS)), command))
             unknown = sorted(set(params) - _PARAMS[command])
             if unknown:
-                raise Failure("invalid_argument", "%s: unknown param '%s'; allowed: %s"
-                              % (command, unknown[0], ", ".join(sorted(_PARAMS[command]))))
+                # as the tools answer: the tool's own params, not the call's settings nor the credential
+                raise Failure("invalid_argument", "%s: unknown param '%s'; its params: %s"
+                              % (command, unknown[0], ", ".join(sorted(_PARAMS[command] - _SETTINGS))))
             clock.check("the start (no time was left for the fallback)")
             session = self._session(params.get("access_token"))
             try:

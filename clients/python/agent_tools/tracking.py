@@ -184,6 +184,22 @@ def answered_in_python(data=None):
 
 # ---- the decorator ---------------------------------------------------------------------------------------
 
+# what agent-tools takes as agent_name (Params.agentName): 1..100 code points (len counts them), one line of plain text
+MAX_AGENT_NAME = 100
+
+
+def _check_agent_name(agent_name):
+    """Raises ValueError, as agent-tools would refuse the name with every call (docs/bounds.md): too long, or with a
+    control, format (bidi, zero-width) or line-separator character."""
+    name = agent_name.strip()
+    if not name or len(name) > MAX_AGENT_NAME:
+        raise ValueError("agent_name must be 1..%d characters (Unicode code points), got %d" % (MAX_AGENT_NAME, len(name)))
+    for c in name:
+        if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            raise ValueError("agent_name must be one line of plain text, without control, format, bidirectional or "
+                             "zero-width characters; it has U+%04X" % ord(c))
+
+
 def tracked_tool(agent_name, tool=None, recorder=None, record_tool_answers=False, env=None):
     """Decorates a tool function (sync or async) to record each call; see the module's doc for what is recorded.
 
@@ -196,6 +212,7 @@ def tracked_tool(agent_name, tool=None, recorder=None, record_tool_answers=False
     """
     if not isinstance(agent_name, str) or not agent_name:
         raise ValueError("agent_name must be a non-empty string, got %r" % (agent_name,))
+    _check_agent_name(agent_name)
     extra = dict(env) if env is not None else None
 
     def decorate(function):

@@ -261,7 +261,9 @@ class FallingBackTest(unittest.TestCase):
                       fallback.answer("gmail.list-emails", {"max_results": 0}, 10)["error"]["message"])
         self.assertIn("label 'Nope' does not exist",
                       fallback.answer("gmail.list-emails", {"label": "Nope"}, 10)["error"]["message"])
-        self.assertIn("unknown param 'colour'", fallback.answer("gmail.list-emails", {"colour": "red"}, 10)["error"]["message"])
+        # as the tools name it: the tool's own params, not the call's settings (agent_name, timeout_ms) nor the credential
+        self.assertEqual("gmail.list-emails: unknown param 'colour'; its params: cache, label, max_results, page_token, strategy",
+                         fallback.answer("gmail.list-emails", {"colour": "red"}, 10)["error"]["message"])
         nowhere = self.fallback(root_url="http://127.0.0.1:9/").answer("gmail.list-emails", {}, 5)
         self.assertEqual("upstream", nowhere["error"]["code"])
         self.assertIn("cannot reach Gmail at http://127.0.0.1:9/", nowhere["error"]["message"])

@@ -183,6 +183,16 @@ class DecoratorTest(unittest.TestCase):
         self.assertTrue(recorder.flush(30))
         self.assertEqual(1, recorder.failed)
 
+    def test_an_agent_name_agent_tools_would_refuse_is_refused_when_decorating(self):
+        # agent-tools refuses such a name with every call (invalid_argument), and stores none: say so at once
+        with self.assertRaisesRegex(ValueError, r"agent_name must be 1\.\.100 characters \(Unicode code points\), got 101"):
+            tracking.tracked_tool("x" * 101)
+        with self.assertRaisesRegex(ValueError, "agent_name must be one line of plain text.*U\\+202E"):
+            tracking.tracked_tool("mail-agent\u202e")
+        with self.assertRaisesRegex(ValueError, "U\\+200B"):
+            tracking.tracked_tool("mail\u200bagent")
+        tracking.tracked_tool("\U0001F3C3" * 100)  # 100 code points, as agent-tools counts them
+
     def test_a_bad_setting_names_its_variable(self):
         with self.assertRaisesRegex(ValueError, "AGENT_TOOLS_TRACKING must be sqlite, dynamodb or none, got redis"):
             TrackingSettings.from_environment({"AGENT_TOOLS_TRACKING": "redis"})

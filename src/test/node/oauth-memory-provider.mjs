@@ -32,17 +32,34 @@ export class MemoryProvider {
   codeVerifier() { return this.verifier; }
 }
 
-/** Follows redirects as a browser would, until one goes to the client's redirect URI: its query. */
+/**
+ * Follows redirects as a browser would, and approves on the server's consent page as a user clicking Approve (its
+ * form posted with the cookie the page set), until a redirect goes to the client's redirect URI: its query.
+ */
 export async function browse(url) {
   let next = url.toString();
-  for (let hop = 0; hop < 6; hop++) {
-    const r = await fetch(next, { redirect: 'manual' });
+  for (let hop = 0; hop < 8; hop++) {
+    let r = await fetch(next, { redirect: 'manual' });
+    if (r.status === 200) r = await approve(next, r);
     const location = r.headers.get('location');
-    if (r.status !== 302 || !location) throw new Error(`hop ${hop}: HTTP ${r.status} ${await r.text()}`);
+    if ((r.status !== 302 && r.status !== 303) || !location) throw new Error(`hop ${hop}: HTTP ${r.status} ${await r.text()}`);
     if (location.startsWith(REDIRECT)) return new URL(location).searchParams;
     next = new URL(location, next).toString();
   }
-  throw new Error('no redirect to the client after 6 hops');
+  throw new Error('no redirect to the client after 8 hops');
+}
+
+/** Clicks Approve on the consent page `page` (an answer from `at`): posts its form with the binding cookie it set. */
+async function approve(at, page) {
+  const html = await page.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html);
+  const request = /name="request" value="([^"]+)"/.exec(html);
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('agt_consent='));
+  if (!action || !request || !cookie) throw new Error(`no consent form at ${at}: ${html}`);
+  const target = new URL(action[1], at);
+  return fetch(target, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded',
+    cookie: cookie.split(';')[0], origin: target.origin },
+    body: new URLSearchParams({ request: request[1], decision: 'approve' }).toString() });
 }
 
 /**

@@ -158,8 +158,10 @@ public final class CalendarTools {
         public ToolResult call(ToolCall call) throws InterruptedException {
             Params p = Params.of(call, PARAMS);
             String query = p.string("query", null);
-            if (query != null && query.length() > MAX_QUERY_CHARS) {
-                throw ToolException.invalidArgument("query must be at most " + MAX_QUERY_CHARS + " characters, got " + query.length());
+            // in code points, as the schema's maxLength counts: an emoji is one character, not two
+            if (query != null && Params.codePoints(query) > MAX_QUERY_CHARS) {
+                throw ToolException.invalidArgument("query must be at most " + MAX_QUERY_CHARS + " characters (Unicode code points), got "
+                        + Params.codePoints(query));
             }
             return lister.list(new EventLister.Request(calendarIds(call.params().get("calendar_ids")), p.string("time_min", null),
                     p.string("time_max", null), query,
@@ -185,9 +187,9 @@ public final class CalendarTools {
                 if (!id.isTextual() || id.asText().isBlank()) {
                     throw ToolException.invalidArgument("calendar_ids must hold calendar ids (non-empty strings), got " + id);
                 }
-                if (id.asText().length() > MAX_CALENDAR_ID_CHARS) {
+                if (Params.codePoints(id.asText()) > MAX_CALENDAR_ID_CHARS) {
                     throw ToolException.invalidArgument("calendar_ids must hold calendar ids of at most " + MAX_CALENDAR_ID_CHARS
-                            + " characters, got one of " + id.asText().length());
+                            + " characters (Unicode code points), got one of " + Params.codePoints(id.asText()));
                 }
                 if (!ids.contains(id.asText())) {
                     ids.add(id.asText());

@@ -129,9 +129,9 @@ record PageToken(Instant min, Instant max, String query, int maxResults, Map<Str
                     + " (as max_results), got " + clip(n.get("n").asText()));
         }
         String query = n.has("q") ? n.get("q").asText() : null;
-        if (query != null && query.length() > CalendarTools.MAX_QUERY_CHARS) {
+        if (query != null && dev.agenttools.tool.Params.codePoints(query) > CalendarTools.MAX_QUERY_CHARS) {
             throw ToolException.invalidArgument("page_token's query must be at most " + CalendarTools.MAX_QUERY_CHARS
-                    + " characters (as query), got " + query.length());
+                    + " characters (as query), got " + dev.agenttools.tool.Params.codePoints(query));
         }
         Instant min = instant(n.get("min").asText());
         Instant max = instant(n.get("max").asText());

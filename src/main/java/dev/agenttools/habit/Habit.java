@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * @param id           the store's id ({@code hab_} and 16 hex digits)
  * @param user         whose habit it is
- * @param name         1..{@value #MAX_NAME_CHARS} characters, unique per user without regard to case
+ * @param name         1..{@value #MAX_NAME_CHARS} Unicode code points of plain text in NFC, unique per user without regard
+ *                     to case, never of an id's form
  * @param schedule     when it is due
  * @param targetAmount one day's target (such as 30), or null
  * @param targetUnit   the target's unit (such as "minutes"), or null
@@ -34,9 +35,24 @@ record Habit(String id, String user, String name, Schedule schedule, Double targ
         Objects.requireNonNull(created, "created");
     }
 
-    /** The name as compared: two names that differ only by case are one. */
+    /** The form of an id; no name may have it (see {@link #looksLikeId}). */
+    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("(?i)hab_[0-9a-f]{16}");
+
+    /**
+     * The name as compared: two names that differ only by case, or by how their accents are encoded (Unicode NFC), are
+     * one.
+     */
     static String nameKey(String name) {
-        return name.strip().toLowerCase(Locale.ROOT);
+        return java.text.Normalizer.normalize(java.text.Normalizer.normalize(name.strip(), java.text.Normalizer.Form.NFC)
+                .toLowerCase(Locale.ROOT), java.text.Normalizer.Form.NFC);
+    }
+
+    /**
+     * Whether {@code name} has the form of an id ({@code hab_} and 16 hex digits, any case): the habit param takes an id
+     * or a name, so a name of that form would be another habit's id, or none, but never reachable by name.
+     */
+    static boolean looksLikeId(String name) {
+        return ID.matcher(name.strip()).matches();
     }
 
     /** The day it was created, in its zone now (a habit moved west may have been created "tomorrow": see {@link Progress}). */

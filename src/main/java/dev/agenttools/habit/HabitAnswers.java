@@ -62,7 +62,16 @@ final class HabitAnswers {
     record Day(String date, String state, boolean due, Double amount, String note) {
     }
 
-    record History(HabitView habit, String from, String to, List<Day> days, int done, int due) {
+    /**
+     * habit.history's answer.
+     *
+     * @param done            the due days done, so never more than {@code due} (a times-a-week habit, no one day of which
+     *                        is due: the days done, each counting toward its week)
+     * @param due             the due days up to today (a day ahead, or today not logged yet, is not counted; a
+     *                        times-a-week habit: 0, its weeks are due)
+     * @param doneOffSchedule days done that were not due (a Tuesday of a Mon/Wed/Fri habit): in neither count
+     */
+    record History(HabitView habit, String from, String to, List<Day> days, int done, int due, int doneOffSchedule) {
         static History of(Habit h, List<HabitLog> logs, LocalDate from, LocalDate to, LocalDate today) {
             Map<LocalDate, Boolean> byDay = new HashMap<>();
             Map<LocalDate, HabitLog> log = new HashMap<>();
@@ -73,20 +82,25 @@ final class HabitAnswers {
                 start = l.day().isBefore(start) ? l.day() : start;
             }
             List<Day> days = new ArrayList<>();
+            boolean weeks = h.schedule().kind() == Schedule.Kind.TIMES_PER_WEEK;
             int done = 0;
             int due = 0;
+            int offSchedule = 0;
             for (LocalDate d = from; !d.isAfter(to); d = d.plusDays(1)) {
                 Progress.DayState state = Progress.state(h.schedule(), byDay, start, today, d);
                 // no one day of a times-a-week habit is due: its weeks are (habit.list's this_week_done)
                 boolean isDue = h.schedule().kind() != Schedule.Kind.TIMES_PER_WEEK && h.schedule().dueOn(d) && !d.isBefore(start);
                 HabitLog l = log.get(d);
-                done += state == Progress.DayState.DONE ? 1 : 0;
+                // a day done off the schedule is no due day done: done never passes due (habit.list's completion agrees)
+                boolean doneDay = state == Progress.DayState.DONE;
+                done += doneDay && (isDue || weeks) ? 1 : 0;
+                offSchedule += doneDay && !isDue && !weeks ? 1 : 0;
                 // the total is of days that could be done by now: a day ahead, or today still pending, is not counted yet
                 boolean decided = d.isBefore(today) || state == Progress.DayState.DONE || state == Progress.DayState.NOT_DONE;
                 due += isDue && decided ? 1 : 0;
                 days.add(new Day(d.toString(), state.wireName(), isDue, l == null ? null : l.amount(), l == null ? null : l.note()));
             }
-            return new History(HabitView.of(h), from.toString(), to.toString(), days, done, due);
+            return new History(HabitView.of(h), from.toString(), to.toString(), days, done, due, offSchedule);
         }
     }
 }

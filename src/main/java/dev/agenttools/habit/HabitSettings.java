@@ -43,14 +43,21 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam, Dy
     static final String DEFAULT_TABLE = "agent-tools-habits";
     static final String DEFAULT_REGION = "us-east-1";
     static final String DEFAULT_USER = "local";
-    /** A user id is an account's address or a backend's id: past this it is not one. */
+    /** A user id is an account's address or a backend's id, in Unicode code points: past this it is not one. */
     static final int MAX_USER_CHARS = 320;
 
     public HabitSettings {
         Objects.requireNonNull(file, "file");
-        if (defaultUser != null && (defaultUser.isBlank() || defaultUser.length() > MAX_USER_CHARS)) {
-            throw new IllegalArgumentException(USER_VARIABLE + " must be 1.." + MAX_USER_CHARS + " characters, got \""
-                    + defaultUser + "\"");
+        if (defaultUser != null) {
+            try {
+                dev.agenttools.tool.Params.name(USER_VARIABLE, defaultUser, MAX_USER_CHARS); // kept as written (see HabitUsers)
+            } catch (dev.agenttools.tool.ToolException e) {
+                throw new IllegalArgumentException(e.getMessage());
+            }
+            if (defaultUser.startsWith(HabitUsers.USER_ID_PREFIX)) {
+                throw new IllegalArgumentException(USER_VARIABLE + " must not begin with " + HabitUsers.USER_ID_PREFIX
+                        + ": that is the namespace of the users a trusted backend names (user_id)");
+            }
         }
     }
 

@@ -148,8 +148,7 @@ public final class HabitTools {
                             + " to keep them under a name of your own"));
                 }
                 try {
-                    // Gmail addresses are case-insensitive: one account, one key, however Google spells it
-                    return account.address(p, call.deadline()).strip().toLowerCase(java.util.Locale.ROOT);
+                    return HabitUsers.ofGoogleAddress(account.address(p, call.deadline()));
                 } catch (ToolException e) {
                     if (e.kind() != ToolException.Kind.UNAUTHENTICATED) {
                         throw e;
@@ -160,30 +159,40 @@ public final class HabitTools {
                             + " to keep them under a name of your own)"), e);
                 }
             }
-            if (!settings.userParam()) {
+            return HabitUsers.ofUserId(given); // only where a trusted backend names users: params() refuses it elsewhere
+        }
+
+        /**
+         * The call's params, each one this tool knows ({@code known}, and whose: {@link #whose}); a {@code user_id} where
+         * no trusted backend names users is refused with its reason (it is no param of the tool there, so an unknown
+         * param's answer does not list it).
+         */
+        Params params(ToolCall call, Set<String> known) {
+            if (!settings.userParam() && call.params().has(USER_ID)) {
                 throw ToolException.invalidArgument(USER_ID + " is not accepted here: calls reach "
                         + (settings.defaultUser() != null ? "the configured user's habits (" + HabitSettings.USER_VARIABLE + ")"
                         : "the habits of their Google account") + "; only a trusted backend names users ("
                         + HabitSettings.USER_PARAM_VARIABLE + "=on). Leave it out");
             }
-            if (given.isBlank() || given.length() > HabitSettings.MAX_USER_CHARS) {
-                throw ToolException.invalidArgument(USER_ID + " must be 1.." + HabitSettings.MAX_USER_CHARS + " characters, got "
-                        + given.length());
-            }
-            return given;
+            return Params.of(call, known);
         }
 
-        /** The user's habit named by the {@code habit} param: its id, else its name (any case). */
+        /**
+         * The user's habit named by the {@code habit} param: its id, else its name (any case, NFC). Unambiguous: no name
+         * has the form of an id ({@link #name} refuses one), so an id never finds a habit by name, nor a name by id.
+         */
         Habit habit(Params p, String user) {
-            String ref = p.requiredString("habit");
-            return store.get().find(user, ref.strip()).orElseThrow(() -> new ToolException(ToolException.Kind.NOT_FOUND,
+            String ref = Params.name("habit", p.requiredString("habit"), Habit.MAX_NAME_CHARS);
+            return store.get().find(user, ref).orElseThrow(() -> new ToolException(ToolException.Kind.NOT_FOUND,
                     "habit: no habit with id or name \"" + clip(ref) + "\" (habit.list shows them; archived ones with include_archived)"));
         }
 
         /** The params that say whose habits a call reaches here ({@code user_id}, {@code access_token}), and {@code more}. */
         Set<String> whose(String... more) {
             Set<String> known = new HashSet<>(List.of(more));
-            known.add(USER_ID); // refused with its reason by user() where no trusted backend names users
+            if (settings.userParam()) {
+                known.add(USER_ID); // elsewhere refused with its reason by params()
+            }
             if (account != null) {
                 known.add(ACCESS_TOKEN); // accepted as the Gmail tools accept it; with a configured user it names no one
             }
@@ -200,21 +209,25 @@ public final class HabitTools {
             }
             if (settings.userParam()) {
                 p.putObject(USER_ID).put("type", "string").put("minLength", 1).put("maxLength", HabitSettings.MAX_USER_CHARS)
-                        .put("description", "Whose habits (the end user's id, as the trusted backend knows them)."
-                                + (settings.defaultUser() == null ? "" : " Default: " + settings.defaultUser() + "."));
+                        .put("description", "Whose habits (the end user's id, as the trusted backend knows them; any case: "
+                                + "ALICE is alice). One line, without control, bidi or zero-width characters."
+                                + (settings.defaultUser() == null ? "" : " Default: the configured user's habits ("
+                                + settings.defaultUser() + "), which no user_id reaches."));
             }
             return p;
         }
 
         ObjectNode withHabit(ObjectNode p) {
-            p.putObject("habit").put("type", "string").put("minLength", 1)
-                    .put("description", "The habit: its id (hab_...) or its name, any case (\"Running\" finds \"running\").");
+            p.putObject("habit").put("type", "string").put("minLength", 1).put("maxLength", Habit.MAX_NAME_CHARS)
+                    .put("description", "The habit: its id (hab_ and 16 hex digits, a form no name has) or its name, any "
+                            + "case (\"Running\" finds \"running\").");
             return p;
         }
     }
 
+    /** {@code s}, or its first 60 code points and "..." (never half of a character). */
     private static String clip(String s) {
-        return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+        return Params.codePoints(s) > 60 ? s.substring(0, s.offsetByCodePoints(0, 60)) + "..." : s;
     }
 
     private static ObjectNode schema(String description, ObjectNode properties, String... required) {
@@ -236,7 +249,8 @@ public final class HabitTools {
     private static void describeDefinition(ObjectNode p, boolean update) {
         p.putObject("name").put("type", "string").put("minLength", 1).put("maxLength", Habit.MAX_NAME_CHARS)
                 .put("description", "What the habit is, as the user says it (\"Running\", \"Read 20 pages\"): unique per user, "
-                        + "whatever its case." + (update ? " Default: unchanged." : ""));
+                        + "whatever its case; one line, without control, bidi or zero-width characters, and not of an id's "
+                        + "form (hab_ and 16 hex digits)." + (update ? " Default: unchanged." : ""));
         ObjectNode kind = p.putObject("schedule").put("type", "string");
         kind.putArray("enum").add("daily").add("weekdays").add("times_per_week");
         kind.put("description", "When it is due: every day (daily), on given days of the week (weekdays, with days), or "
@@ -318,15 +332,13 @@ public final class HabitTools {
     }
 
     private static String name(Params p, String current) {
-        String name = current == null ? p.requiredString("name") : p.string("name", current);
-        String stripped = name.strip();
-        if (stripped.isEmpty() || stripped.length() > Habit.MAX_NAME_CHARS) {
-            throw ToolException.invalidArgument("name must be 1.." + Habit.MAX_NAME_CHARS + " characters, got " + stripped.length());
+        String name = Params.name("name", current == null ? p.requiredString("name") : p.string("name", current),
+                Habit.MAX_NAME_CHARS);
+        if (Habit.looksLikeId(name)) {
+            throw ToolException.invalidArgument("name \"" + name + "\" has the form of a habit id (hab_ and 16 hex digits),"
+                    + " which the habit param would read as an id: name it otherwise");
         }
-        if (stripped.chars().anyMatch(Character::isISOControl)) {
-            throw ToolException.invalidArgument("name must be one line of text, without control characters");
-        }
-        return stripped;
+        return name;
     }
 
     private static Double amount(JsonNode params, String field, Double current) {
@@ -352,10 +364,7 @@ public final class HabitTools {
             return current;
         }
         String unit = p.string("target_unit", null);
-        if (unit != null && (unit.isBlank() || unit.length() > Habit.MAX_UNIT_CHARS)) {
-            throw ToolException.invalidArgument("target_unit must be 1.." + Habit.MAX_UNIT_CHARS + " characters, got " + unit.length());
-        }
-        return unit == null ? null : unit.strip();
+        return unit == null ? null : Params.name("target_unit", unit, Habit.MAX_UNIT_CHARS);
     }
 
     private static ZoneId zone(Params p, ZoneId current) {
@@ -394,7 +403,7 @@ public final class HabitTools {
         public ToolResult call(ToolCall call) throws InterruptedException {
             Set<String> known = new HashSet<>(DEFINITION);
             known.addAll(c.whose());
-            Params p = Params.of(call, known);
+            Params p = c.params(call, known);
             String user = c.user(call, p);
             HabitStore.NewHabit h = new HabitStore.NewHabit(name(p, null), schedule(p, call.params(), null),
                     amount(call.params(), "target_amount", null), unit(p, call.params(), null), zone(p, c.clock().getZone()));
@@ -418,7 +427,7 @@ public final class HabitTools {
             Set<String> known = new HashSet<>(DEFINITION);
             known.addAll(c.whose());
             known.add("habit");
-            Params p = Params.of(call, known);
+            Params p = c.params(call, known);
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
             JsonNode params = call.params();
@@ -446,7 +455,7 @@ public final class HabitTools {
 
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
-            Params p = Params.of(call, c.whose("habit"));
+            Params p = c.params(call, c.whose("habit"));
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
             return answer(HabitAnswers.HabitView.of(h.archived() == archive ? h
@@ -466,7 +475,8 @@ public final class HabitTools {
             p.putObject("amount").put("type", "number").put("minimum", 0).put("maximum", MAX_AMOUNT)
                     .put("description", "How much, in the habit's target unit (45 for 45 minutes); 0, or at least "
                             + MIN_NONZERO_AMOUNT + ".");
-            p.putObject("note").put("type", "string").put("maxLength", HabitLog.MAX_NOTE_CHARS).put("description", "A note on the day.");
+            p.putObject("note").put("type", "string").put("maxLength", HabitLog.MAX_NOTE_CHARS).put("description", "A note on the day"
+                    + " (lines and tabs allowed; no other control, bidi or zero-width characters).");
             return new ToolSpec(LOG, "Record that the user did a habit (or did not) on a day, default today in the habit's "
                     + "time zone. One record per habit and day: logging the day again replaces it, so a retried call never "
                     + "counts twice. Returns the day's record and the habit's streak and completion after it.",
@@ -475,7 +485,7 @@ public final class HabitTools {
 
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
-            Params p = Params.of(call, c.whose("habit", "date", "done", "amount", "note"));
+            Params p = c.params(call, c.whose("habit", "date", "done", "amount", "note"));
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
             LocalDate today = h.today(c.clock().instant());
@@ -490,9 +500,7 @@ public final class HabitTools {
                         + " that can be logged today is " + today.minusYears(MAX_PAST_YEARS));
             }
             String note = p.string("note", null);
-            if (note != null && note.length() > HabitLog.MAX_NOTE_CHARS) {
-                throw ToolException.invalidArgument("note must be at most " + HabitLog.MAX_NOTE_CHARS + " characters, got " + note.length());
-            }
+            note = note == null ? null : Params.text("note", note, HabitLog.MAX_NOTE_CHARS);
             HabitLog log = new HabitLog(h.id(), day, p.bool("done", true), amount(call.params(), "amount", null), note);
             HabitStore store = c.store().get();
             store.log(user, log, c.clock().instant());
@@ -529,7 +537,7 @@ public final class HabitTools {
 
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
-            Params p = Params.of(call, c.whose("include_archived"));
+            Params p = c.params(call, c.whose("include_archived"));
             String user = c.user(call, p);
             HabitStore store = c.store().get();
             long foreignWrites = store.foreignWrites(); // before reading: a write after it is seen by the next list
@@ -554,13 +562,15 @@ public final class HabitTools {
                     .put("description", "Last day, included. Default: today in the habit's time zone.");
             return new ToolSpec(HISTORY, "A habit day by day over a range of at most " + MAX_HISTORY_DAYS + " days (\"how did I "
                     + "do this month\"): each day's state (done, not_done, missed, pending, not_due, not_logged, before_start), "
+                    + "the days done off the schedule (done_off_schedule: done counts only the due days done, never more than due; a "
+                    + "times-a-week habit's every day done), "
                     + "amount and note, and the days done and due in the range (due counts the days up to today: a day ahead, or today "
                     + "not logged yet, is not counted).", schema("Params of habit.history", p, "habit"), ToolSpec.Effect.READ);
         }
 
         @Override
         public ToolResult call(ToolCall call) throws InterruptedException {
-            Params p = Params.of(call, c.whose("habit", "from", "to"));
+            Params p = c.params(call, c.whose("habit", "from", "to"));
             String user = c.user(call, p);
             Habit h = c.habit(p, user);
             LocalDate today = h.today(c.clock().instant());

@@ -63,12 +63,60 @@ final class SqliteHabitStore implements HabitStore {
                 s.execute(SCHEMA_HABITS);
                 s.execute(SCHEMA_LOGS);
             }
+            migrateNameKeys(c);
             connection = c;
         } catch (SQLException e) {
             closeQuietly(c, e);
             throw failed("open", e);
         } catch (IOException e) {
             throw new ToolException(ToolException.Kind.INTERNAL, "the habit store " + file + " is not used: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Name keys are in Unicode NFC from {@code user_version} 1 on (before, only lowercased): in a file written before,
+     * the keys of names typed in another form (an accent as a combining mark) are made again, once, in one immediate
+     * transaction (another process opening the file meanwhile waits, then finds it done). A key that would then equal
+     * another of the user's habits' is left as it was: that habit is still reached by its id.
+     */
+    private static void migrateNameKeys(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            if (userVersion(s) >= 1) {
+                return;
+            }
+            s.execute("BEGIN IMMEDIATE");
+            try {
+                if (userVersion(s) < 1) {
+                    List<String[]> rows = new ArrayList<>();
+                    try (ResultSet rs = s.executeQuery("SELECT user, id, name, name_key FROM habits")) {
+                        while (rs.next()) {
+                            String key = Habit.nameKey(rs.getString(3));
+                            if (!key.equals(rs.getString(4))) {
+                                rows.add(new String[] {key, rs.getString(1), rs.getString(2)});
+                            }
+                        }
+                    }
+                    try (PreparedStatement p = c.prepareStatement("UPDATE OR IGNORE habits SET name_key = ? WHERE user = ? AND id = ?")) {
+                        for (String[] row : rows) {
+                            p.setString(1, row[0]);
+                            p.setString(2, row[1]);
+                            p.setString(3, row[2]);
+                            p.executeUpdate();
+                        }
+                    }
+                    s.execute("PRAGMA user_version = 1");
+                }
+                s.execute("COMMIT");
+            } catch (SQLException | RuntimeException e) {
+                rollback(s, e);
+                throw e;
+            }
+        }
+    }
+
+    private static int userVersion(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("PRAGMA user_version")) {
+            return rs.next() ? rs.getInt(1) : 0;
         }
     }
 

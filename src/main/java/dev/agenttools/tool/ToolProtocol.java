@@ -35,6 +35,9 @@ public final class ToolProtocol {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
+    /** The most code points of a request's {@code id}: recorded with the call (tracking) and echoed in its answer. */
+    public static final int MAX_ID = 100;
+
     private final ToolRegistry registry;
     private final Map<String, String> names;
 
@@ -112,6 +115,12 @@ public final class ToolProtocol {
                 JsonNode bad = id;
                 id = null;
                 throw ToolException.invalidArgument("id must be a string or an integer, got " + bad.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            if (id != null && !id.isNull() && Params.codePoints(id.asText()) > MAX_ID) {
+                int length = Params.codePoints(id.asText());
+                id = null; // not echoed: the answer would carry it back
+                throw ToolException.invalidArgument("id must be at most " + MAX_ID + " characters (Unicode code points), got "
+                        + length);
             }
             checkFields(tree);
             JsonNode command = tree.get("command");

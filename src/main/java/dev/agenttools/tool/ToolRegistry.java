@@ -54,7 +54,14 @@ public final class ToolRegistry implements AutoCloseable {
 
     /** Every tool's spec, its schema with the call-level params ({@code timeout_ms}, {@code agent_name}) added. */
     public List<ToolSpec> specs() {
-        return tools.values().stream().map(t -> withCallParams(t.spec())).toList();
+        return tools.values().stream().map(t -> withCallParams(t.spec())).map(ToolRegistry::withAgentNameBound).toList();
+    }
+
+    /** {@code spec} (made here, its schema our own copy) with agent_name's bound ({@link Params#agentName}) in its schema. */
+    private static ToolSpec withAgentNameBound(ToolSpec spec) {
+        ((ObjectNode) spec.inputSchema().get("properties").get(Params.AGENT_NAME)).put("maxLength", Params.MAX_AGENT_NAME)
+                .put("description", "Who is calling, for call statistics: one line, at most " + Params.MAX_AGENT_NAME + " characters.");
+        return spec;
     }
 
     public CallTimeouts timeouts() {
@@ -76,7 +83,8 @@ public final class ToolRegistry implements AutoCloseable {
      * Runs a call through the interceptors and the tool within its deadline, and times it.
      *
      * @return the answer, its duration counted from {@code call.startNanos()}
-     * @throws ToolException INVALID_ARGUMENT for an unknown tool or a bad {@code timeout_ms}, or whatever the tool
+     * @throws ToolException INVALID_ARGUMENT for an unknown tool, a bad {@code timeout_ms} or {@code agent_name} (see
+     *                       {@link Params#agentName}), or whatever the tool
      *                       throws; anything else a tool throws is wrapped as INTERNAL so callers only ever see
      *                       ToolException
      */
@@ -96,11 +104,18 @@ public final class ToolRegistry implements AutoCloseable {
 
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    private ToolResult answer(ToolCall request) {
-        Tool tool = tools.get(request.tool());
+    private ToolResult answer(ToolCall received) {
+        Tool tool = tools.get(received.tool());
         if (tool == null) {
-            throw ToolException.invalidArgument("unknown command '" + request.tool() + "'; known: " + String.join(", ", tools.keySet()));
+            throw ToolException.invalidArgument("unknown command '" + Params.clip(received.tool()) + "'; known: "
+                    + String.join(", ", tools.keySet()));
         }
+        // recorded with every call: checked before anyone sees it, so a refused name is stored nowhere (as an unknown
+        // command is not); the call's own name (a transport's, or the param's) is held to the same rule as the param
+        Params.agentName(received.params());
+        String agent = Params.name(Params.AGENT_NAME, received.agentName(), Params.MAX_AGENT_NAME);
+        ToolCall request = agent.equals(received.agentName()) ? received : new ToolCall(received.tool(), received.params(),
+                agent, received.requestId(), received.startNanos(), received.deadline());
         ToolCall call = request;
         ToolResult result = null;
         ToolException error = null;

@@ -18,9 +18,20 @@ record CallRecord(Instant ts, String toolName, String agentName, double duration
         Objects.requireNonNull(ts, "ts");
         Objects.requireNonNull(toolName, "toolName");
         Objects.requireNonNull(status, "status");
-        agentName = agentName == null ? "unknown" : agentName;
-        strategy = strategy == null ? "auto" : strategy;
-        requestId = requestId == null ? "" : requestId;
+        // what callers name is bounded where it enters (the registry refuses a longer agent_name, the protocol a longer
+        // id); held here too, so that no path (an old journal, a tool's own call) stores more
+        agentName = agentName == null ? "unknown" : clip(agentName, dev.agenttools.tool.Params.MAX_AGENT_NAME);
+        // the strategy is the caller's param, recorded even when the tool refused it: only a word is kept as it is
+        strategy = strategy == null ? "auto" : STRATEGY.matcher(strategy).matches() ? strategy : "invalid";
+        requestId = requestId == null ? "" : clip(requestId, MAX_REQUEST_ID);
+    }
+
+    /** The most code points of a request id kept (the protocol refuses longer ids; generated ones are 36). */
+    static final int MAX_REQUEST_ID = 100;
+    private static final java.util.regex.Pattern STRATEGY = java.util.regex.Pattern.compile("[a-z0-9_-]{1,32}");
+
+    private static String clip(String s, int max) {
+        return s.codePointCount(0, s.length()) > max ? s.substring(0, s.offsetByCodePoints(0, max)) : s;
     }
 
     public boolean ok() {

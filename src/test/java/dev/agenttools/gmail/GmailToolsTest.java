@@ -169,7 +169,7 @@ class GmailToolsTest {
         assertInvalid(GmailTools.GET, "{\"message_id\":\"../etc/passwd\"}", "message_id must be a Gmail message id");
         assertInvalid(GmailTools.GET, "{\"message_id\":42}", "message_id must be a string");
         assertInvalid(GmailTools.GET, "{\"message_id\":\"18c0000000000001\",\"strategy\":\"batch\"}",
-                "unknown param 'strategy'; allowed: access_token, agent_name, include_html, max_body_chars, message_id, timeout_ms");
+                "gmail.get-email: unknown param 'strategy'; its params: include_html, max_body_chars, message_id");
         assertInvalid(GmailTools.LIST, "{\"access_token\":123}", "access_token must be a string, got a number");
     }
 

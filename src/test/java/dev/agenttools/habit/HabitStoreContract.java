@@ -82,6 +82,30 @@ abstract class HabitStoreContract {
     }
 
     @Test
+    void aBackendsUserIdAndTheGoogleAccountOfTheSameAddressAreTwoUsers() {
+        String google = HabitUsers.ofGoogleAddress("Me@Example.com");
+        String backend = HabitUsers.ofUserId("me@example.com");
+        assertThat(google).as("keys of tokens' accounts are what stores written before hold").isEqualTo("me@example.com");
+        Habit mine = store.create(google, habit("Private"), NOW);
+        store.log(google, new HabitLog(mine.id(), DAY, true, null, "n"), NOW);
+        assertThat(other.habits(backend, true)).isEmpty();
+        assertThat(other.find(backend, "private")).isEmpty();
+        assertThat(other.find(backend, mine.id())).isEmpty();
+        assertThat(other.logs(backend)).isEmpty();
+        Habit theirs = other.create(backend, habit("Private"), NOW); // the same name: another user's
+        assertThat(store.habits(google, true)).extracting(Habit::id).containsExactly(mine.id());
+        assertThat(store.habits(HabitUsers.ofUserId(" ME@example.COM "), false)).extracting(Habit::id).containsExactly(theirs.id());
+    }
+
+    @Test
+    void aNameIsFoundWhateverItsCaseOrTheEncodingOfItsAccents() {
+        store.create("ann", habit("Caf\u00E9"), NOW);
+        assertThat(other.find("ann", "CAFE\u0301")).map(Habit::name).contains("Caf\u00E9");
+        assertThatThrownBy(() -> other.create("ann", habit("cafe\u0301"), NOW)).isInstanceOf(ToolException.class)
+                .hasMessageContaining("exists already");
+    }
+
+    @Test
     void twoInstancesLoggingTheSameDayAtOnceWriteOneRecord() throws Exception {
         Habit h = store.create("ann", habit("Running"), NOW);
         CountDownLatch go = new CountDownLatch(1);

@@ -157,7 +157,7 @@ class HabitToolsTest {
         record Case(String tool, String params, String message) {
         }
         for (Case c : List.of(
-                new Case(HabitTools.CREATE, "{\"name\": \"" + "x".repeat(101) + "\"}", "name must be 1..100 characters, got 101"),
+                new Case(HabitTools.CREATE, "{\"name\": \"" + "x".repeat(101) + "\"}", "name must be 1..100 characters (Unicode code points), got 101"),
                 new Case(HabitTools.CREATE, "{}", "name is required"),
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"time_zone\": \"Mars/Olympus\"}", "time_zone must be an IANA time zone"),
                 new Case(HabitTools.CREATE, "{\"name\": \"Run\", \"days\": [\"mon\", \"someday\"]}", "days must hold weekdays"),
@@ -422,5 +422,165 @@ class HabitToolsTest {
         assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"water\", \"date\": \"2016-12-01\"}").getMessage()).contains("10 years ago");
         assertThat(call(r, HabitTools.LOG, "{\"habit\": \"water\", \"date\": \"2016-12-02\"}").path("date").asText()).isEqualTo("2016-12-02");
         assertThat(call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("longest_streak").asInt()).isEqualTo(1);
+    }
+
+    private static final String RUNNER = "\uD83C\uDFC3"; // U+1F3C3, two UTF-16 units, one code point
+
+    @Test
+    void namesAndNotesAreCountedInCodePointsAsTheSchemaCountsThem() {
+        ToolRegistry r = tools();
+        ToolSpec create = r.specs().stream().filter(s -> s.name().equals(HabitTools.CREATE)).findFirst().orElseThrow();
+        assertThat(create.inputSchema().path("properties").path("name").path("maxLength").asInt()).isEqualTo(100);
+        JsonNode h = call(r, HabitTools.CREATE, "{\"name\": \"" + RUNNER.repeat(60) + "\"}");
+        assertThat(h.path("name").asText()).isEqualTo(RUNNER.repeat(60));
+        assertThat(call(r, HabitTools.CREATE, "{\"name\": \"" + RUNNER.repeat(100) + "\"}").path("id").asText()).startsWith("hab_");
+        ToolException tooLong = refused(r, HabitTools.CREATE, "{\"name\": \"" + RUNNER.repeat(101) + "\"}");
+        assertThat(tooLong.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+        assertThat(tooLong.getMessage()).isEqualTo("name must be 1..100 characters (Unicode code points), got 101");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"" + RUNNER.repeat(60) + "\", \"note\": \"" + RUNNER.repeat(1000)
+                + "\"}").path("note").asText()).hasSize(2000);
+        assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"" + RUNNER.repeat(60) + "\", \"note\": \"" + RUNNER.repeat(1001)
+                + "\"}").getMessage()).isEqualTo("note must be at most 1000 characters (Unicode code points), got 1001");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"" + RUNNER.repeat(60) + "\", \"note\": \"two\\nlines\"}")
+                .path("note").asText()).as("a note may have lines").isEqualTo("two\nlines");
+        assertThat(refused(r, HabitTools.CREATE, "{\"name\": \"Swim\", \"target_unit\": \"" + RUNNER.repeat(41) + "\"}")
+                .getMessage()).isEqualTo("target_unit must be 1..40 characters (Unicode code points), got 41");
+    }
+
+    /** The code point a JSON escape such as {@code \\u202E} stands for. */
+    private static int codePoint(String jsonEscape) {
+        try {
+            return Json.MAPPER.readTree("\"" + jsonEscape + "\"").asText().codePointAt(0);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    @Test
+    void namesWithBidiControlsZeroWidthOrControlCharactersAreRefusedNamingTheField() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Running\"}");
+        for (String hidden : List.of("\\u202E", "\\u202A", "\\u2066", "\\u2069", "\\u200B", "\\u200C", "\\u200D", "\\u2060",
+                "\\uFEFF", "\\u0007", "\\u00AD", "\\u2028", "\\n")) {
+            ToolException e = refused(r, HabitTools.CREATE, "{\"name\": \"Runn" + hidden + "ing\"}");
+            assertThat(e.kind()).as(hidden).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).as(hidden).startsWith("name must be one line of plain text")
+                    .contains(String.format(java.util.Locale.ROOT, "U+%04X", codePoint(hidden)));
+            assertThat(refused(r, HabitTools.UPDATE, "{\"habit\": \"running\", \"target_unit\": \"k" + hidden + "m\"}")
+                    .getMessage()).as(hidden).startsWith("target_unit must be one line of plain text");
+            assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"running\", \"note\": \"n" + hidden.replace("\\n", "\\u202E") + "\"}")
+                    .getMessage()).as(hidden).startsWith("note must be plain text");
+        }
+        assertThat(refused(r, HabitTools.CREATE, "{\"name\": \"Runn\\u202Eing\"}").getMessage())
+                .contains("U+202E (a bidirectional text control)");
+        assertThat(refused(r, HabitTools.CREATE, "{\"name\": \"Running\\u200B\"}").getMessage())
+                .as("a zero-width look-alike of an existing name").contains("U+200B (a zero-width character)");
+    }
+
+    @Test
+    void aNameIsOneNameWhateverItsCaseOrHowItsAccentsAreEncoded() {
+        ToolRegistry r = tools();
+        call(r, HabitTools.CREATE, "{\"name\": \"Caf\\u00E9\"}"); // é as one code point
+        assertThat(refused(r, HabitTools.CREATE, "{\"name\": \"CAFE\\u0301\"}").getMessage()) // E and a combining accent
+                .contains("exists already");
+        JsonNode found = call(r, HabitTools.LOG, "{\"habit\": \"cafe\\u0301\"}");
+        assertThat(found.path("habit").path("name").asText()).isEqualTo("Caf\u00E9");
+        JsonNode decomposed = call(r, HabitTools.CREATE, "{\"name\": \"Ne\\u0301e\"}");
+        assertThat(decomposed.path("name").asText()).as("kept in NFC").isEqualTo("N\u00E9e");
+    }
+
+    @Test
+    void aNameOfAnIdsFormIsRefusedSoThatEveryHabitIsReachableByItsName() {
+        ToolRegistry r = tools();
+        String id = call(r, HabitTools.CREATE, "{\"name\": \"Running\"}").path("id").asText();
+        for (String name : List.of(id, id.toUpperCase(java.util.Locale.ROOT), " " + id + " ", "hab_0123456789abcdef")) {
+            ToolException e = refused(r, HabitTools.CREATE, "{\"name\": \"" + name + "\"}");
+            assertThat(e.kind()).as(name).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).as(name).contains("has the form of a habit id");
+        }
+        call(r, HabitTools.CREATE, "{\"name\": \"Walk\"}");
+        assertThat(refused(r, HabitTools.UPDATE, "{\"habit\": \"walk\", \"name\": \"" + id + "\"}").getMessage())
+                .contains("has the form of a habit id");
+        assertThat(call(r, HabitTools.CREATE, "{\"name\": \"hab_it\"}").path("name").asText())
+                .as("only the exact form of an id is refused").isEqualTo("hab_it");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"" + id + "\"}").path("habit").path("name").asText()).isEqualTo("Running");
+        assertThat(call(r, HabitTools.LOG, "{\"habit\": \"HAB_IT\"}").path("habit").path("name").asText()).isEqualTo("hab_it");
+    }
+
+    @Test
+    void historyCountsADayDoneOffTheScheduleApartFromTheDueDaysDone() {
+        ToolRegistry r = tools();
+        at("2026-11-30T08:00:00Z"); // a Monday
+        call(r, HabitTools.CREATE, "{\"name\": \"Gym\", \"days\": [\"mon\", \"wed\", \"fri\"], \"time_zone\": \"UTC\"}");
+        call(r, HabitTools.LOG, "{\"habit\": \"gym\"}");
+        at("2026-12-01T08:00:00Z");
+        call(r, HabitTools.LOG, "{\"habit\": \"gym\"}"); // a Tuesday: not due
+        at("2026-12-02T08:00:00Z");
+        call(r, HabitTools.LOG, "{\"habit\": \"gym\"}");
+        JsonNode history = call(r, HabitTools.HISTORY, "{\"habit\": \"gym\", \"from\": \"2026-11-30\", \"to\": \"2026-12-02\"}");
+        assertThat(history.path("done").asInt()).as(history.toString()).isEqualTo(2);
+        assertThat(history.path("due").asInt()).isEqualTo(2);
+        assertThat(history.path("done_off_schedule").asInt()).isEqualTo(1);
+        assertThat(history.path("days").get(1).path("state").asText()).isEqualTo("done");
+        assertThat(history.path("days").get(1).path("due").asBoolean()).isFalse();
+        JsonNode listed = call(r, HabitTools.LIST, "{}").path("habits").get(0).path("status").path("completion7");
+        assertThat(listed.path("done").asInt()).as("habit.list's completion counts as history does").isEqualTo(2);
+        ToolSpec spec = r.specs().stream().filter(s -> s.name().equals(HabitTools.HISTORY)).findFirst().orElseThrow();
+        assertThat(spec.description()).contains("due days done, never more than due").contains("done_off_schedule");
+        at("2026-12-09T08:00:00Z");
+        call(r, HabitTools.CREATE, "{\"name\": \"Swim\", \"times_per_week\": 2, \"time_zone\": \"UTC\"}");
+        call(r, HabitTools.LOG, "{\"habit\": \"swim\"}");
+        JsonNode weeks = call(r, HabitTools.HISTORY, "{\"habit\": \"swim\", \"from\": \"2026-12-09\", \"to\": \"2026-12-09\"}");
+        assertThat(weeks.path("done").asInt()).as("a times-a-week habit's every day done counts toward its week").isEqualTo(1);
+        assertThat(weeks.path("done_off_schedule").asInt()).isZero();
+    }
+
+    @Test
+    void anUnknownParamIsNamedWithTheToolsOwnParamsNotTheCallsSettings() {
+        ToolRegistry r = HabitTools.register(ToolRegistry.builder(), HabitSettings.at(dir.resolve("h.db")),
+                (p, d) -> "me@example.com", clock).build(); // with a Google account: access_token is known
+        registries.add(r);
+        ToolException e = refused(r, HabitTools.LIST, "{\"archived\": true}");
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+        assertThat(e.getMessage()).isEqualTo("habit.list: unknown param 'archived'; its params: include_archived");
+        ToolException log = refused(r, HabitTools.LOG, "{\"habit\": \"x\", \"day\": \"2026-12-01\"}");
+        assertThat(log.getMessage()).startsWith("habit.log: unknown param 'day'; its params: amount, date, done, habit, note")
+                .doesNotContain("agent_name").doesNotContain("timeout_ms").doesNotContain("access_token").doesNotContain("user_id");
+        assertThat(call(r, HabitTools.LIST, "{\"agent_name\": \"a\", \"timeout_ms\": 5000}").path("count").asInt())
+                .as("the call's settings are still taken").isZero();
+    }
+
+    @Test
+    void aUserIdIsANamespaceOfItsOwnApartFromGoogleAccountsAndOneWhateverItsCase() {
+        // a trusted backend names users; a call without user_id reaches its token's Google account
+        HabitSettings trusted = new HabitSettings(dir.resolve("data").resolve("habits.db"), null, true).forManyUsers();
+        ToolRegistry r = HabitTools.register(ToolRegistry.builder(), trusted, (p, d) -> "Me@Example.com", clock).build();
+        registries.add(r);
+        call(r, HabitTools.CREATE, "{\"name\": \"Private\"}"); // with its own token: me@example.com's
+        assertThat(call(r, HabitTools.LIST, "{}").path("count").asInt()).isEqualTo(1);
+        for (String id : List.of("me@example.com", "ME@EXAMPLE.COM", "user_id:me@example.com")) {
+            assertThat(call(r, HabitTools.LIST, "{\"user_id\": \"" + id + "\", \"include_archived\": true}").path("count").asInt())
+                    .as("user_id " + id + " reaches none of the token's habits").isZero();
+            assertThat(refused(r, HabitTools.LOG, "{\"user_id\": \"" + id + "\", \"habit\": \"private\"}").kind())
+                    .isEqualTo(ToolException.Kind.NOT_FOUND);
+        }
+        call(r, HabitTools.CREATE, "{\"user_id\": \"ALICE\", \"name\": \"Running\"}");
+        assertThat(call(r, HabitTools.LIST, "{\"user_id\": \"alice\"}").path("habits").get(0).path("habit").path("name").asText())
+                .as("ALICE and alice are one user").isEqualTo("Running");
+        assertThat(call(r, HabitTools.LIST, "{\"user_id\": \" Alice \"}").path("count").asInt()).isEqualTo(1);
+        assertThat(call(r, HabitTools.LIST, "{\"user_id\": \"\u00C5sa\"}").path("count").asInt()).isZero();
+        call(r, HabitTools.CREATE, "{\"user_id\": \"\\u00C5SA\", \"name\": \"Read\"}");
+        assertThat(call(r, HabitTools.LIST, "{\"user_id\": \"a\\u030Asa\"}").path("count").asInt())
+                .as("one user however the accent is encoded").isEqualTo(1);
+        assertThat(call(r, HabitTools.LIST, "{}").path("count").asInt()).as("the token's own are untouched").isEqualTo(1);
+        ToolException bidi = refused(r, HabitTools.LIST, "{\"user_id\": \"alice\\u202E\"}");
+        assertThat(bidi.kind()).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
+        assertThat(bidi.getMessage()).startsWith("user_id must be one line of plain text").contains("U+202E");
+        assertThat(refused(r, HabitTools.LIST, "{\"user_id\": \"" + "a".repeat(321) + "\"}").getMessage())
+                .isEqualTo("user_id must be 1..320 characters (Unicode code points), got 321");
+        assertThatThrownBy(() -> new HabitSettings(dir.resolve("x.db"), "user_id:alice", true))
+                .hasMessageContaining("AGENT_TOOLS_HABIT_USER must not begin with user_id:");
+        assertThatThrownBy(() -> new HabitSettings(dir.resolve("x.db"), "ann\u202E", false))
+                .hasMessageContaining("AGENT_TOOLS_HABIT_USER must be one line of plain text");
     }
 }

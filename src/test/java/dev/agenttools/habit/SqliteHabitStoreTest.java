@@ -31,6 +31,27 @@ class SqliteHabitStoreTest extends HabitStoreContract {
     }
 
     @Test
+    void aFileWrittenBeforeNamesWereInNfcFindsThemHoweverTheirAccentsAreTyped() throws Exception {
+        store.close();
+        other.close();
+        // as the store wrote it before: a name typed with a combining accent, its key only lowercased
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("UPDATE habits SET name = name"); // the tables exist (made by the stores just closed)
+            s.execute("INSERT INTO habits (user, id, name, name_key, schedule, zone, created_ms, updated_ms) VALUES"
+                    + " ('me@example.com', 'hab_00000000000000aa', 'Cafe\u0301', 'cafe\u0301', 'daily', 'UTC', 0, 0),"
+                    + " ('local', 'hab_00000000000000bb', 'Tea', 'tea', 'daily', 'UTC', 0, 0)");
+            s.execute("PRAGMA user_version = 0");
+        }
+        store = open();
+        other = open();
+        assertThat(store.find("me@example.com", "caf\u00E9")).map(Habit::id).contains("hab_00000000000000aa");
+        assertThat(other.find("me@example.com", "CAFE\u0301")).map(Habit::id).contains("hab_00000000000000aa");
+        assertThat(store.find("local", "TEA")).map(Habit::id).as("the configured user's, as before").contains("hab_00000000000000bb");
+        assertThatThrownBy(() -> store.create("me@example.com", habit("Caf\u00E9"), NOW)).hasMessageContaining("exists already");
+    }
+
+    @Test
     void theFileIsOwnerOnlyInAPrivateFolder() throws Exception {
         store.create("ann", habit("Running"), NOW);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");

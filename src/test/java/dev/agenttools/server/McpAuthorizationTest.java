@@ -380,16 +380,21 @@ class McpAuthorizationTest {
         assertThat(foreign.statusCode()).isEqualTo(400);
         assertThat(foreign.headers().firstValue("Location")).isEmpty();
         assertThat(foreign.body()).contains("redirect_uri");
-        // the rest go back to the client's redirect URI with the error
-        Map<String, String> noPkce = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null)));
-        assertThat(noPkce).containsEntry("error", "invalid_request").containsEntry("state", "client-state");
-        assertThat(noPkce.get("error_description")).contains("code_challenge");
-        Map<String, String> otherResource = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null)));
-        assertThat(otherResource).containsEntry("error", "invalid_target");
-        Map<String, String> unknownScope = OAuthClient.query(OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp",
-                "gmail.readonly gmail.send")));
-        assertThat(unknownScope).containsEntry("error", "invalid_scope");
-        assertThat(unknownScope.get("error_description")).contains("gmail.send").contains("gmail.readonly, calendar.readonly");
+        // the rest are shown here too: the user has not seen the consent page, so nothing goes to the redirect URI
+        HttpResponse<String> noPkce = OAuthClient.get(client.authorizeUrl(REDIRECT, null, base + "/mcp", null));
+        assertThat(noPkce.statusCode()).isEqualTo(400);
+        assertThat(noPkce.headers().firstValue("Location")).isEmpty();
+        assertThat(Json.MAPPER.readTree(noPkce.body()).get("error").asText()).isEqualTo("invalid_request");
+        assertThat(Json.MAPPER.readTree(noPkce.body()).get("error_description").asText()).contains("code_challenge");
+        HttpResponse<String> otherResource = OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, "https://other.example/mcp", null));
+        assertThat(otherResource.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(otherResource.body()).get("error").asText()).isEqualTo("invalid_target");
+        HttpResponse<String> unknownScope = OAuthClient.get(client.authorizeUrl(REDIRECT, challenge, base + "/mcp",
+                "gmail.readonly gmail.send"));
+        assertThat(unknownScope.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(unknownScope.body()).get("error").asText()).isEqualTo("invalid_scope");
+        assertThat(Json.MAPPER.readTree(unknownScope.body()).get("error_description").asText())
+                .contains("gmail.send").contains("gmail.readonly, calendar.readonly");
         // registration refuses a redirect URI that would carry the code in the clear or run in the browser
         for (String uri : List.of("http://example.com/cb", "javascript:alert(1)", "https://x.example/cb#frag", "/relative")) {
             HttpResponse<String> answer = OAuthClient.post(base.resolve("/oauth/register"), "application/json",

@@ -84,26 +84,61 @@ final class OAuthClient {
         return new Tokens(t.get("access_token").asText(), t.get("refresh_token").asText(), t.get("scope").asText());
     }
 
-    /** Follows the redirects a browser would: ours, the emulator's consent, ours again, to the client's redirect URI. */
+    /**
+     * Follows the redirects a browser would (ours, the emulator's consent, ours again) and approves on the consent page
+     * as a user clicking Approve, to the client's redirect URI.
+     */
     Authorized authorize(String user) throws Exception {
         return authorize(user, null);
     }
 
     Authorized authorize(String user, String scope) throws Exception {
         String verifier = verifier();
-        URI next = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", scope) + "&login_hint=" + enc(user));
-        for (int hop = 0; hop < 5; hop++) {
+        URI start = URI.create(authorizeUrl(REDIRECT, s256(verifier), base + "/mcp", scope) + "&login_hint=" + enc(user));
+        Map<String, String> q = query(browse(start, REDIRECT));
+        assertThat(q).containsEntry("state", "client-state").containsEntry("iss", base.toString()).doesNotContainKey("error");
+        return new Authorized(q.get("code"), verifier);
+    }
+
+    /**
+     * A browser without remembered cookies from {@code start} to the first redirect to {@code redirect}: follows
+     * redirects, and on our consent page clicks Approve (the form posted with the page's binding cookie). Answers the
+     * redirect's URI, not opened.
+     */
+    static URI browse(URI start, String redirect) throws Exception {
+        URI next = start;
+        for (int hop = 0; hop < 8; hop++) {
             HttpResponse<String> answer = get(next);
-            assertThat(answer.statusCode()).as(next + ": " + answer.body()).isEqualTo(302);
-            URI location = URI.create(answer.headers().firstValue("Location").orElseThrow());
-            if (location.toString().startsWith(REDIRECT)) {
-                Map<String, String> q = query(location);
-                assertThat(q).containsEntry("state", "client-state").containsEntry("iss", base.toString()).doesNotContainKey("error");
-                return new Authorized(q.get("code"), verifier);
+            if (answer.statusCode() == 200 && answer.body().contains("name=\"decision\"")) {
+                answer = approve(next, answer);
+            }
+            assertThat(answer.statusCode()).as(next + ": " + answer.body()).isIn(302, 303);
+            URI location = next.resolve(answer.headers().firstValue("Location").orElseThrow());
+            if (location.toString().startsWith(redirect)) {
+                return location;
             }
             next = location;
         }
-        throw new AssertionError("no redirect to the client after 5 hops");
+        throw new AssertionError("no redirect to " + redirect + " after 8 hops");
+    }
+
+    /** Clicks Approve on the consent page {@code page} (got from {@code at}): its form, with the cookie it set. */
+    static HttpResponse<String> approve(URI at, HttpResponse<String> page) throws Exception {
+        return answer(at, page, "approve");
+    }
+
+    /** Answers the consent page {@code page} with {@code decision} (approve or deny), as its form would. */
+    static HttpResponse<String> answer(URI at, HttpResponse<String> page, String decision) throws Exception {
+        java.util.regex.Matcher action = java.util.regex.Pattern.compile("<form method=\"post\" action=\"([^\"]+)\"").matcher(page.body());
+        java.util.regex.Matcher request = java.util.regex.Pattern.compile("name=\"request\" value=\"([^\"]+)\"").matcher(page.body());
+        assertThat(action.find() && request.find()).as("a consent form in: %s", page.body()).isTrue();
+        String cookie = page.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("agt_consent="))
+                .map(c -> c.substring(0, c.indexOf(';'))).findFirst().orElseThrow();
+        URI target = at.resolve(action.group(1));
+        return HTTP.send(HttpRequest.newBuilder(target).header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Cookie", cookie).header("Origin", target.getScheme() + "://" + target.getRawAuthority())
+                .POST(HttpRequest.BodyPublishers.ofString("request=" + enc(request.group(1)) + "&decision=" + decision)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     URI authorizeUrl(String redirect, String challenge, String resource, String scope) {

@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server's authorization server, with the emulator as Google: the RFC 8414 metadata (issuer, endpoints, S256) and an
  * authorization-code grant with PKCE and {@code resource} (the redirect back with code, state and {@code iss}; the
  * token answer's type, {@code Cache-Control}). The suite prints the authorization URL for a person to open in a
- * browser; this test is that browser, following the redirects (the server, the emulator's consent, the server's
- * callback) to the suite's own loopback callback.
+ * browser; this test is that browser and that person, following the redirects (the server's consent page, where it
+ * clicks Approve, the emulator's consent, the server's callback) to the suite's own loopback callback.
  *
  * <p>The suite's other commands test MCP clients' OAuth against its own servers, or servers' MCP behaviour over a
  * connection without a token; the protected resource side (the 401, RFC 9728) is what McpAuthorizationTest and the
@@ -108,19 +108,13 @@ class OAuthConformanceTest {
         }
     }
 
-    /** What a person's browser does with the URL: follows the redirects to the suite's callback and opens it. */
+    /**
+     * What a person's browser does with the URL: follows the redirects, approves on the server's consent page (as the
+     * person would click Approve), and opens the suite's callback.
+     */
     private static void browse(URI authorize, String redirect) {
         try {
-            URI next = authorize;
-            for (int hop = 0; hop < 6; hop++) {
-                HttpResponse<String> answer = OAuthClient.get(next);
-                if (next.toString().startsWith(redirect)) {
-                    return; // the suite's callback answered
-                }
-                assertThat(answer.statusCode()).as(next + ": " + answer.body()).isEqualTo(302);
-                next = next.resolve(answer.headers().firstValue("Location").orElseThrow());
-            }
-            throw new AssertionError("no redirect to " + redirect + " after 6 hops");
+            OAuthClient.get(OAuthClient.browse(authorize, redirect)); // the suite's callback answers
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

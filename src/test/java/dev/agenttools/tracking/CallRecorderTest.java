@@ -145,6 +145,40 @@ class CallRecorderTest {
     }
 
     @Test
+    void storesNoMoreOfWhatACallerNamesThanItsBound(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("calls.db");
+        CallRecorder recorder = new CallRecorder(new SqliteSink(file), 100);
+        ToolRegistry tools = ToolRegistry.builder().listener(new TrackingListener(recorder))
+                .tool(new ScriptedTool(null) {
+                    @Override
+                    public ToolResult call(ToolCall call) {
+                        throw ToolException.invalidArgument("strategy must be one of auto, sequential, concurrent, batch");
+                    }
+                }).build();
+        String huge = "x".repeat(1_000_000);
+        for (int i = 0; i < 5; i++) {
+            // refused at the edge: not recorded at all
+            assertThatThrownBy(() -> tools.call(new ToolCall("gmail.list-emails", Json.object(), huge, null)))
+                    .hasMessage("agent_name must be 1..100 characters (Unicode code points), got 1000000");
+            // the tool refuses the strategy, and the call is recorded: without it, and with a bounded request id
+            assertThatThrownBy(() -> tools.call(new ToolCall("gmail.list-emails", Json.object().put("strategy", huge), "a", huge)))
+                    .hasMessageContaining("strategy must be one of");
+        }
+        recorder.close();
+        SqliteSink reader = new SqliteSink(file);
+        List<CallRecord> records = reader.read(Instant.now().minusSeconds(60), null);
+        assertThat(records).hasSize(5).allSatisfy(r -> {
+            assertThat(r.agentName()).isEqualTo("a");
+            assertThat(r.strategy()).isEqualTo("invalid");
+            assertThat(r.requestId()).hasSize(100);
+        });
+        reader.close();
+        assertThat(java.nio.file.Files.size(file)).as("five calls of a megabyte each, stored in kilobytes").isLessThan(200_000);
+        CallRecord direct = new CallRecord(Instant.now(), "t", "\uD83C\uDFC3".repeat(150), 1, null, null, "ok", null, 0, null);
+        assertThat(direct.agentName()).as("100 code points, never half of one").isEqualTo("\uD83C\uDFC3".repeat(100));
+    }
+
+    @Test
     void recordsEveryCallWithItsOutcomeAndFlushesOnClose(@TempDir Path dir) throws Exception {
         SqliteSink sink = new SqliteSink(dir.resolve("calls.db"));
         CallRecorder recorder = new CallRecorder(sink, 1_000);

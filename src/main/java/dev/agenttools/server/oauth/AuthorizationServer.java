@@ -253,14 +253,15 @@ public final class AuthorizationServer implements AutoCloseable {
         }
         return switch (path) {
             case Metadata.PROTECTED_RESOURCE, Metadata.PROTECTED_RESOURCE + "/mcp" -> Metadata.PROTECTED_RESOURCE;
-            case Metadata.AUTHORIZATION_SERVER, Metadata.REGISTER, Metadata.AUTHORIZE, Metadata.CALLBACK, Metadata.TOKEN,
-                 Metadata.REVOKE -> path;
+            case Metadata.AUTHORIZATION_SERVER, Metadata.REGISTER, Metadata.AUTHORIZE, Metadata.CONSENT, Metadata.CALLBACK,
+                 Metadata.TOKEN, Metadata.REVOKE -> path;
             default -> null;
         };
     }
 
     private void route(String endpoint, Request request, Response response, Callback callback) throws SQLException {
-        boolean fromPages = !endpoint.equals(Metadata.AUTHORIZE) && !endpoint.equals(Metadata.CALLBACK);
+        boolean fromPages = !endpoint.equals(Metadata.AUTHORIZE) && !endpoint.equals(Metadata.CALLBACK)
+                && !endpoint.equals(Metadata.CONSENT); // the browser's own steps: no other origin reads them
         if (fromPages) {
             OAuthAnswers.allowAnyOrigin(response);
         }
@@ -272,7 +273,7 @@ public final class AuthorizationServer implements AutoCloseable {
         }
         RateLimiter limiter = switch (endpoint) {
             case Metadata.REGISTER -> registerLimit;
-            case Metadata.AUTHORIZE, Metadata.CALLBACK -> authorizeLimit;
+            case Metadata.AUTHORIZE, Metadata.CONSENT, Metadata.CALLBACK -> authorizeLimit;
             case Metadata.TOKEN, Metadata.REVOKE -> tokenLimit;
             default -> null; // the metadata: static documents, cached
         };
@@ -294,7 +295,8 @@ public final class AuthorizationServer implements AutoCloseable {
             }
             purgeNowAndThen(); // what a flood made goes within minutes, even when no sign-in comes to purge it
         }
-        boolean post = endpoint.equals(Metadata.REGISTER) || endpoint.equals(Metadata.TOKEN) || endpoint.equals(Metadata.REVOKE);
+        boolean post = endpoint.equals(Metadata.REGISTER) || endpoint.equals(Metadata.TOKEN) || endpoint.equals(Metadata.REVOKE)
+                || endpoint.equals(Metadata.CONSENT);
         if (!method.equals(post ? "POST" : "GET")) {
             response.getHeaders().put(HttpHeader.ALLOW, post ? "POST" : "GET");
             OAuthAnswers.error(response, callback, 405, "invalid_request", endpoint + " takes " + (post ? "POST" : "GET"));
@@ -305,6 +307,7 @@ public final class AuthorizationServer implements AutoCloseable {
             case Metadata.AUTHORIZATION_SERVER -> document(response, callback, authorizationServer);
             case Metadata.REGISTER -> registration.handle(request, response, callback);
             case Metadata.AUTHORIZE -> authorization.authorize(request, response, callback);
+            case Metadata.CONSENT -> authorization.consent(request, response, callback);
             case Metadata.CALLBACK -> authorization.callback(request, response, callback);
             case Metadata.TOKEN -> {
                 purgeNowAndThen();

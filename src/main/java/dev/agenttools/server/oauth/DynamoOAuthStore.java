@@ -27,9 +27,9 @@ import java.util.Map;
 /**
  * The {@link OAuthStore} in one DynamoDB table that instances on several machines share (docs/mcp-authorization.md,
  * "The DynamoDB table"). One item per thing, under a partition key {@code pk} that says what it is: {@code client#},
- * {@code pending#}, {@code code#}, {@code at#}, {@code rt#} (by digest), {@code grant#} (by grant id) and
- * {@code account#} (by address). DynamoDB has no transaction here that a local DynamoDB (dynalite, in the tests) also
- * has, and no strongly consistent query by grant or account; so ending is not deleting: a grant item says whether
+ * {@code pending#}, {@code consent#}, {@code code#}, {@code at#}, {@code rt#} (by digest), {@code grant#} (by grant id),
+ * {@code account#} (by address) and {@code approval#} (by client id and address). DynamoDB has no transaction here
+ * that a local DynamoDB (dynalite, in the tests) also has, and no strongly consistent query by grant or account; so ending is not deleting: a grant item says whether
  * the grant was ended, an account item counts how many times the account was ended (its generation), and a token is
  * good only while its grant is not ended and has its account's generation. Ending a grant or an account is then one
  * write, seen by every check at once, and no token written meanwhile escapes it. One-time values are spent by one
@@ -219,6 +219,7 @@ final class DynamoOAuthStore implements OAuthStore {
         item.put("resource", s(p.resource()));
         item.put("key_id", s(p.googleVerifier().keyId()));
         item.put("google_verifier", AttributeValue.fromB(SdkBytes.fromByteArray(p.googleVerifier().bytes())));
+        item.put("consented", AttributeValue.fromBool(p.consented()));
         put(item);
         keepClient(p.clientId(), p.expiresAt());
     }
@@ -228,7 +229,50 @@ final class DynamoOAuthStore implements OAuthStore {
         Map<String, AttributeValue> r = take("pending#" + stateDigest, now);
         return r == null ? null : new Pending(str(r, "client_id"), str(r, "redirect_uri"), str(r, "client_state"),
                 str(r, "challenge"), str(r, "scope"), str(r, "resource"),
-                new TokenCipher.Sealed(str(r, "key_id"), r.get("google_verifier").b().asByteArray()), expiry(r));
+                new TokenCipher.Sealed(str(r, "key_id"), r.get("google_verifier").b().asByteArray()), expiry(r),
+                r.containsKey("consented") && r.get("consented").bool());
+    }
+
+    @Override
+    public void putConsent(String digest, Consent k) throws Unavailable {
+        Map<String, AttributeValue> item = expiring("consent#" + digest, k.expiresAt());
+        item.put("client_id", s(k.clientId()));
+        item.put("redirect_uri", s(k.redirectUri()));
+        item.put("challenge", s(k.challenge()));
+        item.put("scope", s(k.scope()));
+        item.put("resource", s(k.resource()));
+        item.put("browser", s(k.browser()));
+        if (k.clientState() != null) {
+            item.put("client_state", s(k.clientState()));
+        }
+        if (k.loginHint() != null) {
+            item.put("login_hint", s(k.loginHint()));
+        }
+        if (k.account() != null) {
+            item.put("account", s(k.account()));
+        }
+        put(item);
+        keepClient(k.clientId(), k.expiresAt());
+    }
+
+    @Override
+    public Consent takeConsent(String digest, Instant now) throws Unavailable {
+        Map<String, AttributeValue> r = take("consent#" + digest, now);
+        return r == null ? null : new Consent(str(r, "client_id"), str(r, "redirect_uri"), str(r, "client_state"),
+                str(r, "challenge"), str(r, "scope"), str(r, "resource"), str(r, "login_hint"), str(r, "browser"),
+                str(r, "account"), expiry(r));
+    }
+
+    /** One item per pair, {@code approval#<client id>#<account>} (a client id has no {@code #}), put over the last. */
+    @Override
+    public void putApproval(String account, String clientId, Instant expiresAt) throws Unavailable {
+        put(expiring("approval#" + clientId + "#" + account, expiresAt));
+    }
+
+    @Override
+    public boolean approved(String account, String clientId, Instant now) throws Unavailable {
+        Map<String, AttributeValue> item = get("approval#" + clientId + "#" + account);
+        return item != null && expiry(item).isAfter(now);
     }
 
     @Override

@@ -10,6 +10,8 @@ final class Metadata {
     static final String REGISTER = "/oauth/register";
     static final String AUTHORIZE = "/oauth/authorize";
     static final String CALLBACK = "/oauth/callback";
+    /** Where the consent page's form posts the user's answer (not in the metadata: only our own page uses it). */
+    static final String CONSENT = "/oauth/consent";
     static final String TOKEN = "/oauth/token";
     static final String REVOKE = "/oauth/revoke";
 

@@ -35,9 +35,14 @@ final class OAuthAnswers {
 
     /** 302 to {@code uri} with {@code params} added to its query. */
     static void redirect(Response response, Callback callback, String uri, Map<String, String> params) {
+        redirect(response, callback, 302, uri, params);
+    }
+
+    /** {@code status} (302, or 303 after a POST) to {@code uri} with {@code params} added to its query. */
+    static void redirect(Response response, Callback callback, int status, String uri, Map<String, String> params) {
         String query = Google.form(params);
         String location = uri + (URI.create(uri).getRawQuery() == null ? "?" : "&") + query;
-        response.setStatus(302);
+        response.setStatus(status);
         response.getHeaders().put(HttpHeader.LOCATION, location);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         response.write(true, null, callback);

@@ -35,9 +35,23 @@ interface OAuthStore extends AutoCloseable {
         }
     }
 
-    /** A client's authorization request on its way through Google's consent; {@code googleVerifier} is sealed. */
+    /**
+     * A client's authorization request on its way through Google's consent; {@code googleVerifier} is sealed.
+     * {@code consented}: the user approved the client on the consent page before going to Google (else the browser
+     * skipped the page as one remembered, and the account Google names must have approved the client).
+     */
     record Pending(String clientId, String redirectUri, String clientState, String challenge, String scope,
-                   String resource, TokenCipher.Sealed googleVerifier, Instant expiresAt) {
+                   String resource, TokenCipher.Sealed googleVerifier, Instant expiresAt, boolean consented) {
+    }
+
+    /**
+     * A client's authorization request shown on the consent page, waiting for the user's answer. {@code browser} is
+     * the digest of the binding cookie of the browser it was shown in ({@link BrowserCookies}); {@code account} is
+     * null before Google (the page shown at {@code /oauth/authorize}), or the account Google named, when the page is
+     * shown at the callback because that account never approved the client.
+     */
+    record Consent(String clientId, String redirectUri, String clientState, String challenge, String scope,
+                   String resource, String loginHint, String browser, String account, Instant expiresAt) {
     }
 
     /** A code of ours, for the client to trade once with its PKCE verifier. */
@@ -152,6 +166,21 @@ interface OAuthStore extends AutoCloseable {
 
     /** The pending sign-in of this state, spent (null when unknown, already spent or expired). */
     Pending takePending(String stateDigest, Instant now) throws SQLException;
+
+    /** Keeps a consent waiting for the user's answer, under the digest of its request id. */
+    void putConsent(String digest, Consent consent) throws SQLException;
+
+    /** The consent of this request id's digest, spent (null when unknown, already answered or expired). */
+    Consent takeConsent(String digest, Instant now) throws SQLException;
+
+    /**
+     * Records that {@code account} approved {@code clientId} on the consent page, until {@code expiresAt} (replacing
+     * an earlier approval of the same pair).
+     */
+    void putApproval(String account, String clientId, Instant expiresAt) throws SQLException;
+
+    /** Whether {@code account} approved {@code clientId} and that approval has not expired. */
+    boolean approved(String account, String clientId, Instant now) throws SQLException;
 
     void putCode(String digest, Code code) throws SQLException;
 

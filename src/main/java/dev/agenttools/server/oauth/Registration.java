@@ -1,6 +1,9 @@
 package dev.agenttools.server.oauth;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import org.eclipse.jetty.io.Content;
@@ -29,8 +32,20 @@ final class Registration {
     static final int MAX_BODY_BYTES = 16 * 1024;
     static final int MAX_REDIRECT_URIS = 10;
     static final int MAX_URI_LENGTH = 2_000;
-    /** Schemes that run or read something in the browser instead of reaching an app. */
-    private static final Set<String> FORBIDDEN_SCHEMES = Set.of("javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss");
+    /**
+     * The longest {@code client_name} taken, in code points: the consent page shows it whole, and a name longer than
+     * this is no name a person reads. A longer one is refused, not cut (a cut name could read as another).
+     */
+    static final int MAX_CLIENT_NAME = 100;
+    /** Hosts on which an {@code http} redirect URI is taken: the loopback interface (RFC 8252 section 7.3). */
+    static final Set<String> LOOPBACK_HOSTS = Set.of("127.0.0.1", "[::1]", "localhost");
+    private static final String RULE = "(allowed: https; http on 127.0.0.1, [::1] or localhost, any port; or an app's"
+            + " private-use scheme in reverse-domain form such as com.example.app:/callback, RFC 8252 section 7.1)";
+    /**
+     * Duplicate keys refused (RFC 7591 metadata is a JSON object, and RFC 8259 leaves a repeated name's meaning to the
+     * parser: two parts of a system could read two values), for this endpoint only: other endpoints keep their reader.
+     */
+    private static final ObjectReader STRICT = Json.MAPPER.reader().with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     /**
      * How long a client refused for the cap on unused clients is told to wait: the cap counts registrations of the last
@@ -51,7 +66,13 @@ final class Registration {
     void handle(Request request, Response response, Callback callback) throws SQLException {
         JsonNode body;
         try {
-            body = Json.MAPPER.readTree(read(request));
+            body = STRICT.readTree(read(request));
+        } catch (StreamReadException e) {
+            String message = e.getOriginalMessage();
+            OAuthAnswers.error(response, callback, 400, "invalid_client_metadata", message != null && message.startsWith("Duplicate field")
+                    ? "the body has a key more than once (" + duplicated(message) + "); each metadata field may be given once"
+                    : "the body must be a JSON object of client metadata (RFC 7591) of at most " + MAX_BODY_BYTES + " bytes");
+            return;
         } catch (IOException e) {
             OAuthAnswers.error(response, callback, 400, "invalid_client_metadata",
                     "the body must be a JSON object of client metadata (RFC 7591) of at most " + MAX_BODY_BYTES + " bytes");
@@ -85,9 +106,15 @@ final class Registration {
             return;
         }
         JsonNode nameNode = body.path("client_name");
-        String name = nameNode.isTextual() ? nameNode.asText().strip() : null;
-        if (name != null && name.length() > 200) {
-            name = name.substring(0, 200);
+        if (!nameNode.isMissingNode() && !nameNode.isNull() && !nameNode.isTextual()) {
+            OAuthAnswers.error(response, callback, 400, "invalid_client_metadata", "client_name must be a string");
+            return;
+        }
+        String name = nameNode.isTextual() && !nameNode.asText().isBlank() ? nameNode.asText().strip() : null;
+        String nameProblem = name == null ? null : nameProblem(name);
+        if (nameProblem != null) {
+            OAuthAnswers.error(response, callback, 400, "invalid_client_metadata", "client_name " + nameProblem);
+            return;
         }
         java.time.Instant now = clock.instant();
         if (store.unusedClients(now.minus(limits.unusedClientLifetime()), now) >= limits.maxClients()) {
@@ -114,9 +141,38 @@ final class Registration {
     }
 
     /**
-     * Why a redirect URI is refused, or null: it must be absolute without a fragment (RFC 6749 section 3.1.2); {@code
-     * https}, or {@code http} on a loopback host only (RFC 8252 section 7.3; anything else would carry the code in
-     * the clear), or a native app's private-use scheme (section 7.1); never a scheme that runs in the browser.
+     * Why a client name is refused, or null: over {@link #MAX_CLIENT_NAME} code points, or holding a character that
+     * would make the consent page read otherwise than it is: a control character (line breaks, NUL), a format
+     * character (bidi overrides such as U+202E, zero-width characters), a line or paragraph separator, or a lone
+     * surrogate.
+     */
+    static String nameProblem(String name) {
+        int length = name.codePointCount(0, name.length());
+        if (length > MAX_CLIENT_NAME) {
+            return "is " + length + " characters; at most " + MAX_CLIENT_NAME + " are allowed";
+        }
+        for (int i = 0, at = 1; i < name.length(); at++) {
+            int cp = name.codePointAt(i);
+            switch (Character.getType(cp)) {
+                case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
+                     Character.SURROGATE, Character.UNASSIGNED -> {
+                    return "has the character U+" + String.format(Locale.ROOT, "%04X", cp) + " (character " + at + "); control,"
+                            + " bidi, zero-width and unassigned characters are not allowed in a name shown to users";
+                }
+                default -> i += Character.charCount(cp);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why a redirect URI is refused, or null, naming the rule: absolute, without a fragment (RFC 6749 section 3.1.2)
+     * or user information (it would show the user one host and send the code to another), a port in 1..65535; and
+     * {@code https}, or {@code http} on a loopback host only (RFC 8252 section 7.3: any port; anything else would
+     * carry the code in the clear), or a native app's private-use scheme in reverse-domain form (section 7.1: a scheme
+     * with a dot, {@code com.example.app:/cb}). Every other scheme is refused: those without a dot are the browser's
+     * or the system's own ({@code javascript:}, {@code data:}, {@code view-source:}, {@code jar:}, {@code chrome:},
+     * {@code ms-settings:}, {@code mailto:}, {@code file:}), which run or show something instead of reaching an app.
      */
     static String problem(String uri) {
         if (uri.length() > MAX_URI_LENGTH) {
@@ -129,24 +185,43 @@ final class Registration {
             return "is not a URI";
         }
         if (!u.isAbsolute()) {
-            return "is not an absolute URI";
+            return "is not an absolute URI " + RULE;
         }
         if (u.getRawFragment() != null) {
-            return "has a fragment (#...), which a redirect URI may not have";
+            return "has a fragment (#...), which a redirect URI may not have (RFC 6749 section 3.1.2)";
+        }
+        if (u.getRawUserInfo() != null || (u.getRawAuthority() != null && u.getRawAuthority().contains("@"))) {
+            return "has user information (user@host), which a redirect URI may not have: it would show one host and mean another";
+        }
+        if (u.getRawAuthority() != null && u.getHost() == null) {
+            return "has an authority that is not a host with an optional port 1..65535";
+        }
+        if (u.getPort() != -1 && (u.getPort() < 1 || u.getPort() > 65535)) {
+            return "has the port " + u.getPort() + ", outside 1..65535";
         }
         String scheme = u.getScheme().toLowerCase(Locale.ROOT);
-        if (FORBIDDEN_SCHEMES.contains(scheme)) {
-            return "has the scheme " + scheme + ", which no app receives";
-        }
         if (scheme.equals("https") || scheme.equals("http")) {
             if (u.getHost() == null) {
                 return "has no host";
             }
-            if (scheme.equals("http") && !Set.of("127.0.0.1", "localhost", "[::1]").contains(u.getHost().toLowerCase(Locale.ROOT))) {
-                return "is http on a host other than 127.0.0.1, [::1] or localhost (use https)";
+            if (scheme.equals("http") && !LOOPBACK_HOSTS.contains(u.getHost().toLowerCase(Locale.ROOT))) {
+                return "is http on a host other than 127.0.0.1, [::1] or localhost (use https) " + RULE;
             }
+            return null;
+        }
+        if (!scheme.contains(".")) {
+            return "has the scheme " + (scheme.length() > 40 ? scheme.substring(0, 40) + "..." : scheme) + ":, which is not"
+                    + " https, loopback http or a private-use scheme in reverse-domain form " + RULE;
         }
         return null;
+    }
+
+    /** The key a duplicate-field message of Jackson's names, when it is a plain one (else not repeated). */
+    private static String duplicated(String message) {
+        int open = message.indexOf('\'');
+        int close = open < 0 ? -1 : message.indexOf('\'', open + 1);
+        String key = close < 0 ? "" : message.substring(open + 1, close);
+        return key.matches("[A-Za-z0-9_]{1,40}") ? key : "a key";
     }
 
     /** Why an optional array of names holds one outside {@code allowed}, or null. */

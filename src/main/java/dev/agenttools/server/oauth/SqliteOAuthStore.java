@@ -57,6 +57,12 @@ final class SqliteOAuthStore implements OAuthStore {
             if (addColumn(s, "clients", "unused_until", "INTEGER")) {
                 s.execute("UPDATE clients SET unused_until = created_at + 86400000 WHERE unused_until IS NULL");
             }
+            addColumn(s, "pending", "consented", "INTEGER NOT NULL DEFAULT 0");
+            s.execute("CREATE TABLE IF NOT EXISTS consents (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
+                    + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
+                    + " resource TEXT NOT NULL, login_hint TEXT, browser TEXT NOT NULL, account TEXT, expires_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS approvals (account TEXT NOT NULL, client_id TEXT NOT NULL,"
+                    + " expires_at INTEGER NOT NULL, PRIMARY KEY (account, client_id))");
             // grants ended, so that a rotation racing the end (a reuse on another instance) stores nothing that works
             s.execute("CREATE TABLE IF NOT EXISTS ended_grants (grant_id TEXT PRIMARY KEY, ended_at INTEGER NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS google_accounts (account TEXT PRIMARY KEY, key_id TEXT NOT NULL,"
@@ -147,7 +153,8 @@ final class SqliteOAuthStore implements OAuthStore {
         // an unused client's sign-ins and codes push unused_until on: past it, nothing of it is under way
         try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE (signed_in = 0 AND unused_until <= ?)"
                 + " OR (signed_in = 1 AND created_at < ?"
-                + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM codes WHERE spent = 0)"
+                + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM consents)"
+                + " AND id NOT IN (SELECT client_id FROM codes WHERE spent = 0)"
                 + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens))")) {
             p.setLong(1, now.toEpochMilli());
             p.setLong(2, registeredBefore.toEpochMilli());
@@ -157,7 +164,8 @@ final class SqliteOAuthStore implements OAuthStore {
 
     @Override
     public synchronized void putPending(String stateDigest, Pending p) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO pending (state_digest, client_id, redirect_uri, client_state,"
+                + " challenge, scope, resource, key_id, google_verifier, expires_at, consented) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             s.setString(1, stateDigest);
             s.setString(2, p.clientId());
             s.setString(3, p.redirectUri());
@@ -168,6 +176,7 @@ final class SqliteOAuthStore implements OAuthStore {
             s.setString(8, p.googleVerifier().keyId());
             s.setBytes(9, p.googleVerifier().bytes());
             s.setLong(10, p.expiresAt().toEpochMilli());
+            s.setInt(11, p.consented() ? 1 : 0);
             s.executeUpdate();
         }
         keepUnused(p.clientId(), p.expiresAt());
@@ -177,14 +186,71 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized Pending takePending(String stateDigest, Instant now) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("DELETE FROM pending WHERE state_digest = ? RETURNING client_id,"
-                + " redirect_uri, client_state, challenge, scope, resource, key_id, google_verifier, expires_at")) {
+                + " redirect_uri, client_state, challenge, scope, resource, key_id, google_verifier, expires_at, consented")) {
             p.setString(1, stateDigest);
             try (ResultSet r = p.executeQuery()) {
                 if (!r.next() || r.getLong(9) <= now.toEpochMilli()) {
                     return null;
                 }
                 return new Pending(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)));
+                        r.getString(6), new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)),
+                        r.getInt(10) == 1);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void putConsent(String digest, Consent k) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO consents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            s.setString(1, digest);
+            s.setString(2, k.clientId());
+            s.setString(3, k.redirectUri());
+            s.setString(4, k.clientState());
+            s.setString(5, k.challenge());
+            s.setString(6, k.scope());
+            s.setString(7, k.resource());
+            s.setString(8, k.loginHint());
+            s.setString(9, k.browser());
+            s.setString(10, k.account());
+            s.setLong(11, k.expiresAt().toEpochMilli());
+            s.executeUpdate();
+        }
+        keepUnused(k.clientId(), k.expiresAt());
+    }
+
+    @Override
+    public synchronized Consent takeConsent(String digest, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM consents WHERE digest = ? RETURNING client_id, redirect_uri,"
+                + " client_state, challenge, scope, resource, login_hint, browser, account, expires_at")) {
+            p.setString(1, digest);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next() || r.getLong(10) <= now.toEpochMilli()) {
+                    return null;
+                }
+                return new Consent(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
+                        r.getString(6), r.getString(7), r.getString(8), r.getString(9), Instant.ofEpochMilli(r.getLong(10)));
+            }
+        }
+    }
+
+    @Override
+    public synchronized void putApproval(String account, String clientId, Instant expiresAt) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT OR REPLACE INTO approvals VALUES (?, ?, ?)")) {
+            s.setString(1, account);
+            s.setString(2, clientId);
+            s.setLong(3, expiresAt.toEpochMilli());
+            s.executeUpdate();
+        }
+    }
+
+    @Override
+    public synchronized boolean approved(String account, String clientId, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM approvals WHERE account = ? AND client_id = ? AND expires_at > ?")) {
+            p.setString(1, account);
+            p.setString(2, clientId);
+            p.setLong(3, now.toEpochMilli());
+            try (ResultSet r = p.executeQuery()) {
+                return r.next();
             }
         }
     }
@@ -420,7 +486,7 @@ final class SqliteOAuthStore implements OAuthStore {
     /** Deletes what has expired (refresh tokens spent or not, once past their lifetime). */
     @Override
     public synchronized void purge(Instant now) throws SQLException {
-        for (String table : List.of("pending", "access_tokens", "refresh_tokens")) {
+        for (String table : List.of("pending", "consents", "approvals", "access_tokens", "refresh_tokens")) {
             try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ?")) {
                 p.setLong(1, now.toEpochMilli());
                 p.executeUpdate();

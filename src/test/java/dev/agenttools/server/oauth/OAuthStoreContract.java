@@ -162,12 +162,47 @@ abstract class OAuthStoreContract {
         String digest = Secrets.digest(Secrets.next(Secrets.STATE));
         TokenCipher.Sealed verifier = CIPHER.seal("google-verifier", "x");
         store.putPending(digest, new OAuthStore.Pending("agt_client_1", "http://127.0.0.1:9/cb", null, "ch", "gmail.readonly",
-                RESOURCE, verifier, NOW.plusSeconds(600)));
+                RESOURCE, verifier, NOW.plusSeconds(600), true));
         OAuthStore.Pending taken = other.takePending(digest, NOW);
         assertThat(taken).isNotNull();
         assertThat(taken.clientState()).isNull();
+        assertThat(taken.consented()).as("approved on the consent page").isTrue();
         assertThat(CIPHER.open(taken.googleVerifier(), "x")).isEqualTo("google-verifier");
         assertThat(store.takePending(digest, NOW)).isNull();
+    }
+
+    static OAuthStore.Consent consent(String account, Instant expiresAt) {
+        return new OAuthStore.Consent(CLIENT, "http://127.0.0.1:9/cb", account == null ? "client-state" : null, "ch",
+                "gmail.readonly", RESOURCE, account == null ? "hint@example.com" : null, Secrets.digest("browser"), account, expiresAt);
+    }
+
+    @Test
+    void aConsentWaitingForTheUserIsAnsweredOnceOnAnyInstanceAndKeepsWhatWasShown() throws Exception {
+        String before = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        String after = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        store.putConsent(before, consent(null, NOW.plusSeconds(600)));
+        store.putConsent(after, consent(ACCOUNT, NOW.plusSeconds(600)));
+        assertThat(other.takeConsent(before, NOW)).isEqualTo(consent(null, NOW.plusSeconds(600)));
+        assertThat(store.takeConsent(before, NOW)).as("answered already").isNull();
+        OAuthStore.Consent atCallback = store.takeConsent(after, NOW);
+        assertThat(atCallback.account()).isEqualTo(ACCOUNT);
+        assertThat(atCallback.clientState()).isNull();
+        assertThat(atCallback.loginHint()).isNull();
+        assertThat(other.takeConsent(Secrets.digest("unknown"), NOW)).isNull();
+    }
+
+    @Test
+    void anApprovalIsKeptPerAccountAndClientUntilItExpiresAndIsRenewedByAnother() throws Exception {
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW)).isFalse();
+        store.putApproval(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(30)));
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW)).isTrue();
+        assertThat(other.approved("other@example.com", CLIENT, NOW)).as("another account").isFalse();
+        assertThat(other.approved(ACCOUNT, "agt_client_2", NOW)).as("another client").isFalse();
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(30)))).as("expired").isFalse();
+        other.putApproval(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(60)));
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(45)))).as("renewed").isTrue();
+        store.purge(NOW.plus(Duration.ofDays(45)));
+        assertThat(store.approved(ACCOUNT, CLIENT, NOW.plus(Duration.ofDays(45)))).as("not purged before it expires").isTrue();
     }
 
     @Test
@@ -275,8 +310,13 @@ abstract class OAuthStoreContract {
         store.putCode(code, code(Duration.ofSeconds(60)));
         assertThat(redeem(other, code, "grant_x", NOW.plusSeconds(60))).isInstanceOf(OAuthStore.Redeemed.None.class);
         String state = Secrets.digest(Secrets.next(Secrets.STATE));
-        store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1)));
+        store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1), false));
         assertThat(other.takePending(state, NOW.plusSeconds(2))).isNull();
+        String consent = Secrets.digest(Secrets.next(Authorization.CONSENT_REQUEST));
+        store.putConsent(consent, consent(null, NOW.plusSeconds(1)));
+        assertThat(other.takeConsent(consent, NOW.plusSeconds(1))).isNull();
+        store.putApproval(ACCOUNT, CLIENT, NOW.plusSeconds(1));
+        assertThat(other.approved(ACCOUNT, CLIENT, NOW.plusSeconds(1))).isFalse();
         Tokens t = signIn(store);
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)).minusMillis(1))).isNotNull();
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW.plus(Duration.ofHours(1)))).isNull();
@@ -363,7 +403,7 @@ abstract class OAuthStoreContract {
         // a sign-in started late in a client's minutes keeps it until that sign-in's own end
         other.putClient(new OAuthStore.Client("agt_client_3", "slow user", List.of("http://127.0.0.1:9/c"), NOW), NOW.plus(lifetime));
         store.putPending(Secrets.digest(Secrets.next(Secrets.STATE)), new OAuthStore.Pending("agt_client_3", "http://127.0.0.1:9/c",
-                null, "ch", "gmail.readonly", RESOURCE, CIPHER.seal("v", "x"), NOW.plus(Duration.ofMinutes(24))));
+                null, "ch", "gmail.readonly", RESOURCE, CIPHER.seal("v", "x"), NOW.plus(Duration.ofMinutes(24)), true));
         assertThat(other.client("agt_client_3", NOW.plus(Duration.ofMinutes(20)))).isNotNull();
         assertThat(other.client("agt_client_3", NOW.plus(Duration.ofMinutes(24)))).isNull();
 

@@ -93,4 +93,36 @@ class SqliteOAuthStoreTest extends OAuthStoreContract {
             assertThat(redeem(a, code, "grant_2", NOW)).isEqualTo(new OAuthStore.Redeemed.Reused("grant_1"));
         }
     }
+
+    @Test
+    void aFileMadeBeforeTheConsentPageGetsItsColumnAndItsPendingSignInsCountAsNotConsented() throws Exception {
+        Path old = dir.resolve("before-consent.db");
+        String state = Secrets.digest(Secrets.next(Secrets.STATE));
+        TokenCipher.Sealed verifier = CIPHER.seal("v", state);
+        // pending as the store made it before the consent page, with a sign-in under way then
+        try (Connection c = SqliteStore.openToWrite(old, true).connection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE pending (state_digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
+                    + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
+                    + " resource TEXT NOT NULL, key_id TEXT NOT NULL, google_verifier BLOB NOT NULL, expires_at INTEGER NOT NULL)");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO pending VALUES (?, ?, 'http://127.0.0.1:9/cb', NULL, 'ch',"
+                    + " 'gmail.readonly', ?, ?, ?, ?)")) {
+                p.setString(1, state);
+                p.setString(2, CLIENT);
+                p.setString(3, RESOURCE);
+                p.setString(4, verifier.keyId());
+                p.setBytes(5, verifier.bytes());
+                p.setLong(6, NOW.plusSeconds(600).toEpochMilli());
+                p.executeUpdate();
+            }
+        }
+        java.util.List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
+        try (OAuthStore a = both.get(0); OAuthStore b = both.get(1)) {
+            OAuthStore.Pending before = a.takePending(state, NOW);
+            assertThat(before.consented()).as("so its account must have approved the client").isFalse();
+            String now = Secrets.digest(Secrets.next(Secrets.STATE));
+            b.putPending(now, new OAuthStore.Pending(CLIENT, "http://127.0.0.1:9/cb", null, "ch", "gmail.readonly", RESOURCE,
+                    verifier, NOW.plusSeconds(600), true));
+            assertThat(a.takePending(now, NOW).consented()).isTrue();
+        }
+    }
 }
