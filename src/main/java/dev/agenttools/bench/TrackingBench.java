@@ -28,7 +28,7 @@ final class TrackingBench {
 
     /** A tool that does nothing, so that only the registry path is measured. */
     private static final class Noop implements Tool {
-        private final ToolSpec spec = new ToolSpec("bench.noop", "does nothing", Json.object().put("type", "object"));
+        private final ToolSpec spec = new ToolSpec("bench.noop", "does nothing", Json.object().put("type", "object"), ToolSpec.Effect.READ);
 
         @Override
         public ToolSpec spec() {

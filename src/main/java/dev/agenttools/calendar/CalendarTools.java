@@ -110,7 +110,7 @@ public final class CalendarTools {
         public ToolSpec spec() {
             return new ToolSpec(LIST_CALENDARS, "List the user's calendars: id, summary, primary, access_role, time_zone, "
                     + "color, selected and hidden for each, the primary first. Use an id with calendar.list-events.",
-                    schema("Params of calendar.list-calendars", commonProperties()));
+                    schema("Params of calendar.list-calendars", commonProperties()), ToolSpec.Effect.READ);
         }
 
         @Override
@@ -151,7 +151,7 @@ public final class CalendarTools {
                     + "calendar_id, summary, start, end (RFC 3339 with the event's own offset, or dates with all_day true), "
                     + "time_zone, location, status, organizer, attendees, html_link, recurring_event_id, conference_link. "
                     + "A calendar that is deleted or not readable is named in skipped_calendars and does not fail the call.",
-                    schema("Params of calendar.list-events", p));
+                    schema("Params of calendar.list-events", p), ToolSpec.Effect.READ);
         }
 
         @Override
@@ -217,7 +217,7 @@ public final class CalendarTools {
             return new ToolSpec(GET_EVENT, "Get one event in full: summary, description as readable text (HTML turned into "
                     + "text with links kept), start, end, time_zone, location, status, organizer, attendees with their answers, "
                     + "conference_link, attachments, recurrence (for a series), recurring_event_id (for an instance), html_link.",
-                    schema);
+                    schema, ToolSpec.Effect.READ);
         }
 
         @Override
@@ -250,7 +250,7 @@ public final class CalendarTools {
             ids.putObject("items").put("type", "string").put("minLength", 1).put("maxLength", MAX_CALENDAR_ID_CHARS);
             return new ToolSpec(FREE_BUSY, "When each calendar is busy in a time range (Calendar's freeBusy): busy blocks "
                     + "[{start, end}] per calendar, overlapping events merged, free (transparent) and cancelled events left "
-                    + "out. A calendar that cannot be read is named in skipped_calendars.", schema("Params of calendar.free-busy", p));
+                    + "out. A calendar that cannot be read is named in skipped_calendars.", schema("Params of calendar.free-busy", p), ToolSpec.Effect.READ);
         }
 
         @Override

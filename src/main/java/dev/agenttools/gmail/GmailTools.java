@@ -124,7 +124,7 @@ public final class GmailTools {
                     + "Use get_email (gmail.get-email) with an id for the whole body. An email that cannot be fetched or "
                     + "decoded does not fail the list: it keeps its place with its id and thread_id, and errors "
                     + "[{id, code, message}] says why.",
-                    schema("Params of gmail.list-emails", List.of(), p));
+                    schema("Params of gmail.list-emails", List.of(), p), ToolSpec.Effect.READ);
         }
 
         @Override
@@ -151,7 +151,7 @@ public final class GmailTools {
                             + "newer_than:7d is:unread \"exact phrase\" -word, OR, parentheses.");
             listProperties(p);
             return new ToolSpec(SEARCH, "Search Gmail with Gmail's search syntax and list the matching emails, newest first, "
-                    + "with the same fields as gmail.list-emails (errors included).", schema("Params of gmail.search-emails", List.of("query"), p));
+                    + "with the same fields as gmail.list-emails (errors included).", schema("Params of gmail.search-emails", List.of("query"), p), ToolSpec.Effect.READ);
         }
 
         @Override
@@ -184,7 +184,7 @@ public final class GmailTools {
             return new ToolSpec(GET, "Get one email by id: subject, from, to, cc, date, labels, the body as readable text "
                     + "(HTML turned into text with links kept) and its attachments' names, types and sizes. When part of "
                     + "the email cannot be decoded, the answer has what could be and errors [{id, code, message}] says why.",
-                    schema("Params of gmail.get-email", List.of("message_id"), p));
+                    schema("Params of gmail.get-email", List.of("message_id"), p), ToolSpec.Effect.READ);
         }
 
         @Override

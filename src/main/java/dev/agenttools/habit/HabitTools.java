@@ -412,7 +412,7 @@ public final class HabitTools {
             return new ToolSpec(CREATE, "Start tracking a habit for the user: its name, when it is due (every day, given "
                     + "weekdays, or N times a week), an optional daily target (30 minutes), and the time zone its days are "
                     + "counted in. Returns the habit with its id. At most " + HabitStore.MAX_HABITS_PER_USER + " habits per user.",
-                    schema("Params of habit.create", p, "name"));
+                    schema("Params of habit.create", p, "name"), ToolSpec.Effect.REVERSIBLE);
         }
 
         @Override
@@ -435,7 +435,7 @@ public final class HabitTools {
             describeDefinition(p, true);
             return new ToolSpec(UPDATE, "Change a habit: rename it, change when it is due or its target, or move it to "
                     + "another time zone (when the user moves: logged days and streaks are kept). Only the params given change.",
-                    schema("Params of habit.update", p, "habit"));
+                    schema("Params of habit.update", p, "habit"), ToolSpec.Effect.REVERSIBLE);
         }
 
         @Override
@@ -463,9 +463,10 @@ public final class HabitTools {
             ObjectNode p = c.withHabit(c.properties());
             return archive
                     ? new ToolSpec(ARCHIVE, "Archive a habit the user stopped: it and its logs are kept, but habit.list leaves "
-                    + "it out (unless include_archived). habit.restore brings it back.", schema("Params of habit.archive", p, "habit"))
+                    + "it out (unless include_archived). habit.restore brings it back.", schema("Params of habit.archive", p, "habit"),
+                    ToolSpec.Effect.REVERSIBLE)
                     : new ToolSpec(RESTORE, "Bring back an archived habit, with its logs and streaks.",
-                    schema("Params of habit.restore", p, "habit"));
+                    schema("Params of habit.restore", p, "habit"), ToolSpec.Effect.REVERSIBLE);
         }
 
         @Override
@@ -495,7 +496,7 @@ public final class HabitTools {
             return new ToolSpec(LOG, "Record that the user did a habit (or did not) on a day, default today in the habit's "
                     + "time zone. One record per habit and day: logging the day again replaces it, so a retried call never "
                     + "counts twice. Returns the day's record and the habit's streak and completion after it.",
-                    schema("Params of habit.log", p, "habit"));
+                    schema("Params of habit.log", p, "habit"), ToolSpec.Effect.REVERSIBLE);
         }
 
         @Override
@@ -547,7 +548,7 @@ public final class HabitTools {
             return new ToolSpec(LIST, "The user's habits with how each is going: today's state (done, not_done, pending, "
                     + "not_due), the current and longest streak (days in a row done of the days it is due, or for a times-a-week "
                     + "habit weeks in a row with its count met; today not done yet breaks nothing), and completion over the "
-                    + "last 7 and 30 due days (done, scheduled, rate 0..1).", schema("Params of habit.list", p));
+                    + "last 7 and 30 due days (done, scheduled, rate 0..1).", schema("Params of habit.list", p), ToolSpec.Effect.READ);
         }
 
         @Override
@@ -580,7 +581,7 @@ public final class HabitTools {
                     + "the days done off the schedule (done_off_schedule: done counts only the due days done, never more than due; a "
                     + "times-a-week habit's every day done), "
                     + "amount and note, and the days done and due in the range (due counts the days up to today: a day ahead, or today "
-                    + "not logged yet, is not counted).", schema("Params of habit.history", p, "habit"));
+                    + "not logged yet, is not counted).", schema("Params of habit.history", p, "habit"), ToolSpec.Effect.READ);
         }
 
         @Override

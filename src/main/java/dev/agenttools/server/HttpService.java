@@ -300,7 +300,8 @@ public final class HttpService implements AutoCloseable {
         if (options.oauth() != null) {
             connector.open(); // the port bound, for a public URL of port 0 on a loopback host
             try {
-                authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()), java.time.Clock.systemUTC());
+                authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()),
+                        java.time.Clock.systemUTC(), registry.specs());
             } catch (IOException | RuntimeException e) {
                 connector.close(); // the port is not kept by a server that does not start
                 throw e;

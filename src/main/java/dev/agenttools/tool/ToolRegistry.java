@@ -76,7 +76,7 @@ public final class ToolRegistry implements AutoCloseable {
                 .put("description", "Overall deadline of the call in milliseconds, from when it is received to its answer: "
                         + "set-up, retries and any fallback included.");
         properties.putObject("agent_name").put("type", "string").put("description", "Who is calling, for call statistics.");
-        return new ToolSpec(spec.name(), spec.description(), schema);
+        return new ToolSpec(spec.name(), spec.description(), schema, spec.effect());
     }
 
     /**

@@ -81,7 +81,8 @@ class McpAuthorizationTest {
             JsonNode doc = Json.MAPPER.readTree(answer.body());
             assertThat(doc.get("resource").asText()).isEqualTo(base + "/mcp");
             assertThat(doc.get("authorization_servers").get(0).asText()).isEqualTo(base.toString());
-            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText).containsExactly("gmail.readonly", "calendar.readonly");
+            assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText)
+                    .containsExactly("gmail.readonly", "calendar.readonly", "habits.readonly", "habits");
             assertThat(doc.get("bearer_methods_supported")).extracting(JsonNode::asText).containsExactly("header");
         }
         HttpResponse<String> answer = OAuthClient.get(base.resolve("/.well-known/oauth-authorization-server"));
@@ -94,6 +95,8 @@ class McpAuthorizationTest {
         assertThat(doc.get("code_challenge_methods_supported")).extracting(JsonNode::asText).containsExactly("S256");
         assertThat(doc.get("grant_types_supported")).extracting(JsonNode::asText).containsExactly("authorization_code", "refresh_token");
         assertThat(doc.get("token_endpoint_auth_methods_supported")).extracting(JsonNode::asText).containsExactly("none");
+        assertThat(doc.get("scopes_supported")).extracting(JsonNode::asText)
+                .containsExactly("gmail.readonly", "calendar.readonly", "habits.readonly", "habits");
         // a Host header of the client's choosing changes nothing (behind a proxy, only the public URL counts)
         HttpResponse<String> spoofed = http.send(HttpRequest.newBuilder(base.resolve("/.well-known/oauth-authorization-server"))
                 .header("X-Forwarded-Host", "evil.example").build(), HttpResponse.BodyHandlers.ofString());
@@ -102,7 +105,8 @@ class McpAuthorizationTest {
 
     @Test
     void answersACallWithoutAGoodTokenWith401NamingTheResourceMetadata() throws Exception {
-        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\", scope=\"gmail.readonly calendar.readonly\"";
+        String expected = "Bearer resource_metadata=\"" + base + "/.well-known/oauth-protected-resource\","
+                + " scope=\"gmail.readonly calendar.readonly habits.readonly habits\"";
         HttpResponse<String> none = mcp(null, OAuthClient.listEmails(1));
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue(expected);
@@ -171,6 +175,120 @@ class McpAuthorizationTest {
         assertThat(mail.statusCode()).isEqualTo(403);
         assertThat(mail.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("lacks gmail.readonly");
         assertThat(OAuthClient.get(base.resolve("/metrics")).body()).contains("reason=\"insufficient_scope\"");
+    }
+
+    @Test
+    void aReadTokenIsRefusedAWriteToolAndOnlyAFamilysWriteScopeRunsIt() throws Exception {
+        try (OAuthServer habits = new OAuthServer(emulator, settings(URI.create("http://127.0.0.1:0"), dir.resolve("habits-oauth.db")),
+                dir.resolve("habits.db"))) {
+            OAuthClient client = OAuthClient.register(habits.base);
+            String create = OAuthClient.call("create_habit", "{\"name\":\"Read\"}");
+            // the scopes of the issue's probe: Gmail and Calendar read, nothing of habits
+            OAuthClient.Tokens reads = client.signIn(USER_1, "gmail.readonly calendar.readonly");
+            HttpResponse<String> refused = OAuthClient.mcp(habits.base, reads.access(), create);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+            assertThat(Json.MAPPER.readTree(refused.body()).get("error").asText()).isEqualTo("insufficient_scope");
+            assertThat(refused.headers().firstValue("WWW-Authenticate").orElseThrow())
+                    .contains("scope=\"gmail.readonly calendar.readonly habits\"").contains("lacks habits, which habit.create needs");
+            assertThat(OAuthClient.mcp(habits.base, reads.access(), OAuthClient.call("list_habits", "{}")).statusCode())
+                    .as("nor may it read habits").isEqualTo(403);
+
+            // habits.readonly reads habits, and is refused every one of the five tools that write
+            OAuthClient.Tokens habitReads = client.signIn(USER_1, "habits.readonly");
+            HttpResponse<String> list = OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.call("list_habits", "{}"));
+            assertThat(list.statusCode()).as(list.body()).isEqualTo(200);
+            assertThat(list.body()).doesNotContain("\"isError\":true");
+            for (String write : List.of("create_habit", "update_habit", "archive_habit", "restore_habit", "log_habit")) {
+                HttpResponse<String> answer = OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.call(write, "{\"habit\":\"x\"}"));
+                assertThat(answer.statusCode()).as(write).isEqualTo(403);
+                assertThat(answer.headers().firstValue("WWW-Authenticate").orElseThrow()).as(write).contains("lacks habits,");
+            }
+            assertThat(OAuthClient.mcp(habits.base, habitReads.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(403);
+
+            // the write scope runs the write, and reads its family too
+            OAuthClient.Tokens writes = client.signIn(USER_1, "habits");
+            HttpResponse<String> created = OAuthClient.mcp(habits.base, writes.access(), create);
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            assertThat(created.body()).doesNotContain("\"isError\":true").contains("Read");
+            HttpResponse<String> listed = OAuthClient.mcp(habits.base, writes.access(), OAuthClient.call("list_habits", "{}"));
+            assertThat(listed.statusCode()).isEqualTo(200);
+            assertThat(listed.body()).contains("Read");
+        }
+    }
+
+    @Test
+    void aCodeUsedTwiceRevokesTheTokensOfItsFirstUse() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Authorized authorized = client.authorize(USER_1);
+        Map<String, String> form = Map.of("grant_type", "authorization_code", "code", authorized.code(),
+                "redirect_uri", REDIRECT, "code_verifier", authorized.verifier());
+        HttpResponse<String> first = client.token(form);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        JsonNode tokens = Json.MAPPER.readTree(first.body());
+        String access = tokens.get("access_token").asText();
+        assertThat(messageIds(access)).isEqualTo(gmailIds(USER_1));
+
+        // the code again (an attacker who intercepted it, or a replay): refused, and what its first use got ends
+        HttpResponse<String> again = client.token(form);
+        assertThat(again.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(again.body()).get("error").asText()).isEqualTo("invalid_grant");
+        assertThat(again.body()).contains("revoked").doesNotContain(authorized.code());
+        assertThat(mcp(access, OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", tokens.get("refresh_token").asText()))
+                .statusCode()).as("its refresh token too").isEqualTo(400);
+    }
+
+    @Test
+    void aRefreshThatNarrowsTheScopeNarrowsTheAccessTokenWhileTheSignInKeepsItsScope() throws Exception {
+        OAuthClient client = OAuthClient.register(base);
+        OAuthClient.Tokens all = client.signIn(USER_1, "gmail.readonly calendar.readonly");
+        HttpResponse<String> narrowed = client.token(Map.of("grant_type", "refresh_token", "refresh_token", all.refresh(),
+                "scope", "gmail.readonly"));
+        assertThat(narrowed.statusCode()).as(narrowed.body()).isEqualTo(200);
+        JsonNode narrow = Json.MAPPER.readTree(narrowed.body());
+        assertThat(narrow.get("scope").asText()).isEqualTo("gmail.readonly");
+        String narrowAccess = narrow.get("access_token").asText();
+        assertThat(messageIds(narrowAccess)).isEqualTo(gmailIds(USER_1));
+        assertThat(mcp(narrowAccess, OAuthClient.call("list_events", "{}")).statusCode()).as("the access token is narrower").isEqualTo(403);
+
+        // RFC 6749 section 6: the new refresh token keeps the original grant's scope
+        OAuthClient.Tokens back = client.refresh(narrow.get("refresh_token").asText());
+        assertThat(back.scope()).isEqualTo("gmail.readonly calendar.readonly");
+        assertThat(mcp(back.access(), OAuthClient.call("list_events", "{}")).statusCode()).isEqualTo(200);
+        // and never wider than it
+        HttpResponse<String> wider = client.token(Map.of("grant_type", "refresh_token", "refresh_token", back.refresh(),
+                "scope", "gmail.readonly habits"));
+        assertThat(wider.statusCode()).isEqualTo(400);
+        assertThat(Json.MAPPER.readTree(wider.body()).get("error").asText()).isEqualTo("invalid_scope");
+    }
+
+    @Test
+    void aClientRevokesOnlyItsOwnTokensAndMustSayWhoItIs() throws Exception {
+        OAuthClient owner = OAuthClient.register(base);
+        OAuthClient other = OAuthClient.register(base);
+        OAuthClient.Tokens tokens = owner.signIn(USER_2);
+        for (String token : List.of(tokens.access(), tokens.refresh())) {
+            HttpResponse<String> foreign = revoke("token=" + OAuthClient.enc(token) + "&client_id=" + OAuthClient.enc(other.id));
+            assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(400);
+            assertThat(Json.MAPPER.readTree(foreign.body()).get("error").asText()).isEqualTo("invalid_grant");
+            assertThat(foreign.body()).contains("another client_id").doesNotContain(token);
+            HttpResponse<String> anonymous = revoke("token=" + OAuthClient.enc(token));
+            assertThat(anonymous.statusCode()).isEqualTo(401);
+            assertThat(Json.MAPPER.readTree(anonymous.body()).get("error").asText()).isEqualTo("invalid_client");
+        }
+        assertThat(messageIds(tokens.access())).as("left as they were").isEqualTo(gmailIds(USER_2));
+        // an unknown token is answered as a revoked one (RFC 7009 section 2.2)
+        assertThat(revoke("token=agt_at_unknown&client_id=" + OAuthClient.enc(other.id)).statusCode()).isEqualTo(200);
+
+        assertThat(revoke("token=" + OAuthClient.enc(tokens.access()) + "&client_id=" + OAuthClient.enc(owner.id)).statusCode()).isEqualTo(200);
+        assertThat(mcp(tokens.access(), OAuthClient.listEmails(1)).statusCode()).isEqualTo(401);
+        OAuthClient.Tokens next = owner.refresh(tokens.refresh());
+        assertThat(revoke("token=" + OAuthClient.enc(next.refresh()) + "&client_id=" + OAuthClient.enc(owner.id)).statusCode()).isEqualTo(200);
+        assertThat(mcp(next.access(), OAuthClient.listEmails(1)).statusCode()).as("the whole sign-in ends").isEqualTo(401);
+    }
+
+    private static HttpResponse<String> revoke(String form) throws Exception {
+        return OAuthClient.post(base.resolve("/oauth/revoke"), "application/x-www-form-urlencoded", form);
     }
 
     @Test
@@ -446,11 +564,22 @@ class McpAuthorizationTest {
 
     @Test
     void theMcpTypeScriptSdkClientStepsUpToAWiderScopeAndIsSentToSignInAgainAtTheFirstCallAfterARevocation() throws Exception {
+        stepsUpAndSignsInAgain("2"); // @modelcontextprotocol/client 2.3.1: authorizes again on the 403
+    }
+
+    @Test
+    void theMcpTypeScriptSdk1ClientWhichRefreshesOnA403IsSentToAuthorizeWithTheWiderScopeAndStepsUp() throws Exception {
+        // @modelcontextprotocol/sdk 1.32.2 refreshes on the 403; it got the same narrow token and failed ("403 after
+        // trying upscoping") until that refresh was answered invalid_grant, on which it authorizes again
+        stepsUpAndSignsInAgain("1");
+    }
+
+    private void stepsUpAndSignsInAgain(String generation) throws Exception {
         Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).seedMessages(20).build());
-        try (OAuthServer server = instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup.db"))) {
-            Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2)
+        try (OAuthServer server = instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup-v" + generation + ".db"))) {
+            Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2, generation)
                     .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             var out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             JsonNode results = null;
@@ -466,7 +595,9 @@ class McpAuthorizationTest {
             }
             assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
             assertThat(process.exitValue()).as("node's exit status; results: %s", results).isZero();
-            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge").isEqualTo("gmail.readonly calendar.readonly");
+            assertThat(results.get("sdk").asText()).isEqualTo(generation);
+            assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge")
+                    .isEqualTo("gmail.readonly calendar.readonly habits.readonly habits");
             assertThat(results.get("firstScopeGranted").asText()).isEqualTo("gmail.readonly");
             assertThat(results.get("ids")).hasSize(5);
             // 403 insufficient_scope: the SDK asks the user to authorize again, with the union of the scopes

@@ -31,7 +31,7 @@ class StdioServerTest {
 
         @Override
         public ToolSpec spec() {
-            return new ToolSpec("test.held", "Waits until released.", Json.object().put("type", "object"));
+            return new ToolSpec("test.held", "Waits until released.", Json.object().put("type", "object"), ToolSpec.Effect.READ);
         }
 
         @Override

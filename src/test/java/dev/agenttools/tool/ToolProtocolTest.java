@@ -28,7 +28,7 @@ class ToolProtocolTest {
         public ToolSpec spec() {
             ObjectNode schema = Json.object().put("type", "object");
             schema.putObject("properties").putObject("strategy").put("type", "string");
-            return new ToolSpec("test.echo", "Echoes its params.", schema);
+            return new ToolSpec("test.echo", "Echoes its params.", schema, ToolSpec.Effect.READ);
         }
 
         @Override
@@ -207,7 +207,7 @@ class ToolProtocolTest {
         Tool broken = new Tool() {
             @Override
             public ToolSpec spec() {
-                return new ToolSpec("test.broken", "Throws.", Json.object());
+                return new ToolSpec("test.broken", "Throws.", Json.object(), ToolSpec.Effect.READ);
             }
 
             @Override

@@ -40,7 +40,7 @@ class CallRecorderTest {
         public ToolSpec spec() {
             ObjectNode schema = Json.object().put("type", "object");
             schema.putObject("properties").putObject("strategy").put("type", "string");
-            return new ToolSpec("gmail.list-emails", "scripted", schema);
+            return new ToolSpec("gmail.list-emails", "scripted", schema, ToolSpec.Effect.READ);
         }
 
         @Override

@@ -73,7 +73,8 @@ final class Authorization {
         try {
             String clientId = p.get("client_id");
             String redirect = p.get("redirect_uri");
-            OAuthStore.Client client = clientId == null || clientId.length() > Secrets.MAX_LENGTH ? null : store.client(clientId);
+            OAuthStore.Client client = clientId == null || clientId.length() > Secrets.MAX_LENGTH ? null
+                    : store.client(clientId, clock.instant());
             if (client == null) {
                 refuse(request, response, callback, 400, "invalid_request", clientId == null ? "client_id is missing"
                         : "client_id is not a client registered here (register at " + settings.issuer() + Metadata.REGISTER + ")");
@@ -183,7 +184,7 @@ final class Authorization {
                     + " (or its cookie was lost); start the sign-in again from the application");
             return;
         }
-        if (store.client(consent.clientId()) == null) {
+        if (store.client(consent.clientId(), clock.instant()) == null) {
             refuse(request, response, callback, 400, "invalid_request", "the client is no longer registered here");
             return;
         }
@@ -256,7 +257,7 @@ final class Authorization {
             return;
         }
         // the browser skipped the page as an account that approved the client, but Google signed in another one
-        OAuthStore.Client client = store.client(pending.clientId());
+        OAuthStore.Client client = store.client(pending.clientId(), clock.instant());
         if (client == null) {
             refuse(request, response, callback, 400, "invalid_request", "the client is no longer registered here");
             return;

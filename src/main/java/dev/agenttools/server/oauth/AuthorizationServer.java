@@ -1,5 +1,6 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.tool.ToolSpec;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -11,6 +12,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.function.ObjIntConsumer;
 
 /**
@@ -19,8 +22,8 @@ import java.util.function.ObjIntConsumer;
  * {@link #close}. Public only for the service (internal). Thread-safe.
  */
 public final class AuthorizationServer implements AutoCloseable {
-    /** How often, at most, expired rows are deleted (on the way of a token being issued). */
-    private static final Duration PURGE_EVERY = Duration.ofMinutes(10);
+    /** How often, at most, expired rows are deleted (on the way of a token being issued or a client registered). */
+    private static final Duration PURGE_EVERY = Duration.ofMinutes(1);
 
     /** What {@link #check} decided. */
     public sealed interface Check {
@@ -28,10 +31,10 @@ public final class AuthorizationServer implements AutoCloseable {
          * A token of ours for this resource: the tools run as {@code account} with its Google access token, and only
          * those the token's {@code scope} allows.
          */
-        record Admitted(String account, String googleAccessToken, String scope) implements Check {
+        record Admitted(String account, String googleAccessToken, String scope, String grant) implements Check {
             @Override
             public String toString() {
-                return "Admitted[account=" + account + ", scope=" + scope + ", (token not shown)]";
+                return "Admitted[account=" + account + ", scope=" + scope + ", grant=" + grant + ", (token not shown)]";
             }
         }
 
@@ -53,19 +56,28 @@ public final class AuthorizationServer implements AutoCloseable {
     private final Clock clock;
     private final Limits limits;
     private final RateLimiter registerLimit;
+    /** Registrations from all addresses together, under one key. */
+    private final RateLimiter registerAllLimit;
     private final RateLimiter authorizeLimit;
     private final RateLimiter tokenLimit;
     private final TrustedProxies proxies;
+    /** What each tool needs, by registry command (Scopes.needs of the specs the server was opened with). */
+    private final Map<String, Scopes.Need> needs;
+    private final StepUps stepUps;
     private final String protectedResource;
     private final String authorizationServer;
     private volatile Instant purgedAt = Instant.MIN;
 
-    private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock, Limits limits) {
+    private AuthorizationServer(OAuthSettings settings, OAuthStore store, Clock clock, Limits limits,
+                                Map<String, Scopes.Need> needs) {
         this.settings = settings;
+        this.needs = needs;
+        this.stepUps = new StepUps(StepUps.MAX_ENTRIES, StepUps.WINDOW);
         this.store = store;
         this.clock = clock;
         this.limits = limits;
         this.registerLimit = new RateLimiter(limits.register(), clock, limits.maxAddresses());
+        this.registerAllLimit = new RateLimiter(limits.registerAll(), clock, 1);
         this.authorizeLimit = new RateLimiter(limits.authorize(), clock, limits.maxAddresses());
         this.tokenLimit = new RateLimiter(limits.token(), clock, limits.maxAddresses());
         this.proxies = new TrustedProxies(settings.trustedProxies());
@@ -74,28 +86,31 @@ public final class AuthorizationServer implements AutoCloseable {
         this.googleTokens = new GoogleTokens(store, cipher, google, clock);
         this.registration = new Registration(store, clock, limits);
         this.authorization = new Authorization(settings, store, cipher, google, googleTokens, clock);
-        this.tokens = new TokenEndpoint(settings, store, authorization, clock);
+        this.tokens = new TokenEndpoint(settings, store, authorization, stepUps, clock);
         this.protectedResource = dev.agenttools.tool.Json.write(Metadata.protectedResource(settings));
         this.authorizationServer = dev.agenttools.tool.Json.write(Metadata.authorizationServer(settings));
     }
 
     /**
-     * Opens the store and gets ready.
+     * Opens the store and gets ready to issue tokens for the tools of {@code specs} (the registry's: what each needs
+     * follows from its family and declared effect, {@link Scopes}).
      *
      * @throws IllegalArgumentException naming {@code AGENT_TOOLS_SERVER_OAUTH_STORE} when the SQLite store file is
      *                                  refused (a link, someone else's, in a folder others write) or cannot be made: a
-     *                                  setting to fix
+     *                                  setting to fix; naming a tool of {@code specs} that no scope covers
      * @throws IOException              naming the store when SQLite cannot open it, or when a DynamoDB table is
      *                                  missing in AWS or cannot be reached
      */
-    public static AuthorizationServer open(OAuthSettings settings, Clock clock) throws IOException {
-        return open(settings, clock, Limits.DEFAULT);
+    public static AuthorizationServer open(OAuthSettings settings, Clock clock, List<ToolSpec> specs) throws IOException {
+        return open(settings, clock, Limits.DEFAULT, specs);
     }
 
     /** With other limits (the tests' small ones). */
-    static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits) throws IOException {
+    static AuthorizationServer open(OAuthSettings settings, Clock clock, Limits limits, List<ToolSpec> specs)
+            throws IOException {
+        Map<String, Scopes.Need> needs = Scopes.needs(specs); // before the store is opened: nothing to close
         try {
-            return new AuthorizationServer(settings, OAuthStore.open(settings), clock, limits);
+            return new AuthorizationServer(settings, OAuthStore.open(settings), clock, limits, needs);
         } catch (OAuthStore.Unavailable e) {
             throw new IOException(e.getMessage(), e);
         } catch (IOException e) {
@@ -127,7 +142,7 @@ public final class AuthorizationServer implements AutoCloseable {
             if (!grant.resource().equals(settings.resource())) {
                 return unauthorized("invalid_token", "the access token was issued for another resource");
             }
-            return new Check.Admitted(grant.account(), googleTokens.accessToken(grant.account()), grant.scope());
+            return new Check.Admitted(grant.account(), googleTokens.accessToken(grant.account()), grant.scope(), grant.grant());
         } catch (GoogleTokens.SignedOut signedOut) {
             return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
         } catch (Google.Unavailable unavailable) {
@@ -142,19 +157,28 @@ public final class AuthorizationServer implements AutoCloseable {
     }
 
     /**
-     * Whether an admitted token may call the tool {@code command}: null when its scope has what the tool's family
-     * needs, else 403 {@code insufficient_scope} naming the scope to ask for (RFC 6750 section 3.1; MCP authorization's
-     * scope challenge: the token's scope and the tool's together, so that a client which asks for exactly the scope
-     * named keeps what it had).
+     * Whether an admitted token may call the tool {@code command}: null when its scope has what the tool needs (its
+     * family's read or write scope, by the tool's declared effect: {@link Scopes}), else 403 {@code insufficient_scope}
+     * naming the scope to ask for (RFC 6750 section 3.1; MCP authorization's scope challenge: the token's scope and the
+     * tool's together, so that a client which asks for exactly the scope named keeps what it had). The refusal is
+     * remembered for the token's grant a short while ({@link StepUps}), so that a client which answers it with a
+     * refresh (MCP TypeScript SDK 1.x) is told to authorize again instead of being given the same scope.
      */
     public Check.Refused scopeRefusal(Check.Admitted admitted, String command) {
-        java.util.List<String> needed = Scopes.needed(command);
-        if (Scopes.covers(admitted.scope(), needed)) {
+        Scopes.Need need = needs.get(command);
+        if (need != null && Scopes.allows(admitted.scope(), need)) {
             return null;
         }
-        String description = "the token's scope (" + admitted.scope() + ") lacks " + String.join(" ", needed)
-                + ", which " + command + " needs; sign in again with it";
-        return new Check.Refused(403, Metadata.scopeChallenge(settings, Scopes.union(admitted.scope(), needed), description),
+        if (need == null) { // not a tool of the registry the server was opened with: nothing allows it
+            String description = "no scope of this server allows " + command;
+            return new Check.Refused(403, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope",
+                    description)), "insufficient_scope");
+        }
+        String wider = Scopes.union(admitted.scope(), List.of(need.ask()));
+        stepUps.asked(admitted.grant(), wider, clock.instant());
+        String description = "the token's scope (" + admitted.scope() + ") lacks " + need.ask() + ", which " + command
+                + " needs; sign in again with it";
+        return new Check.Refused(403, Metadata.scopeChallenge(settings, wider, description),
                 dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope", description)), "insufficient_scope");
     }
 
@@ -168,7 +192,8 @@ public final class AuthorizationServer implements AutoCloseable {
      */
     public Check afterGoogleRefused(Check.Admitted admitted, String refused) {
         try {
-            return new Check.Admitted(admitted.account(), googleTokens.renewed(admitted.account(), refused), admitted.scope());
+            return new Check.Admitted(admitted.account(), googleTokens.renewed(admitted.account(), refused), admitted.scope(),
+                    admitted.grant());
         } catch (GoogleTokens.SignedOut signedOut) {
             return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
         } catch (Google.Unavailable unavailable) {
@@ -255,12 +280,20 @@ public final class AuthorizationServer implements AutoCloseable {
         if (limiter != null) {
             Duration wait = limiter.take(proxies.clientAddress(request));
             if (!wait.isZero()) {
-                long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
-                response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
-                OAuthAnswers.error(response, callback, 429, "temporarily_unavailable", "too many requests to " + endpoint
-                        + " from this address (at most " + limiter.rate() + "); retry after " + seconds + " s");
+                tooMany(response, callback, wait, "too many requests to " + endpoint + " from this address (at most "
+                        + limiter.rate() + ")");
                 return;
             }
+        }
+        if (limiter == registerLimit) {
+            // after the address's own limit, so that one address past it takes nothing from everyone else's
+            Duration wait = registerAllLimit.take("all");
+            if (!wait.isZero()) {
+                tooMany(response, callback, wait, "too many registrations at " + endpoint + " from all addresses together"
+                        + " (at most " + registerAllLimit.rate() + ")");
+                return;
+            }
+            purgeNowAndThen(); // what a flood made goes within minutes, even when no sign-in comes to purge it
         }
         boolean post = endpoint.equals(Metadata.REGISTER) || endpoint.equals(Metadata.TOKEN) || endpoint.equals(Metadata.REVOKE)
                 || endpoint.equals(Metadata.CONSENT);
@@ -284,6 +317,12 @@ public final class AuthorizationServer implements AutoCloseable {
         }
     }
 
+    private static void tooMany(Response response, Callback callback, Duration wait, String what) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
+        OAuthAnswers.error(response, callback, 429, "temporarily_unavailable", what + "; retry after " + seconds + " s");
+    }
+
     private static void document(Response response, Callback callback, String json) {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
@@ -296,7 +335,7 @@ public final class AuthorizationServer implements AutoCloseable {
         if (now.isAfter(purgedAt.plus(PURGE_EVERY))) {
             purgedAt = now;
             store.purge(now);
-            store.purgeIdleClients(now.minus(limits.idleClientAge()));
+            store.purgeIdleClients(now, now.minus(limits.idleClientAge()));
         }
     }
 

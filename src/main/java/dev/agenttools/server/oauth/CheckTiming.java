@@ -63,7 +63,7 @@ public final class CheckTiming {
                 g.resolve("/auth"), g.resolve("/token"), g.resolve("/profile"), dir.resolve("bench-oauth.db"),
                 List.of(new OAuthSettings.Key("bench", key)), Duration.ofHours(1), Duration.ofDays(30), dynamo);
         try (OAuthStore writer = OAuthStore.open(settings);
-             AuthorizationServer server = AuthorizationServer.open(settings, Clock.systemUTC())) {
+             AuthorizationServer server = AuthorizationServer.open(settings, Clock.systemUTC(), List.of())) {
             Instant now = Instant.now();
             writer.putGoogleRefreshToken(ACCOUNT, new TokenCipher(settings.keys()).seal("bench-google-refresh", ACCOUNT), now);
             List<String> tokens = new ArrayList<>();

@@ -48,12 +48,13 @@ final class DynamoOAuthStore implements OAuthStore {
     /** A grant item outlives its newest refresh token by this, so that a late reuse still finds it ended. */
     private static final Duration GRANT_MARGIN = Duration.ofDays(1);
     /**
-     * A client item lives this long after its registration, or after its newest sign-in's refresh token expires
-     * (DynamoDB's TTL deletes it then): SQLite's purge of idle clients ({@link Limits#idleClientAge()}), done by TTL.
+     * A client item that has signed in lives this long after its newest sign-in's refresh token expires (DynamoDB's TTL
+     * deletes it then): SQLite's purge of idle clients ({@link Limits#idleClientAge()}), done by TTL. One that never
+     * signed in lives until the time {@link #putClient} was given, pushed on by the sign-ins it starts.
      */
     static final Duration CLIENT_IDLE_LIFETIME = Duration.ofHours(24);
-    /** Registrations are counted in one item per hour ({@code clients#registered#<epoch hour>}). */
-    private static final long HOUR_SECONDS = 3600;
+    /** Unused clients are counted in one item per minute of registration ({@code clients#unused#<epoch minute>}). */
+    private static final long MINUTE_SECONDS = 60;
     private static final String PK = "pk";
     private static final AttributeValue TRUE = AttributeValue.fromBool(true);
     private static final AttributeValue FALSE = AttributeValue.fromBool(false);
@@ -89,7 +90,7 @@ final class DynamoOAuthStore implements OAuthStore {
     }
 
     @Override
-    public void putClient(Client c) throws Unavailable {
+    public void putClient(Client c, Instant unusedUntil) throws Unavailable {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(PK, s("client#" + c.id()));
         if (c.name() != null) {
@@ -97,62 +98,110 @@ final class DynamoOAuthStore implements OAuthStore {
         }
         item.put("redirect_uris", AttributeValue.fromL(c.redirectUris().stream().map(DynamoOAuthStore::s).toList()));
         item.put("created_at", n(c.createdAt().toEpochMilli()));
-        Instant idleAt = c.createdAt().plus(CLIENT_IDLE_LIFETIME);
-        item.put("expires_ms", n(idleAt.toEpochMilli()));
-        item.put("expires_at", n(idleAt.getEpochSecond() + 1));
+        item.put("expires_ms", n(unusedUntil.toEpochMilli()));
+        item.put("expires_at", n(unusedUntil.getEpochSecond() + 1));
         run(() -> client.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(pk)")));
-        long hour = c.createdAt().getEpochSecond() / HOUR_SECONDS;
-        run(() -> client.updateItem(b -> b.tableName(table).key(key("clients#registered#" + hour))
-                .updateExpression("ADD registered :one SET expires_at = :t")
-                .expressionAttributeValues(Map.of(":one", n(1), ":t", n((hour + 1) * HOUR_SECONDS
-                        + CLIENT_IDLE_LIFETIME.toSeconds() + HOUR_SECONDS)))));
+        countUnused(c.createdAt(), 1);
+    }
+
+    /** Adds {@code by} to the counter of unused clients registered in the minute of {@code registeredAt}. */
+    private void countUnused(Instant registeredAt, long by) throws Unavailable {
+        long minute = registeredAt.getEpochSecond() / MINUTE_SECONDS;
+        run(() -> client.updateItem(b -> b.tableName(table).key(key("clients#unused#" + minute))
+                .updateExpression("ADD unused :by SET expires_at = :t")
+                .expressionAttributeValues(Map.of(":by", n(by), ":t", n((minute + 1) * MINUTE_SECONDS
+                        + Limits.MAX_UNUSED_CLIENT_LIFETIME.toSeconds() + MINUTE_SECONDS)))));
     }
 
     /**
-     * The clients registered within {@link #CLIENT_IDLE_LIFETIME}: the hourly counters of that span, read at once (a
-     * Scan to count client items would read the whole table). Clients older than that which are still in use are not
-     * counted: the cap bounds what a flood of registrations can make the table keep.
+     * The clients registered after {@code registeredAfter} that have not signed in: the counters of the minutes from
+     * its minute to {@code now}'s, read at once (a Scan to count client items would read the whole table); a client's
+     * first sign-in takes it off its minute's counter ({@link #markSignedIn}).
      */
     @Override
-    public int clientCount(Instant at) throws Unavailable {
-        long now = at.getEpochSecond() / HOUR_SECONDS;
-        long hours = CLIENT_IDLE_LIFETIME.toSeconds() / HOUR_SECONDS;
+    public int unusedClients(Instant registeredAfter, Instant now) throws Unavailable {
+        long last = now.getEpochSecond() / MINUTE_SECONDS;
+        long first = Math.max(registeredAfter.getEpochSecond() / MINUTE_SECONDS, last - 99); // a BatchGetItem's 100
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        for (long h = now - hours; h <= now; h++) {
-            keys.add(key("clients#registered#" + h));
+        for (long m = first; m <= last; m++) {
+            keys.add(key("clients#unused#" + m));
         }
         long count = 0;
         for (Map<String, AttributeValue> item : batchGet(keys).values()) {
-            count += item.containsKey("registered") ? num(item, "registered") : 0;
+            count += item.containsKey("unused") ? num(item, "unused") : 0;
         }
-        return (int) Math.min(Integer.MAX_VALUE, count);
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, count));
     }
 
-    /** Nothing: a client item's TTL deletes it a day after its registration or its newest refresh token's expiry. */
+    /**
+     * Nothing: a client item's TTL deletes it at its time when it never signed in, else a day after its newest refresh
+     * token's expiry (and {@link #client} refuses an unused one past its time before TTL comes).
+     */
     @Override
-    public int purgeIdleClients(Instant registeredBefore) {
+    public int purgeIdleClients(Instant now, Instant registeredBefore) {
         return 0;
     }
 
-    /** Keeps the client's item at least until {@code until} plus a day (one conditional write; a later one wins). */
-    private void keepClient(String clientId, Instant until) throws Unavailable {
-        Instant idleAt = until.plus(CLIENT_IDLE_LIFETIME);
+    /**
+     * A client's first sign-in (tokens issued to it): marked once (a conditional write), and taken off the counter of
+     * unused clients of its registration's minute.
+     */
+    private void markSignedIn(String clientId) throws Unavailable {
+        Map<String, AttributeValue> old;
         try {
-            run(() -> client.updateItem(b -> b.tableName(table).key(key("client#" + clientId))
-                    .updateExpression("SET expires_ms = :m, expires_at = :t")
-                    .conditionExpression("attribute_exists(pk) AND (attribute_not_exists(expires_ms) OR expires_ms < :m)")
-                    .expressionAttributeValues(Map.of(":m", n(idleAt.toEpochMilli()), ":t", n(idleAt.getEpochSecond() + 1)))));
+            old = run(() -> client.updateItem(b -> b.tableName(table).key(key("client#" + clientId))
+                    .updateExpression("SET signed_in = :t").conditionExpression("attribute_exists(pk) AND attribute_not_exists(signed_in)")
+                    .expressionAttributeValues(Map.of(":t", TRUE)).returnValues(ReturnValue.ALL_OLD))).attributes();
         } catch (Unavailable e) {
             if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
                 throw e;
             }
-            // kept longer already (or gone: its tokens then fail at the client check, as on SQLite after a purge)
+            return; // signed in before (or gone)
+        }
+        if (old != null && old.containsKey("created_at")) {
+            countUnused(Instant.ofEpochMilli(num(old, "created_at")), -1);
+        }
+    }
+
+    /**
+     * Keeps the client's item at least until {@code until} plus a day when it has signed in, else until {@code until}
+     * (a sign-in it started, a code issued to it): one conditional write, two when the first finds it unused; a later
+     * time always wins.
+     */
+    private void keepClient(String clientId, Instant until) throws Unavailable {
+        if (!extendClient(clientId, until.plus(CLIENT_IDLE_LIFETIME), "signed_in = :t")) {
+            extendClient(clientId, until, "attribute_not_exists(signed_in)");
+        }
+    }
+
+    /** Pushes the client's expiry on to {@code to} when {@code condition} holds and it expires sooner; whether it did. */
+    private boolean extendClient(String clientId, Instant to, String condition) throws Unavailable {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":m", n(to.toEpochMilli()), ":s", n(to.getEpochSecond() + 1)));
+        if (condition.contains(":t")) {
+            values.put(":t", TRUE);
+        }
+        try {
+            run(() -> client.updateItem(b -> b.tableName(table).key(key("client#" + clientId))
+                    .updateExpression("SET expires_ms = :m, expires_at = :s")
+                    .conditionExpression("attribute_exists(pk) AND " + condition
+                            + " AND (attribute_not_exists(expires_ms) OR expires_ms < :m)")
+                    .expressionAttributeValues(values)));
+            return true;
+        } catch (Unavailable e) {
+            if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
+                throw e;
+            }
+            // kept longer already, of the other kind, or gone (its tokens then fail at the client check, as on SQLite)
+            return false;
         }
     }
 
     @Override
-    public Client client(String id) throws Unavailable {
+    public Client client(String id, Instant now) throws Unavailable {
         Map<String, AttributeValue> item = get("client#" + id);
+        if (item != null && !item.containsKey("signed_in") && item.containsKey("expires_ms") && expiry(item).compareTo(now) <= 0) {
+            return null; // never signed in and past its time: TTL deletes it lazily
+        }
         return item == null ? null : new Client(id, str(item, "name"),
                 item.get("redirect_uris").l().stream().map(AttributeValue::s).toList(), Instant.ofEpochMilli(num(item, "created_at")));
     }
@@ -241,14 +290,52 @@ final class DynamoOAuthStore implements OAuthStore {
         keepClient(code.clientId(), code.expiresAt());
     }
 
+    /**
+     * Redeems the code ({@link OAuthStore#redeemCode}): one conditional UpdateItem marks it spent with its grant, so
+     * exactly one instance redeems it; the item then lives (TTL) until {@code rememberUntil}, for a reuse to find the
+     * grant, which is ended even before its item exists (a reuse racing the first redemption's tokens).
+     */
     @Override
-    public Code takeCode(String digest, Instant now) throws Unavailable {
-        Map<String, AttributeValue> r = take("code#" + digest, now);
-        if (r == null || num(r, "generation") != generation(get("account#" + str(r, "account")))) {
-            return null;
+    public Redeemed redeemCode(String digest, String grant, Instant now, Instant rememberUntil) throws Unavailable {
+        Map<String, AttributeValue> r;
+        try {
+            r = run(() -> client.updateItem(b -> b.tableName(table).key(key("code#" + digest))
+                    .updateExpression("SET spent = :t, grant_id = :g, remember_ms = :r, expires_at = :rs")
+                    .conditionExpression("attribute_exists(pk) AND attribute_not_exists(spent) AND expires_ms > :now")
+                    .expressionAttributeValues(Map.of(":t", TRUE, ":g", s(grant), ":r", n(rememberUntil.toEpochMilli()),
+                            ":rs", n(rememberUntil.getEpochSecond() + 1), ":now", n(now.toEpochMilli())))
+                    .returnValues(ReturnValue.ALL_NEW))).attributes();
+        } catch (Unavailable e) {
+            if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
+                throw e;
+            }
+            Map<String, AttributeValue> spent = get("code#" + digest);
+            if (spent == null || !spent.containsKey("spent") || !spent.containsKey("remember_ms")
+                    || num(spent, "remember_ms") <= now.toEpochMilli()) {
+                return new Redeemed.None();
+            }
+            String first = str(spent, "grant_id");
+            endGrantEvenUnborn(first, Instant.ofEpochMilli(num(spent, "remember_ms")));
+            return new Redeemed.Reused(first);
         }
-        return new Code(str(r, "client_id"), str(r, "redirect_uri"), str(r, "challenge"), str(r, "scope"),
-                str(r, "resource"), str(r, "account"), expiry(r));
+        if (num(r, "generation") != generation(get("account#" + str(r, "account")))) {
+            return new Redeemed.None();
+        }
+        return new Redeemed.Fresh(new Code(str(r, "client_id"), str(r, "redirect_uri"), str(r, "challenge"), str(r, "scope"),
+                str(r, "resource"), str(r, "account"), expiry(r)));
+    }
+
+    /**
+     * Ends a grant whose item may not be written yet (its first tokens on their way): the item is made ended, so that
+     * {@link #putTokens} finds it so and stores nothing that works; it expires (TTL) a day after {@code until} unless
+     * the grant's own writes set a later expiry.
+     */
+    private void endGrantEvenUnborn(String grant, Instant until) throws Unavailable {
+        checked.dropGrant(grant);
+        run(() -> client.updateItem(b -> b.tableName(table).key(key("grant#" + grant))
+                .updateExpression("SET ended = :t, expires_at = if_not_exists(expires_at, :x)")
+                .expressionAttributeValues(Map.of(":t", TRUE, ":x", n(until.plus(GRANT_MARGIN).getEpochSecond() + 1)))));
+        checked.dropGrant(grant);
     }
 
     @Override
@@ -272,6 +359,7 @@ final class DynamoOAuthStore implements OAuthStore {
         Map<String, AttributeValue> rt = token("rt#" + refreshDigest, refresh);
         rt.put("spent", FALSE);
         put(rt);
+        markSignedIn(refresh.clientId());
         keepClient(refresh.clientId(), refresh.expiresAt());
     }
 
@@ -354,13 +442,13 @@ final class DynamoOAuthStore implements OAuthStore {
     }
 
     @Override
-    public String grantOfRefreshToken(String digest) throws Unavailable {
+    public Grant refreshToken(String digest) throws Unavailable {
         Map<String, AttributeValue> item = get("rt#" + digest);
         if (item == null) {
             return null;
         }
         Grant grant = grant(item);
-        return lasts(grant) ? grant.grant() : null;
+        return lasts(grant) ? grant : null;
     }
 
     @Override

@@ -50,8 +50,12 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
     /** The Google scopes asked at consent: what the tools read. */
     static final List<String> GOOGLE_SCOPES = List.of("https://www.googleapis.com/auth/gmail.readonly",
             "https://www.googleapis.com/auth/calendar.readonly");
-    /** The scopes of the server's own tokens, named after the Google scopes they stand for. */
-    static final List<String> SCOPES = List.of("gmail.readonly", "calendar.readonly");
+    /**
+     * The scopes of the server's own tokens, per family of tools: what reads it and, for a family with tools that write,
+     * what writes it (Scopes: the mapping; docs/mcp-authorization.md, "Scopes"). The read scopes of Gmail and Calendar
+     * are named after the Google scopes they stand for.
+     */
+    static final List<String> SCOPES = List.of("gmail.readonly", "calendar.readonly", "habits.readonly", "habits");
 
     /**
      * An AES-256 key for Google refresh tokens, with the id stored beside each ciphertext (for rotation).

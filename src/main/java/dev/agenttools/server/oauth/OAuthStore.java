@@ -63,6 +63,23 @@ interface OAuthStore extends AutoCloseable {
     record Grant(String account, String clientId, String scope, String resource, String grant, Instant expiresAt) {
     }
 
+    /** What redeeming a code found. */
+    sealed interface Redeemed {
+        /** Unknown, expired, or issued before its account was ended. */
+        record None() implements Redeemed {
+        }
+
+        /**
+         * Redeemed before (RFC 6749 section 4.1.2: a code is used once): the grant its first redemption began has now
+         * been ended, with every token of it, issued already or still to be.
+         */
+        record Reused(String grant) implements Redeemed {
+        }
+
+        record Fresh(Code code) implements Redeemed {
+        }
+    }
+
     /** What spending a refresh token found. */
     sealed interface Spent {
         /** Unknown or expired. */
@@ -116,26 +133,34 @@ interface OAuthStore extends AutoCloseable {
                 && now.isBefore(spentAt.plus(grace));
     }
 
-    void putClient(Client client) throws SQLException;
-
-    /** The registered client of this id, or null. */
-    Client client(String id) throws SQLException;
-
     /**
-     * How many clients are registered, for the cap on them. DynamoDB, which cannot count items cheaply, answers how
-     * many were registered within {@link DynamoOAuthStore#CLIENT_IDLE_LIFETIME} before {@code now} (older idle ones
-     * are gone by TTL).
+     * Keeps a new client. Until it completes a sign-in (tokens are issued to it, {@link #putTokens}), it is kept only
+     * until {@code unusedUntil}, pushed on to the expiry of a sign-in it starts ({@link #putPending}) or a code issued
+     * to it ({@link #putCode}); after, it lives as long as its tokens do ({@link #purgeIdleClients}).
      */
-    int clientCount(Instant now) throws SQLException;
+    void putClient(Client client, Instant unusedUntil) throws SQLException;
+
+    /** The registered client of this id, or null (unknown, or never signed in and past its time at {@code now}). */
+    Client client(String id, Instant now) throws SQLException;
 
     /**
-     * Deletes the clients registered before {@code registeredBefore} that have no sign-in under way, no code and no
-     * token left (never signed a user in, or every token has expired): what a registration flood leaves. DynamoDB's
-     * TTL does it there (a client item expires a day after its registration or its newest token).
+     * How many clients registered after {@code registeredAfter} have not completed a sign-in: what a registration flood
+     * makes, and what the cap on registrations counts. Clients that completed a sign-in are not counted (a flood cannot
+     * make them without a user at Google's consent for each), nor older ones (gone within minutes). DynamoDB counts by
+     * the minute of registration (counters per minute: counting client items would be a Scan), so a client counts for
+     * up to a minute longer there.
+     */
+    int unusedClients(Instant registeredAfter, Instant now) throws SQLException;
+
+    /**
+     * Deletes the clients that never completed a sign-in and are past their time at {@code now}, and those that did,
+     * registered before {@code registeredBefore}, with no sign-in under way, no code and no token left (every token has
+     * expired). DynamoDB's TTL does it there (an unused client item expires at its time; one that signed in, a day after
+     * its newest refresh token's expiry).
      *
      * @return how many were deleted
      */
-    int purgeIdleClients(Instant registeredBefore) throws SQLException;
+    int purgeIdleClients(Instant now, Instant registeredBefore) throws SQLException;
 
     void putPending(String stateDigest, Pending p) throws SQLException;
 
@@ -160,14 +185,19 @@ interface OAuthStore extends AutoCloseable {
     void putCode(String digest, Code code) throws SQLException;
 
     /**
-     * The code, spent whatever comes next (a wrong verifier cannot be retried); null when unknown, spent, expired, or
-     * issued before its account was ended ({@link #endAccount}).
+     * Redeems the code for {@code grant} (the grant whose tokens the caller will issue), in one atomic write, whatever
+     * comes next (a wrong verifier cannot be retried): {@link Redeemed.Fresh} the first time. A code redeemed before
+     * is {@link Redeemed.Reused} until {@code rememberUntil} of its first redemption: that first redemption's grant is
+     * then ended ({@link #endGrant}; tokens of it stored later never work either). Unknown, expired, or issued before
+     * its account was ended ({@link #endAccount}): {@link Redeemed.None}.
      */
-    Code takeCode(String digest, Instant now) throws SQLException;
+    Redeemed redeemCode(String digest, String grant, Instant now, Instant rememberUntil) throws SQLException;
 
     /**
-     * Stores an access token's and a refresh token's digests, both of one grant. When the grant has been ended
-     * meanwhile (a reuse of its refresh token on another instance), they may be stored but are never answered.
+     * Stores an access token's and a refresh token's digests, both of one grant, and marks their client as having
+     * completed a sign-in. When the grant has been ended meanwhile (a reuse of its refresh token or its code on another
+     * instance), they may be stored but are never answered. The two may differ in scope only: the access token's may
+     * be narrower (a refresh that asked less, RFC 6749 section 6), the refresh token keeps the grant's.
      */
     void putTokens(String accessDigest, Grant access, String refreshDigest, Grant refresh) throws SQLException;
 
@@ -193,8 +223,14 @@ interface OAuthStore extends AutoCloseable {
     /** Ends one access token (RFC 7009 for an access token); its grant's refresh token still works. */
     void endAccessToken(String digest) throws SQLException;
 
+    /** What a refresh token (spent or not) stands for while its grant lasts, or null. */
+    Grant refreshToken(String digest) throws SQLException;
+
     /** The grant a refresh token (spent or not) belongs to while that grant lasts, or null. */
-    String grantOfRefreshToken(String digest) throws SQLException;
+    default String grantOfRefreshToken(String digest) throws SQLException {
+        Grant g = refreshToken(digest);
+        return g == null ? null : g.grant();
+    }
 
     /** Forgets an account: its Google refresh token, and every code and token of ours issued for it (Google refused the grant). */
     void endAccount(String account) throws SQLException;

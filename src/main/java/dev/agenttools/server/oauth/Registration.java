@@ -47,8 +47,11 @@ final class Registration {
      */
     private static final ObjectReader STRICT = Json.MAPPER.reader().with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
-    /** How long a client refused for the cap on registered clients is told to wait. */
-    static final java.time.Duration FULL_RETRY_AFTER = java.time.Duration.ofMinutes(10);
+    /**
+     * How long a client refused for the cap on unused clients is told to wait: the cap counts registrations of the last
+     * {@link Limits#unusedClientLifetime()} (by the minute with DynamoDB), so room comes back as each minute ages out.
+     */
+    static final java.time.Duration FULL_RETRY_AFTER = java.time.Duration.ofMinutes(1);
 
     private final OAuthStore store;
     private final Clock clock;
@@ -113,15 +116,18 @@ final class Registration {
             OAuthAnswers.error(response, callback, 400, "invalid_client_metadata", "client_name " + nameProblem);
             return;
         }
-        if (store.clientCount(clock.instant()) >= limits.maxClients() && !makeRoom()) {
-            // a bound on what anyone may make the server store; idle clients make room as they age
+        java.time.Instant now = clock.instant();
+        if (store.unusedClients(now.minus(limits.unusedClientLifetime()), now) >= limits.maxClients()) {
+            // a bound on what a flood may make the server store: only clients that have not signed in count, and
+            // each for unusedClientLifetime at most, so room comes back within that once the flood stops
             response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.RETRY_AFTER, Long.toString(FULL_RETRY_AFTER.toSeconds()));
-            OAuthAnswers.error(response, callback, 503, "temporarily_unavailable", "the server holds as many registered"
-                    + " clients as it keeps (" + limits.maxClients() + "); retry later");
+            OAuthAnswers.error(response, callback, 503, "temporarily_unavailable", "the server holds as many clients"
+                    + " registered in the last " + limits.unusedClientLifetime().toMinutes() + " min and not signed in as"
+                    + " it keeps (" + limits.maxClients() + "); retry after " + FULL_RETRY_AFTER.toSeconds() + " s");
             return;
         }
-        OAuthStore.Client client = new OAuthStore.Client(Secrets.next(Secrets.CLIENT_ID), name, redirects, clock.instant());
-        store.putClient(client);
+        OAuthStore.Client client = new OAuthStore.Client(Secrets.next(Secrets.CLIENT_ID), name, redirects, now);
+        store.putClient(client, now.plus(limits.unusedClientLifetime()));
         ObjectNode answer = Json.object().put("client_id", client.id())
                 .put("client_id_issued_at", client.createdAt().getEpochSecond());
         redirects.forEach(answer.putArray("redirect_uris")::add);
@@ -132,14 +138,6 @@ final class Registration {
         answer.putArray("grant_types").add("authorization_code").add("refresh_token");
         answer.putArray("response_types").add("code");
         OAuthAnswers.json(response, callback, 201, answer);
-    }
-
-    /** At the cap: deletes what has expired, then the idle clients; true when there is room now. */
-    private boolean makeRoom() throws SQLException {
-        java.time.Instant now = clock.instant();
-        store.purge(now);
-        store.purgeIdleClients(now.minus(limits.idleClientAge()));
-        return store.clientCount(now) < limits.maxClients();
     }
 
     /**

@@ -1,14 +1,30 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.tool.ToolSpec;
+
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * The scopes of the server's tokens and what they allow: one scope per family of tools, named after the Google scope it
- * stands for ({@code gmail.readonly} for the {@code gmail.*} tools, {@code calendar.readonly} for {@code calendar.*}).
- * A scope string is kept in the server's order ({@link OAuthSettings#SCOPES}), space-separated (RFC 6749 section 3.3).
+ * The scopes of the server's tokens and what they allow: per family of tools, a scope that reads it and, for a family
+ * whose tools write, one that writes it; each tool needs the one its declared {@link ToolSpec.Effect} asks for:
+ *
+ * <table>
+ *   <caption>scope by family and effect</caption>
+ *   <tr><th>family (command prefix)</th><th>{@code READ}</th><th>{@code REVERSIBLE}, {@code IRREVERSIBLE}</th></tr>
+ *   <tr><td>{@code gmail.}</td><td>{@code gmail.readonly}</td><td>none yet: a write tool of the family is refused at start</td></tr>
+ *   <tr><td>{@code calendar.}</td><td>{@code calendar.readonly}</td><td>none yet, likewise</td></tr>
+ *   <tr><td>{@code habit.}</td><td>{@code habits.readonly} or {@code habits}</td><td>{@code habits}</td></tr>
+ * </table>
+ *
+ * <p>A family's write scope allows its reads too (as Google's {@code gmail.modify} covers reading). A tool of a family
+ * not listed here, or a write tool of a family without a write scope, stops the server at start ({@link #needs}): no
+ * tool is callable, or refused, by an oversight. A scope string is kept in the server's order
+ * ({@link OAuthSettings#SCOPES}), space-separated (RFC 6749 section 3.3).
  */
 final class Scopes {
     /** OpenID Connect's name for "a refresh token too": taken and dropped, since every sign-in here gets one. */
@@ -49,14 +65,45 @@ final class Scopes {
         return String.join(" ", OAuthSettings.SCOPES.stream().filter(names::contains).toList());
     }
 
+    /** A family of tools: the prefix of its commands, its read scope, its write scope (null: none yet). */
+    record Family(String prefix, String read, String write) {
+    }
+
+    static final List<Family> FAMILIES = List.of(new Family("gmail.", "gmail.readonly", null),
+            new Family("calendar.", "calendar.readonly", null), new Family("habit.", "habits.readonly", "habits"));
+
     /**
-     * What a tool needs: its family's scope ({@code gmail.list-emails} needs {@code gmail.readonly}); a tool of a family
-     * without a scope of its own needs them all (no tool is callable by an oversight).
+     * What a tool needs: any one of {@code anyOf}; {@code ask} is the scope a client is told to ask for.
      */
-    static List<String> needed(String command) {
-        int dot = command.indexOf('.');
-        String scope = (dot < 0 ? command : command.substring(0, dot)) + ".readonly";
-        return OAuthSettings.SCOPES.contains(scope) ? List.of(scope) : OAuthSettings.SCOPES;
+    record Need(String ask, Set<String> anyOf) {
+    }
+
+    /**
+     * What each tool needs, by command, from its family and its declared effect (the table above).
+     *
+     * @throws IllegalArgumentException naming a tool of no family here, or a write tool of a family with no write scope
+     */
+    static Map<String, Need> needs(List<ToolSpec> specs) {
+        Map<String, Need> needs = new HashMap<>();
+        for (ToolSpec spec : specs) {
+            Family family = FAMILIES.stream().filter(f -> spec.name().startsWith(f.prefix())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("the tool " + spec.name() + " is of no family the MCP"
+                            + " authorization server has scopes for (server/oauth/Scopes): add its family there"));
+            if (!spec.effect().writes()) {
+                needs.put(spec.name(), new Need(family.read(), family.write() == null ? Set.of(family.read())
+                        : Set.of(family.read(), family.write())));
+            } else if (family.write() == null) {
+                throw new IllegalArgumentException("the tool " + spec.name() + " writes (" + spec.effect() + "), but its"
+                        + " family has no write scope yet (server/oauth/Scopes): add one there");
+            } else {
+                needs.put(spec.name(), new Need(family.write(), Set.of(family.write())));
+            }
+        }
+        return Map.copyOf(needs);
+    }
+
+    static boolean allows(String granted, Need need) {
+        return Arrays.stream(granted.split(" ")).anyMatch(need.anyOf()::contains);
     }
 
     static boolean covers(String granted, List<String> needed) {

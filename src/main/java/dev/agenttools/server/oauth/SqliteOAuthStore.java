@@ -29,14 +29,15 @@ final class SqliteOAuthStore implements OAuthStore {
     SqliteOAuthStore(Path file) throws IOException, SQLException {
         this.c = SqliteStore.openToWrite(file, true).connection();
         try (Statement s = c.createStatement()) {
+            // signed_in: 1 once tokens were issued to it; unused_until: until then, when it goes
             s.execute("CREATE TABLE IF NOT EXISTS clients (id TEXT PRIMARY KEY, name TEXT, redirect_uris TEXT NOT NULL,"
-                    + " created_at INTEGER NOT NULL)");
+                    + " created_at INTEGER NOT NULL, signed_in INTEGER NOT NULL DEFAULT 0, unused_until INTEGER)");
             s.execute("CREATE TABLE IF NOT EXISTS pending (state_digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
                     + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
                     + " resource TEXT NOT NULL, key_id TEXT NOT NULL, google_verifier BLOB NOT NULL, expires_at INTEGER NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS codes (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,"
                     + " challenge TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, account TEXT NOT NULL,"
-                    + " expires_at INTEGER NOT NULL)");
+                    + " expires_at INTEGER NOT NULL, spent INTEGER NOT NULL DEFAULT 0, grant_id TEXT, remember_until INTEGER)");
             for (String table : List.of("access_tokens", "refresh_tokens")) {
                 s.execute("CREATE TABLE IF NOT EXISTS " + table + " (digest TEXT PRIMARY KEY, account TEXT NOT NULL,"
                         + " client_id TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL,"
@@ -45,7 +46,17 @@ final class SqliteOAuthStore implements OAuthStore {
                 s.execute("CREATE INDEX IF NOT EXISTS " + table + "_grant ON " + table + " (grant_id)");
                 s.execute("CREATE INDEX IF NOT EXISTS " + table + "_account ON " + table + " (account)");
             }
-            addSpentAt(s);
+            addColumn(s, "refresh_tokens", "spent_at", "INTEGER");
+            addColumn(s, "codes", "spent", "INTEGER NOT NULL DEFAULT 0");
+            addColumn(s, "codes", "grant_id", "TEXT");
+            addColumn(s, "codes", "remember_until", "INTEGER");
+            if (addColumn(s, "clients", "signed_in", "INTEGER NOT NULL DEFAULT 0")) {
+                // a file made before: a client with tokens has signed in; one without keeps its old 24 h
+                s.execute("UPDATE clients SET signed_in = 1 WHERE id IN (SELECT client_id FROM refresh_tokens)");
+            }
+            if (addColumn(s, "clients", "unused_until", "INTEGER")) {
+                s.execute("UPDATE clients SET unused_until = created_at + 86400000 WHERE unused_until IS NULL");
+            }
             addColumn(s, "pending", "consented", "INTEGER NOT NULL DEFAULT 0");
             s.execute("CREATE TABLE IF NOT EXISTS consents (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL,"
                     + " redirect_uri TEXT NOT NULL, client_state TEXT, challenge TEXT NOT NULL, scope TEXT NOT NULL,"
@@ -63,32 +74,25 @@ final class SqliteOAuthStore implements OAuthStore {
     }
 
     /**
-     * A file made before the reuse grace has {@code refresh_tokens} without {@code spent_at}: the column is added (its
-     * rows spent then have none, so a reuse of one ends its grant, as it did). Of two instances opening such a file at
-     * once, the second's ALTER fails on the column the first added, which is then there.
+     * Adds a column a file made by an older version lacks ({@code refresh_tokens.spent_at}, before the reuse grace: its
+     * rows spent then have none, so a reuse of one ends its grant, as it did; the codes' and clients' columns of the
+     * code-reuse check and the unused-client expiry). Of two instances opening such a file at once, the second's ALTER
+     * fails on the column the first added, which is then there.
+     *
+     * @return whether this call added it
      */
-    private static void addSpentAt(Statement s) throws SQLException {
-        if (!hasSpentAt(s)) {
-            try {
-                s.execute("ALTER TABLE refresh_tokens ADD COLUMN spent_at INTEGER");
-            } catch (SQLException e) {
-                if (!hasSpentAt(s)) {
-                    throw e;
-                }
-            }
+    private static boolean addColumn(Statement s, String table, String column, String type) throws SQLException {
+        if (hasColumn(s, table, column)) {
+            return false;
         }
-    }
-
-    /** Adds a column a file made before it lacks (racing another instance's ALTER as {@link #addSpentAt} does). */
-    private static void addColumn(Statement s, String table, String column, String type) throws SQLException {
-        if (!hasColumn(s, table, column)) {
-            try {
-                s.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
-            } catch (SQLException e) {
-                if (!hasColumn(s, table, column)) {
-                    throw e;
-                }
+        try {
+            s.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " " + type);
+            return true;
+        } catch (SQLException e) {
+            if (!hasColumn(s, table, column)) {
+                throw e;
             }
+            return false;
         }
     }
 
@@ -98,27 +102,35 @@ final class SqliteOAuthStore implements OAuthStore {
         }
     }
 
-    private static boolean hasSpentAt(Statement s) throws SQLException {
-        try (ResultSet r = s.executeQuery("SELECT 1 FROM pragma_table_info('refresh_tokens') WHERE name = 'spent_at'")) {
-            return r.next();
-        }
-    }
-
     @Override
-    public synchronized void putClient(Client client) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO clients VALUES (?, ?, ?, ?)")) {
+    public synchronized void putClient(Client client, Instant unusedUntil) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO clients (id, name, redirect_uris, created_at, unused_until)"
+                + " VALUES (?, ?, ?, ?, ?)")) {
             p.setString(1, client.id());
             p.setString(2, client.name());
             p.setString(3, String.join("\n", client.redirectUris())); // a URI has no line break
             p.setLong(4, client.createdAt().toEpochMilli());
+            p.setLong(5, unusedUntil.toEpochMilli());
+            p.executeUpdate();
+        }
+    }
+
+    /** Keeps a client that has not signed in at least until {@code until} (a sign-in it started, a code issued to it). */
+    private void keepUnused(String clientId, Instant until) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("UPDATE clients SET unused_until = MAX(unused_until, ?)"
+                + " WHERE id = ? AND signed_in = 0")) {
+            p.setLong(1, until.toEpochMilli());
+            p.setString(2, clientId);
             p.executeUpdate();
         }
     }
 
     @Override
-    public synchronized Client client(String id) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?")) {
+    public synchronized Client client(String id, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?"
+                + " AND (signed_in = 1 OR unused_until > ?)")) {
             p.setString(1, id);
+            p.setLong(2, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 return r.next() ? new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")),
                         Instant.ofEpochMilli(r.getLong(3))) : null;
@@ -127,19 +139,25 @@ final class SqliteOAuthStore implements OAuthStore {
     }
 
     @Override
-    public synchronized int clientCount(Instant now) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM clients")) {
-            return r.next() ? r.getInt(1) : 0;
+    public synchronized int unusedClients(Instant registeredAfter, Instant now) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM clients WHERE signed_in = 0 AND created_at > ?")) {
+            p.setLong(1, registeredAfter.toEpochMilli());
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? r.getInt(1) : 0;
+            }
         }
     }
 
     @Override
-    public synchronized int purgeIdleClients(Instant registeredBefore) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE created_at < ?"
+    public synchronized int purgeIdleClients(Instant now, Instant registeredBefore) throws SQLException {
+        // an unused client's sign-ins and codes push unused_until on: past it, nothing of it is under way
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE (signed_in = 0 AND unused_until <= ?)"
+                + " OR (signed_in = 1 AND created_at < ?"
                 + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM consents)"
-                + " AND id NOT IN (SELECT client_id FROM codes)"
-                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens)")) {
-            p.setLong(1, registeredBefore.toEpochMilli());
+                + " AND id NOT IN (SELECT client_id FROM codes WHERE spent = 0)"
+                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens))")) {
+            p.setLong(1, now.toEpochMilli());
+            p.setLong(2, registeredBefore.toEpochMilli());
             return p.executeUpdate();
         }
     }
@@ -161,6 +179,7 @@ final class SqliteOAuthStore implements OAuthStore {
             s.setInt(11, p.consented() ? 1 : 0);
             s.executeUpdate();
         }
+        keepUnused(p.clientId(), p.expiresAt());
     }
 
     /** The pending sign-in of this state, spent (null when unknown, already spent or expired). */
@@ -196,6 +215,7 @@ final class SqliteOAuthStore implements OAuthStore {
             s.setLong(11, k.expiresAt().toEpochMilli());
             s.executeUpdate();
         }
+        keepUnused(k.clientId(), k.expiresAt());
     }
 
     @Override
@@ -237,7 +257,8 @@ final class SqliteOAuthStore implements OAuthStore {
 
     @Override
     public synchronized void putCode(String digest, Code code) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO codes VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO codes (digest, client_id, redirect_uri, challenge, scope,"
+                + " resource, account, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             s.setString(1, digest);
             s.setString(2, code.clientId());
             s.setString(3, code.redirectUri());
@@ -248,22 +269,43 @@ final class SqliteOAuthStore implements OAuthStore {
             s.setLong(8, code.expiresAt().toEpochMilli());
             s.executeUpdate();
         }
+        keepUnused(code.clientId(), code.expiresAt());
     }
 
-    /** The code, spent whatever comes next (a wrong verifier cannot be retried); null when unknown, spent or expired. */
+    /**
+     * Redeems the code ({@link OAuthStore#redeemCode}): one UPDATE marks it spent with its grant, so exactly one
+     * instance redeems it; the row is kept, spent, until {@code rememberUntil}, for a reuse to find the grant.
+     */
     @Override
-    public synchronized Code takeCode(String digest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE digest = ? RETURNING client_id, redirect_uri,"
-                + " challenge, scope, resource, account, expires_at")) {
-            p.setString(1, digest);
+    public synchronized Redeemed redeemCode(String digest, String grant, Instant now, Instant rememberUntil) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("UPDATE codes SET spent = 1, grant_id = ?, remember_until = ?"
+                + " WHERE digest = ? AND spent = 0 AND expires_at > ?"
+                + " RETURNING client_id, redirect_uri, challenge, scope, resource, account, expires_at")) {
+            p.setString(1, grant);
+            p.setLong(2, rememberUntil.toEpochMilli());
+            p.setString(3, digest);
+            p.setLong(4, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
-                if (!r.next() || r.getLong(7) <= now.toEpochMilli()) {
-                    return null;
+                if (r.next()) {
+                    return new Redeemed.Fresh(new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
+                            r.getString(5), r.getString(6), Instant.ofEpochMilli(r.getLong(7))));
                 }
-                return new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), Instant.ofEpochMilli(r.getLong(7)));
             }
         }
+        String first;
+        try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM codes WHERE digest = ? AND spent = 1"
+                + " AND remember_until > ?")) {
+            p.setString(1, digest);
+            p.setLong(2, now.toEpochMilli());
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) {
+                    return new Redeemed.None();
+                }
+                first = r.getString(1);
+            }
+        }
+        endGrant(first);
+        return new Redeemed.Reused(first);
     }
 
     /** Stores an access token's and a refresh token's digests together (one transaction). */
@@ -282,6 +324,10 @@ final class SqliteOAuthStore implements OAuthStore {
             }
             insertToken("access_tokens", accessDigest, access);
             insertToken("refresh_tokens", refreshDigest, refresh);
+            try (PreparedStatement p = c.prepareStatement("UPDATE clients SET signed_in = 1 WHERE id = ? AND signed_in = 0")) {
+                p.setString(1, refresh.clientId());
+                p.executeUpdate();
+            }
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -391,13 +437,14 @@ final class SqliteOAuthStore implements OAuthStore {
         }
     }
 
-    /** The grant a refresh token (spent or not) belongs to, or null. */
+    /** What a refresh token (spent or not) stands for, or null (an ended grant's are deleted). */
     @Override
-    public synchronized String grantOfRefreshToken(String digest) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM refresh_tokens WHERE digest = ?")) {
+    public synchronized Grant refreshToken(String digest) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
+                + " FROM refresh_tokens WHERE digest = ?")) {
             p.setString(1, digest);
             try (ResultSet r = p.executeQuery()) {
-                return r.next() ? r.getString(1) : null;
+                return r.next() ? grant(r) : null;
             }
         }
     }
@@ -439,11 +486,18 @@ final class SqliteOAuthStore implements OAuthStore {
     /** Deletes what has expired (refresh tokens spent or not, once past their lifetime). */
     @Override
     public synchronized void purge(Instant now) throws SQLException {
-        for (String table : List.of("pending", "consents", "approvals", "codes", "access_tokens", "refresh_tokens")) {
+        for (String table : List.of("pending", "consents", "approvals", "access_tokens", "refresh_tokens")) {
             try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ?")) {
                 p.setLong(1, now.toEpochMilli());
                 p.executeUpdate();
             }
+        }
+        // a spent code is kept until remember_until, for a reuse to find its grant
+        try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE (spent = 0 AND expires_at <= ?)"
+                + " OR (spent = 1 AND (remember_until IS NULL OR remember_until <= ?))")) {
+            p.setLong(1, now.toEpochMilli());
+            p.setLong(2, now.toEpochMilli());
+            p.executeUpdate();
         }
         // a grant's refresh tokens live at most 365 days (OAuthSettings): its end need not be kept longer
         try (PreparedStatement p = c.prepareStatement("DELETE FROM ended_grants WHERE ended_at <= ?")) {

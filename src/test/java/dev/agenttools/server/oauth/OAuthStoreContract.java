@@ -105,15 +105,56 @@ abstract class OAuthStoreContract {
         }
     }
 
+    /** Redeems the code at {@code at} for {@code grant}, remembered 30 days. */
+    static OAuthStore.Redeemed redeem(OAuthStore s, String digest, String grant, Instant at) throws Exception {
+        return s.redeemCode(digest, grant, at, at.plus(Duration.ofDays(30)));
+    }
+
     @Test
-    void aCodeRedeemedByTwoInstancesAtOnceGoesToExactlyOne() throws Exception {
+    void aCodeRedeemedByTwoInstancesAtOnceGoesToExactlyOneAndTheOtherIsAReuse() throws Exception {
         for (int round = 0; round < 10; round++) {
             String digest = Secrets.digest(Secrets.next(Secrets.CODE));
             store.putCode(digest, code(Duration.ofSeconds(60)));
-            List<OAuthStore.Code> got = together(() -> store.takeCode(digest, NOW), () -> other.takeCode(digest, NOW));
-            assertThat(got).as("round %d", round).filteredOn(c -> c != null).hasSize(1);
-            assertThat(got.stream().filter(c -> c != null).findFirst().orElseThrow().account()).isEqualTo(ACCOUNT);
+            List<OAuthStore.Redeemed> got = together(() -> redeem(store, digest, "grant_a", NOW), () -> redeem(other, digest, "grant_b", NOW));
+            assertThat(got).as("round %d", round).filteredOn(c -> c instanceof OAuthStore.Redeemed.Fresh).hasSize(1);
+            assertThat(got).as("round %d", round).filteredOn(c -> c instanceof OAuthStore.Redeemed.Reused).hasSize(1);
+            OAuthStore.Redeemed.Fresh fresh = (OAuthStore.Redeemed.Fresh) got.stream()
+                    .filter(c -> c instanceof OAuthStore.Redeemed.Fresh).findFirst().orElseThrow();
+            assertThat(fresh.code().account()).isEqualTo(ACCOUNT);
         }
+    }
+
+    @Test
+    void aCodeUsedAgainEndsTheTokensOfItsFirstUseEvenThoseIssuedAfterTheReuse() throws Exception {
+        store.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("1//google-refresh", ACCOUNT), NOW);
+        String digest = Secrets.digest(Secrets.next(Secrets.CODE));
+        store.putCode(digest, code(Duration.ofSeconds(60)));
+        assertThat(redeem(store, digest, "grant_first", NOW)).isInstanceOf(OAuthStore.Redeemed.Fresh.class);
+        Tokens first = issue(store, "grant_first");
+        assertThat(other.accessToken(Secrets.digest(first.access()), NOW)).isNotNull();
+
+        // used again on the other instance, after the code's own minute: still known as spent, and its grant ends
+        assertThat(redeem(other, digest, "grant_second", NOW.plusSeconds(120))).isEqualTo(new OAuthStore.Redeemed.Reused("grant_first"));
+        assertThat(other.accessToken(Secrets.digest(first.access()), NOW)).isNull();
+        assertThat(store.accessToken(Secrets.digest(first.access()), NOW)).isNull();
+        assertThat(spend(store, first.refresh(), NOW.plusSeconds(121))).isInstanceOf(OAuthStore.Spent.None.class);
+        assertThat(redeem(store, digest, "grant_third", NOW.plusSeconds(122))).as("and again").isInstanceOf(OAuthStore.Redeemed.Reused.class);
+
+        // a reuse racing the first use: it comes before the first use's tokens are stored, which then never work
+        String racing = Secrets.digest(Secrets.next(Secrets.CODE));
+        store.putCode(racing, code(Duration.ofSeconds(60)));
+        assertThat(redeem(store, racing, "grant_raced", NOW)).isInstanceOf(OAuthStore.Redeemed.Fresh.class);
+        assertThat(redeem(other, racing, "grant_thief", NOW.plusSeconds(1))).isEqualTo(new OAuthStore.Redeemed.Reused("grant_raced"));
+        Tokens late = issue(store, "grant_raced");
+        assertThat(store.accessToken(Secrets.digest(late.access()), NOW)).isNull();
+        assertThat(other.accessToken(Secrets.digest(late.access()), NOW)).isNull();
+        assertThat(spend(other, late.refresh(), NOW.plusSeconds(2))).isInstanceOf(OAuthStore.Spent.None.class);
+
+        // remembered until the time given at the first use, not after
+        String remembered = Secrets.digest(Secrets.next(Secrets.CODE));
+        store.putCode(remembered, code(Duration.ofSeconds(60)));
+        assertThat(store.redeemCode(remembered, "grant_r", NOW, NOW.plusSeconds(3600))).isInstanceOf(OAuthStore.Redeemed.Fresh.class);
+        assertThat(redeem(other, remembered, "grant_s", NOW.plusSeconds(3600))).isInstanceOf(OAuthStore.Redeemed.None.class);
     }
 
     @Test
@@ -267,7 +308,7 @@ abstract class OAuthStoreContract {
     void whatHasExpiredIsRefusedWhetherOrNotItIsDeletedYet() throws Exception {
         String code = Secrets.digest(Secrets.next(Secrets.CODE));
         store.putCode(code, code(Duration.ofSeconds(60)));
-        assertThat(other.takeCode(code, NOW.plusSeconds(60))).isNull();
+        assertThat(redeem(other, code, "grant_x", NOW.plusSeconds(60))).isInstanceOf(OAuthStore.Redeemed.None.class);
         String state = Secrets.digest(Secrets.next(Secrets.STATE));
         store.putPending(state, new OAuthStore.Pending("c", "r", "s", "ch", "sc", RESOURCE, CIPHER.seal("v", "x"), NOW.plusSeconds(1), false));
         assertThat(other.takePending(state, NOW.plusSeconds(2))).isNull();
@@ -296,7 +337,7 @@ abstract class OAuthStoreContract {
         assertThat(store.accessToken(Secrets.digest(t.access()), NOW)).isNull();
         assertThat(other.accessToken(Secrets.digest(t.access()), NOW)).isNull();
         assertThat(spend(other, t.refresh(), NOW)).isInstanceOf(OAuthStore.Spent.None.class);
-        assertThat(other.takeCode(code, NOW)).isNull();
+        assertThat(redeem(other, code, "grant_x", NOW)).isInstanceOf(OAuthStore.Redeemed.None.class);
         assertThat(other.googleRefreshToken(ACCOUNT)).isNull();
 
         Tokens again = signIn(other);
@@ -321,12 +362,13 @@ abstract class OAuthStoreContract {
 
     @Test
     void keepsClientsAndTheGoogleRefreshTokenSealedReplacingTheOlderOne() throws Exception {
-        store.putClient(new OAuthStore.Client("agt_client_x", null, List.of("http://127.0.0.1:9/a", "app.example:/cb"), NOW));
-        OAuthStore.Client c = other.client("agt_client_x");
+        store.putClient(new OAuthStore.Client("agt_client_x", null, List.of("http://127.0.0.1:9/a", "app.example:/cb"), NOW),
+                NOW.plusSeconds(900));
+        OAuthStore.Client c = other.client("agt_client_x", NOW);
         assertThat(c.redirectUris()).containsExactly("http://127.0.0.1:9/a", "app.example:/cb");
         assertThat(c.name()).isNull();
         assertThat(c.createdAt()).isEqualTo(NOW);
-        assertThat(other.client("agt_client_y")).isNull();
+        assertThat(other.client("agt_client_y", NOW)).isNull();
 
         assertThat(store.googleRefreshToken(ACCOUNT)).isNull();
         store.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("first", ACCOUNT), NOW);
@@ -337,15 +379,38 @@ abstract class OAuthStoreContract {
     }
 
     @Test
-    void clientsRegisteredThroughEitherInstanceAreCountedAndAClientInUseIsNeverPurgedAsIdle() throws Exception {
-        store.putClient(new OAuthStore.Client("agt_client_1", "in use", List.of("http://127.0.0.1:9/a"), NOW));
-        other.putClient(new OAuthStore.Client("agt_client_2", "idle", List.of("http://127.0.0.1:9/b"), NOW.plus(Duration.ofHours(1))));
-        assertThat(store.clientCount(NOW.plus(Duration.ofHours(2)))).isEqualTo(2);
-        assertThat(other.clientCount(NOW.plus(Duration.ofHours(2)))).isEqualTo(2);
+    void unusedClientsCountAndLiveForMinutesWhileOneThatSignedInLivesOnUncountedAndASignInUnderWayIsWaitedFor() throws Exception {
+        Duration lifetime = Duration.ofMinutes(15);
+        store.putClient(new OAuthStore.Client(CLIENT, "signs in", List.of("http://127.0.0.1:9/a"), NOW), NOW.plus(lifetime));
+        Instant later = NOW.plus(Duration.ofMinutes(1));
+        other.putClient(new OAuthStore.Client("agt_client_2", "flood", List.of("http://127.0.0.1:9/b"), later), later.plus(lifetime));
+        Instant at = NOW.plus(Duration.ofMinutes(2));
+        assertThat(store.unusedClients(at.minus(lifetime), at)).as("both, through either instance").isEqualTo(2);
+        assertThat(other.unusedClients(at.minus(lifetime), at)).isEqualTo(2);
 
-        store.putTokens("a1", grant("g1", Duration.ofHours(1)), "r1", grant("g1", Duration.ofDays(30)));
-        store.purgeIdleClients(NOW.plus(Duration.ofHours(25)));
-        other.purgeIdleClients(NOW.plus(Duration.ofHours(25)));
-        assertThat(other.client("agt_client_1")).as("a client whose refresh token lives").isNotNull();
+        // the first completes a sign-in: no longer counted, and kept past the unused lifetime
+        store.putGoogleRefreshToken(ACCOUNT, CIPHER.seal("1//google-refresh", ACCOUNT), NOW);
+        Tokens t = issue(store, "grant_1");
+        assertThat(other.unusedClients(at.minus(lifetime), at)).isEqualTo(1);
+        Instant past = later.plus(lifetime);
+        assertThat(other.client(CLIENT, past)).as("signed in: lives on").isNotNull();
+        assertThat(store.client("agt_client_2", past.minusMillis(1))).isNotNull();
+        assertThat(store.client("agt_client_2", past)).as("never signed in: gone at its time").isNull();
+        Instant quiet = past.plus(Duration.ofMinutes(1)); // DynamoDB counts by the minute: up to a minute longer
+        assertThat(other.unusedClients(quiet.minus(lifetime), quiet)).as("nothing registered since").isZero();
+        assertThat(spend(other, t.refresh(), past)).isInstanceOf(OAuthStore.Spent.Fresh.class);
+
+        // a sign-in started late in a client's minutes keeps it until that sign-in's own end
+        other.putClient(new OAuthStore.Client("agt_client_3", "slow user", List.of("http://127.0.0.1:9/c"), NOW), NOW.plus(lifetime));
+        store.putPending(Secrets.digest(Secrets.next(Secrets.STATE)), new OAuthStore.Pending("agt_client_3", "http://127.0.0.1:9/c",
+                null, "ch", "gmail.readonly", RESOURCE, CIPHER.seal("v", "x"), NOW.plus(Duration.ofMinutes(24)), true));
+        assertThat(other.client("agt_client_3", NOW.plus(Duration.ofMinutes(20)))).isNotNull();
+        assertThat(other.client("agt_client_3", NOW.plus(Duration.ofMinutes(24)))).isNull();
+
+        Instant end = NOW.plus(Duration.ofMinutes(30));
+        store.purgeIdleClients(end, end.minus(Duration.ofHours(24)));
+        other.purgeIdleClients(end, end.minus(Duration.ofHours(24)));
+        assertThat(other.client(CLIENT, end)).as("a client whose refresh token lives").isNotNull();
+        assertThat(store.client("agt_client_2", end)).isNull();
     }
 }

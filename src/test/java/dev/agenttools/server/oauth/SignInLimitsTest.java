@@ -56,7 +56,7 @@ class SignInLimitsTest {
         OAuthSettings settings = new OAuthSettings(URI.create("http://127.0.0.1:8080"), "client", "secret", google, google,
                 google, dir.resolve("oauth.db"), List.of(new OAuthSettings.Key("k", key)), Duration.ofHours(1), Duration.ofDays(30))
                 .withTrustedProxies(OAuthSettings.parseTrustedProxies(trustedProxies));
-        authorization = AuthorizationServer.open(settings, clock, limits);
+        authorization = AuthorizationServer.open(settings, clock, limits, List.of());
         server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -75,8 +75,9 @@ class SignInLimitsTest {
     }
 
     private static Limits limits(int register, int authorize, int token, int maxClients) {
-        return new Limits(new RateLimiter.Rate(register, Duration.ofMinutes(1)), new RateLimiter.Rate(authorize, Duration.ofMinutes(1)),
-                new RateLimiter.Rate(token, Duration.ofMinutes(1)), maxClients, Duration.ofHours(1), 1_000);
+        return new Limits(new RateLimiter.Rate(register, Duration.ofMinutes(1)), new RateLimiter.Rate(10_000, Duration.ofMinutes(1)),
+                new RateLimiter.Rate(authorize, Duration.ofMinutes(1)), new RateLimiter.Rate(token, Duration.ofMinutes(1)), maxClients,
+                Duration.ofMinutes(15), Duration.ofHours(1), 1_000);
     }
 
     @Test
@@ -124,28 +125,73 @@ class SignInLimitsTest {
     }
 
     @Test
-    void atTheCapOnClientsRegistrationIs503UntilIdleClientsAgeOutWhileAClientSigningInIsKept() throws Exception {
-        start(limits(100, 100, 100, 2));
+    void atTheCapOnUnusedClientsRegistrationIs503UntilTheyAgeOutInMinutesAndAClientThatNeverSignsInGoes() throws Exception {
+        start(limits(100, 100, 100, 2)); // unused clients live 15 minutes
         String a = Json.MAPPER.readTree(register().body()).get("client_id").asText();
         assertThat(register().statusCode()).isEqualTo(201);
         HttpResponse<String> full = register();
         assertThat(full.statusCode()).isEqualTo(503);
-        assertThat(full.headers().firstValue("Retry-After")).hasValue("600");
-        assertThat(Json.MAPPER.readTree(full.body()).get("error_description").asText()).contains("(2)");
+        assertThat(full.headers().firstValue("Retry-After")).hasValue("60");
+        assertThat(Json.MAPPER.readTree(full.body()).get("error_description").asText()).contains("(2)").contains("15 min");
 
-        clock.move(Duration.ofMinutes(55));
-        // client a starts a sign-in (the user is on the consent page for up to 10 minutes): it is in use
-        HttpResponse<String> toGoogle = get("/oauth/authorize?response_type=code&client_id=" + a + "&redirect_uri="
-                + URLEncoder.encode(REDIRECT, StandardCharsets.UTF_8) + "&code_challenge=" + "A".repeat(43) + "&code_challenge_method=S256");
-        assertThat(toGoogle.statusCode()).as(toGoogle.body()).isEqualTo(200);
-        assertThat(register().statusCode()).as("nobody is idle an hour yet").isEqualTo(503);
+        clock.move(Duration.ofMinutes(10));
+        // client a starts a sign-in (the user is at the consent for up to 10 minutes): it is kept until that ends
+        assertThat(authorize(a).statusCode()).as("the consent page").isEqualTo(200);
+        assertThat(register().statusCode()).as("both registered within 15 minutes").isEqualTo(503);
 
-        clock.move(Duration.ofMinutes(6)); // 61 minutes after registering: the other client never signed anyone in
+        clock.move(Duration.ofMinutes(5)); // 15 minutes after they registered: they count no more
         assertThat(register().statusCode()).isEqualTo(201);
-        assertThat(register().statusCode()).as("a and the new one remain").isEqualTo(503);
-        HttpResponse<String> again = get("/oauth/authorize?response_type=code&client_id=" + a + "&redirect_uri="
+        assertThat(authorize(a).statusCode()).as("client a's sign-in under way keeps it").isEqualTo(200);
+        clock.move(Duration.ofMinutes(11)); // past the sign-in it started last: it never signed anyone in
+        HttpResponse<String> gone = authorize(a);
+        assertThat(gone.statusCode()).isEqualTo(400);
+        assertThat(gone.body()).contains("client_id is not a client registered here");
+    }
+
+    @Test
+    void aFloodFromManyAddressesMeetsTheGlobalRateThenTheCapAndARealClientRegistersOnceItsClientsAgeOut() throws Exception {
+        // 3 per address, 20 from all addresses together a minute, at most 30 unused clients, each kept 15 minutes
+        start(new Limits(new RateLimiter.Rate(3, Duration.ofMinutes(1)), new RateLimiter.Rate(20, Duration.ofMinutes(1)),
+                new RateLimiter.Rate(100, Duration.ofMinutes(1)), new RateLimiter.Rate(100, Duration.ofMinutes(1)), 30,
+                Duration.ofMinutes(15), Duration.ofHours(24), 1_000));
+        java.util.Map<String, Integer> first = flood(10, 40); // 31 addresses, 4 each
+        assertThat(first.get("201")).as("the global rate's burst").isEqualTo(20);
+        assertThat(first.get("429 all")).as("refused for all addresses together").isPositive();
+        assertThat(first.getOrDefault("503", 0)).isZero();
+
+        clock.move(Duration.ofMinutes(1)); // the global bucket refills, and every address's
+        java.util.Map<String, Integer> second = flood(41, 70);
+        assertThat(second.get("201")).as("up to the cap of 30").isEqualTo(10);
+        assertThat(second.get("503")).as("the cap").isPositive();
+
+        InetAddress real = InetAddress.getByName("127.0.0.200");
+        String busy = rawPost(real, "/oauth/register", "{\"redirect_uris\": [\"" + REDIRECT + "\"]}");
+        assertThat(busy).as("the flood took the global rate too").startsWith("HTTP/1.1 429").contains("all addresses together");
+        clock.move(Duration.ofMinutes(1)); // the flood stopped: the global bucket is full again, the cap still reached
+        String full = rawPost(real, "/oauth/register", "{\"redirect_uris\": [\"" + REDIRECT + "\"]}");
+        assertThat(full).startsWith("HTTP/1.1 503").contains("Retry-After: 60");
+        clock.move(Duration.ofMinutes(13)); // 15 minutes after the first flood: its 20 clients count no more
+        assertThat(rawPost(real, "/oauth/register", "{\"redirect_uris\": [\"" + REDIRECT + "\"]}")).startsWith("HTTP/1.1 201");
+    }
+
+    /** Four registrations from each of 127.0.0.{from..to}: how many got which answer (429 split by which limit). */
+    private java.util.Map<String, Integer> flood(int from, int to) throws Exception {
+        java.util.Map<String, Integer> answers = new java.util.TreeMap<>();
+        for (int x = from; x <= to; x++) {
+            InetAddress address = InetAddress.getByName("127.0.0." + x);
+            for (int i = 0; i < 4; i++) {
+                String answer = rawPost(address, "/oauth/register", "{\"redirect_uris\": [\"" + REDIRECT + "\"]}");
+                String status = answer.substring(9, 12);
+                String key = !status.equals("429") ? status : answer.contains("all addresses together") ? "429 all" : "429 address";
+                answers.merge(key, 1, Integer::sum);
+            }
+        }
+        return answers;
+    }
+
+    private HttpResponse<String> authorize(String clientId) throws Exception {
+        return get("/oauth/authorize?response_type=code&client_id=" + clientId + "&redirect_uri="
                 + URLEncoder.encode(REDIRECT, StandardCharsets.UTF_8) + "&code_challenge=" + "A".repeat(43) + "&code_challenge_method=S256");
-        assertThat(again.statusCode()).as("client a was kept").isEqualTo(200);
     }
 
     /** An authorize request that fails its own checks (400) unless its address is past the limit (429). */
@@ -271,6 +317,21 @@ class SignInLimitsTest {
             out.flush();
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).lines().findFirst().orElse("");
+        }
+    }
+
+    /** A POST of a JSON body sent from a local address: the whole answer. */
+    private String rawPost(InetAddress from, String path, String body) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(from, 0));
+            socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes);
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 

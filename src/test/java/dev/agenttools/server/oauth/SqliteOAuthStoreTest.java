@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,6 +60,37 @@ class SqliteOAuthStoreTest extends OAuthStoreContract {
             assertThat(spend(b, unspent, NOW.plusSeconds(1))).isInstanceOf(OAuthStore.Spent.Again.class);
             assertThat(spend(b, spentBefore, NOW)).as("spent at an unknown time: no grace")
                     .isEqualTo(new OAuthStore.Spent.Reused("grant_old"));
+        }
+    }
+
+    @Test
+    void aFileMadeBeforeTheUnusedClientExpiryAndTheCodeReuseCheckKeepsItsClientsAsTheyWereAndLearnsBoth() throws Exception {
+        Path old = dir.resolve("before-unused.db");
+        // clients and codes as the store made them before: one client with a token, one without
+        try (Connection c = SqliteStore.openToWrite(old, true).connection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE clients (id TEXT PRIMARY KEY, name TEXT, redirect_uris TEXT NOT NULL, created_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE codes (digest TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,"
+                    + " challenge TEXT NOT NULL, scope TEXT NOT NULL, resource TEXT NOT NULL, account TEXT NOT NULL,"
+                    + " expires_at INTEGER NOT NULL)");
+            s.execute("CREATE TABLE refresh_tokens (digest TEXT PRIMARY KEY, account TEXT NOT NULL, client_id TEXT NOT NULL,"
+                    + " scope TEXT NOT NULL, resource TEXT NOT NULL, grant_id TEXT NOT NULL, expires_at INTEGER NOT NULL,"
+                    + " spent INTEGER NOT NULL DEFAULT 0, spent_at INTEGER)");
+            for (String id : new String[] {CLIENT, "agt_client_idle"}) {
+                s.execute("INSERT INTO clients VALUES ('" + id + "', null, 'http://127.0.0.1:9/cb', " + NOW.toEpochMilli() + ")");
+            }
+            s.execute("INSERT INTO refresh_tokens VALUES ('d', '" + ACCOUNT + "', '" + CLIENT + "', 'gmail.readonly', '"
+                    + RESOURCE + "', 'grant_old', " + NOW.plus(Duration.ofDays(30)).toEpochMilli() + ", 0, null)");
+        }
+        try (OAuthStore a = new SqliteOAuthStore(old)) {
+            Instant day = NOW.plus(Duration.ofHours(23));
+            assertThat(a.client(CLIENT, NOW.plus(Duration.ofDays(2)))).as("it had signed in: lives on").isNotNull();
+            assertThat(a.client("agt_client_idle", day)).as("never signed in: the day it had before").isNotNull();
+            assertThat(a.client("agt_client_idle", NOW.plus(Duration.ofHours(24)))).isNull();
+            assertThat(a.unusedClients(NOW.minusSeconds(1), NOW)).isEqualTo(1);
+            String code = Secrets.digest(Secrets.next(Secrets.CODE));
+            a.putCode(code, code(Duration.ofSeconds(60)));
+            assertThat(redeem(a, code, "grant_1", NOW)).isInstanceOf(OAuthStore.Redeemed.Fresh.class);
+            assertThat(redeem(a, code, "grant_2", NOW)).isEqualTo(new OAuthStore.Redeemed.Reused("grant_1"));
         }
     }
 
