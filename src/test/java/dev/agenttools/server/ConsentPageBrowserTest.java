@@ -67,7 +67,9 @@ class ConsentPageBrowserTest {
         assertThat(attack.get("url").asText()).as("the browser stopped at our page").contains("/oauth/authorize?");
         assertThat(attack.get("text").asText()).contains("“Totally Legit Assistant” (unverified)")
                 .contains("has not checked it").contains("attacker.example")
-                .contains("Read your Gmail messages (gmail.readonly)").contains("Read your Google Calendar events (calendar.readonly)");
+                .contains("Read your Gmail messages (gmail.readonly)").contains("Read your Google Calendar events (calendar.readonly)")
+                .contains("Read and change your habits in agent-tools' habit tracker (habits)")
+                .doesNotContain("habits.readonly").as("every scope in words").doesNotContain("Use the scope");
         assertThat(attack.get("buttons").toString()).contains("Approve").contains("Deny");
         assertThat(attack.get("headers").get("content-security-policy").asText()).contains("frame-ancestors 'none'");
         assertThat(attack.get("headers").get("x-frame-options").asText()).isEqualTo("DENY");

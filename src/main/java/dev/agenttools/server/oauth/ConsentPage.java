@@ -140,10 +140,15 @@ final class ConsentPage {
         Map<String, String> families = Map.of("gmail", "your Gmail messages", "calendar", "your Google Calendar events",
                 "habits", "your habits in agent-tools' habit tracker");
         List<String> words = new ArrayList<>();
-        for (String name : scope.split(" ")) {
+        List<String> names = List.of(scope.split(" "));
+        for (String name : names) {
             int dot = name.indexOf('.');
-            String family = dot < 0 ? null : families.get(name.substring(0, dot));
-            String access = dot < 0 ? "" : name.substring(dot + 1);
+            // a family's bare name is its full scope (habits), as Google's own bare names are (calendar): read and change
+            String family = families.get(dot < 0 ? name : name.substring(0, dot));
+            String access = dot < 0 ? "write" : name.substring(dot + 1);
+            if (dot >= 0 && names.contains(name.substring(0, dot))) {
+                continue; // its read line is said by the full scope's
+            }
             String verb = switch (access) {
                 case "readonly", "read" -> "Read ";
                 case "write", "modify", "send", "events" -> "Read and change ";
