@@ -575,8 +575,9 @@ final class ProcessModelBench {
                 p.destroyForcibly();
                 throw new IOException("agent-tools server did not start (it ended with status " + p.waitFor() + ")");
             }
-            Thread.ofVirtual().start(() -> err.lines().forEach(l -> { })); // its stderr drained
-            return new HttpServerProcess(p, port, key, token);
+            HttpServerProcess server = new HttpServerProcess(p, port, key, token);
+            Thread.ofVirtual().start(() -> err.lines().forEach(server::logged)); // its stderr drained, its last lines kept
+            return server;
         }
 
         private String post(String path, String body, String... headers) throws IOException, InterruptedException {
@@ -586,7 +587,39 @@ final class ProcessModelBench {
             if (headers.length > 0) {
                 r.headers(headers);
             }
-            return http.send(r.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            try {
+                return http.send(r.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            } catch (IOException e) {
+                throw new IOException("POST " + path + " to agent-tools server" + (process.isAlive() ? "" : " (it ended with status "
+                        + process.exitValue() + ")") + ": " + e.getMessage() + "; its stderr's last lines: " + lastLines()
+                        + "; its connections closed: " + connectionsClosed(), e);
+            }
+        }
+
+        /** What /metrics says of the connections it closed (header deadline, caps), for an error that needs it. */
+        private String connectionsClosed() {
+            try {
+                String metrics = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                return String.join(" ", metrics.lines().filter(l -> l.startsWith("agent_tools_connections_closed_total")).toList());
+            } catch (IOException | InterruptedException e) {
+                return "(/metrics did not answer: " + e.getMessage() + ")";
+            }
+        }
+
+        /** The server's stderr's last {@link #KEPT_LINES} lines, for an error that needs them. */
+        private final java.util.ArrayDeque<String> lines = new java.util.ArrayDeque<>();
+        private static final int KEPT_LINES = 20;
+
+        private synchronized void logged(String line) {
+            if (lines.size() == KEPT_LINES) {
+                lines.removeFirst();
+            }
+            lines.addLast(line.length() > 500 ? line.substring(0, 500) + "..." : line);
+        }
+
+        private synchronized String lastLines() {
+            return lines.isEmpty() ? "(none)" : String.join(" | ", lines);
         }
 
         String call(String request) throws IOException, InterruptedException {

@@ -27,7 +27,7 @@ class BenchmarkTest {
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
                 List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true, true);
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
-        assertThat(status).isZero();
+        assertThat(status).as("the table, whose rows name the errors:\n%s", table).isZero();
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:",
                 "the same against an emulator process of its own", "caller CPU ms");
         // the Python client's rows, through the project's script (python3 is on every machine the project supports)
