@@ -15,7 +15,7 @@ class ServerLimitsTest {
     @Test
     void defaultsAreGenerousAndEachSettingIsRead() {
         HttpService.Limits defaults = ServerLimits.from(Settings.from(Map.of()));
-        assertThat(defaults.userRate().burst()).isEqualTo(600);
+        assertThat(defaults.userRate().burst()).isEqualTo(6_000);
         assertThat(defaults.addressRate().burst()).isEqualTo(6_000);
         assertThat(defaults.idleTimeout()).as("above AWS ALB's 60 s").isGreaterThanOrEqualTo(Duration.ofSeconds(75));
         assertThat(defaults.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
