@@ -157,8 +157,10 @@ class ResilienceTest {
 
     @Test
     void batchRetriesThePartsRefusedForConcurrency() {
-        // the client believes it may send 20 at once; the server allows 5: parts beyond are 429 and must be retried
-        try (Emulator emulator = emulators.start(fastEmulator().maxConcurrent(5).build())) {
+        // the client believes it may send 20 at once, so it cuts 20 ids into batches of 5 (FanOut.chunkSizes); the
+        // server allows 3 in flight, so every batch has parts refused 429 that must be retried, whether or not the
+        // batches overlap in time (with a limit of 5 only overlapping batches met it: none did on a loaded machine)
+        try (Emulator emulator = emulators.start(fastEmulator().maxConcurrent(3).build())) {
             ToolRegistry tools = registry(fastSettings(emulator).withPacing(60_000_000, 1_000_000, 20).withBatchSize(20), QUICK);
             JsonNode data = tools.call(ToolCall.of(GmailTools.LIST, obj("{\"max_results\":20,\"strategy\":\"batch\"}"))).data();
             assertThat(data.get("emails")).hasSize(20);
