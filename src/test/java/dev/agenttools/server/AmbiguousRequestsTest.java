@@ -115,6 +115,9 @@ class AmbiguousRequestsTest {
         // the probe a proxy would read as /mcp, and this server once as /v1/call
         assertJsonRpc400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/mcp/../v1/call", TOOLS_LIST, key),
                 "/mcp/../v1/call", "plain form");
+        // the probe's form with a dot segment inside the path, not only around it
+        assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "POST", "/v1/./call", TOOLS_LIST, key),
+                "/v1/./call", "plain form");
         assertToolProtocol400(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/healthz/", null), "/healthz/", "plain form");
         assertThat(SourcedHttp.send(SourcedHttp.LOOPBACK, base(keys), "GET", "/healthz?x=/../", null).status())
                 .as("a query is not the path").isEqualTo(200);
