@@ -276,6 +276,18 @@ final class GmailService implements AutoCloseable {
         return m.getLabelIds() == null ? List.of() : List.copyOf(m.getLabelIds());
     }
 
+    /**
+     * Admits a list of up to {@code max} emails fetched by {@code strategy}: the quota of messages.list and of a get
+     * per email is promised to it, or it is refused at once (rate_limited, with when to try again) when the account's
+     * quota could not serve it before its deadline ({@link GoogleCalls#admit}). An index that holds the emails spends
+     * less; what is not spent is given back when the list ends.
+     */
+    GoogleCalls.Promise admitList(Session s, int max, Strategy strategy, Deadline deadline) {
+        int rounds = strategy.resolve(max) == Strategy.SEQUENTIAL ? 1 + max : 2;
+        return calls.admit(s.account(), LIST_UNITS + max * GET_UNITS, rounds, deadline,
+                "gmail messages.list and " + max + " messages.get");
+    }
+
     ListMessagesResponse list(Session s, String labelId, String query, int max, String pageToken, Deadline deadline)
             throws InterruptedException {
         return calls.one(s.account(), "gmail messages.list", LIST_UNITS, deadline, () -> {

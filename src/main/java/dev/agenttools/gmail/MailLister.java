@@ -64,9 +64,16 @@ final class MailLister {
     }
 
     ToolResult list(Request r) throws InterruptedException {
-        Deadline deadline = r.deadline();
         // client set-up (transport, TLS context, stored sign-in) is inside the deadline: a cold start counts
         GmailService.Session session = service.sessionFor(r.accessToken());
+        // the quota of the whole list is promised before its first request, or the list refused before it spends any
+        try (var _ = service.admitList(session, r.maxResults(), r.strategy(), r.deadline())) {
+            return listAdmitted(r, session);
+        }
+    }
+
+    private ToolResult listAdmitted(Request r, GmailService.Session session) throws InterruptedException {
+        Deadline deadline = r.deadline();
         String labelId = r.label() == null ? null : service.labelId(session, r.label(), deadline);
         if (r.cache() != IndexUse.OFF) {
             // empty when there is no index to use now, or it failed this list (then it is dealt with as it asks)

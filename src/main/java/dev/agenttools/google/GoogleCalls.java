@@ -24,6 +24,8 @@ public final class GoogleCalls {
     private final Retry retry;
     private final PerAccount<QuotaPacer> pacers;
     private final PacingShare share;
+    /** The API as the shared store names its demand ({@code gmail}, {@code calendar}). */
+    private final String apiKey;
 
     /**
      * @param api            the API called ("Gmail", "Calendar"), as errors about its quota name it
@@ -35,7 +37,7 @@ public final class GoogleCalls {
         this(api, unitsPerMinute, burst, maxInFlight, retry, PacingShare.ALONE);
     }
 
-    /** @param share how many instances serve each account, so that each paces at its share of the account's limits */
+    /** @param share what the instances serving each account ask of it, so that each paces at its share of its limits */
     public GoogleCalls(String api, int unitsPerMinute, int burst, int maxInFlight, Retry retry, PacingShare share) {
         this(api, unitsPerMinute, burst, maxInFlight, retry, share, PacingStats.NONE);
     }
@@ -46,6 +48,7 @@ public final class GoogleCalls {
         QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
         this.share = java.util.Objects.requireNonNull(share, "share");
+        this.apiKey = api.toLowerCase(java.util.Locale.ROOT);
         PacingStats.Counts counts = stats.counts(api);
         this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM, counts));
         stats.watch(api, pacers);
@@ -89,7 +92,8 @@ public final class GoogleCalls {
             throws InterruptedException {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
-            pacer.share(share.instancesServing(account.shareKey()));
+            // a request of an admitted call was counted as demand when the call was admitted
+            pacer.share(share.demand(account.shareKey(), apiKey, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()));
         }
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
             try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
@@ -106,6 +110,29 @@ public final class GoogleCalls {
                 learn(pacer, permit, answers);
             }
         });
+    }
+
+    /** Quota promised to one tool call ({@link #admit}); closing it gives back what the call did not spend. */
+    public interface Promise extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Admits a tool call that will make requests costing {@code units} in all, as {@code account}, within
+     * {@code deadline}: that quota is promised to it, so that its requests (those made with this deadline) are not
+     * refused for time; or it is refused at once, before it spends any, when the quota promised and wanted ahead of
+     * it could not serve it in time ({@link QuotaPacer#admit}).
+     *
+     * @param rounds its requests' round trips one after another (a list, then its gets: 2)
+     * @throws dev.agenttools.tool.ToolException RATE_LIMITED, with when to try again
+     */
+    public Promise admit(Account account, int units, int rounds, Deadline deadline, String what) {
+        QuotaPacer pacer = pacer(account);
+        if (share != PacingShare.ALONE) {
+            pacer.share(share.demand(account.shareKey(), apiKey, units));
+        }
+        return pacer.admit(units, rounds, deadline, what)::close;
     }
 
     /** What the answers teach the pacer: a refusal cuts (once per burst), a success wins a little back. */

@@ -41,7 +41,8 @@ public final class PacingStats {
 
     /** One API's counts at one moment. Wait seconds and refusals count since start; the accounts are as of now. */
     public record Snapshot(String api, long waits, double waitSeconds, long quotaRefusals, long concurrencyRefusals,
-                           int accounts, int rateBelowConfigured, int concurrencyBelowConfigured, int shared) {
+                           long refusedForTime, int accounts, int rateBelowConfigured, int concurrencyBelowConfigured,
+                           int shared) {
     }
 
     /** Each API's counts now, in name order; an API shows once a {@link GoogleCalls} for it is made. */
@@ -76,6 +77,7 @@ public final class PacingStats {
         private final LongAdder waitNanos = new LongAdder();
         private final LongAdder quotaRefusals = new LongAdder();
         private final LongAdder concurrencyRefusals = new LongAdder();
+        private final LongAdder refusedForTime = new LongAdder();
 
         /** A call waited {@code nanos} in a pacer (for quota, a free slot, its turn or a Retry-After pause) before it went or gave up. */
         void waited(long nanos) {
@@ -86,6 +88,11 @@ public final class PacingStats {
         /** Google refused a call for its rate: a concurrency refusal, or one for quota. */
         void refused(boolean concurrency) {
             (concurrency ? concurrencyRefusals : quotaRefusals).increment();
+        }
+
+        /** A call was refused at once: the quota could not serve it before its deadline (admission by time). */
+        void refusedForTime() {
+            refusedForTime.increment();
         }
     }
 
@@ -110,7 +117,7 @@ public final class PacingStats {
                 }
             }
             return new Snapshot(name, counts.waits.sum(), counts.waitNanos.sum() / 1e9, counts.quotaRefusals.sum(),
-                    counts.concurrencyRefusals.sum(), seen.size(), rate, concurrency, shared);
+                    counts.concurrencyRefusals.sum(), counts.refusedForTime.sum(), seen.size(), rate, concurrency, shared);
         }
     }
 }

@@ -1,9 +1,12 @@
 package dev.agenttools.google;
 
 import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.ToolException;
 
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -26,6 +29,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * ones that can still make it do (a retried get of the first list goes before the gets of later lists), instead of
  * all of them sharing the wait and all missing.
  *
+ * <p><b>Admission by time</b>: a call that could not be served before its deadline, counting the quota promised to
+ * the calls admitted before it and wanted by those waiting, is refused at once ({@link ToolException.Kind#RATE_LIMITED}
+ * with when to try again) before it spends any quota, instead of waiting out its deadline. A tool call that makes
+ * several requests (a list and its gets) is admitted once for all of them ({@link #admit}): the quota it needs is
+ * promised to it, so that once admitted its later requests are not refused and no quota is spent on a call that then
+ * fails. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
+ * a stream of single gets, and admission already bounds what any call waits to what its deadline allows.
+ *
  * <p>The bucket holds {@value #HEADROOM} of the burst: Gmail charges a call when it arrives, a little after we sent
  * it, and a bucket that is full in between loses the refill of that moment; the headroom absorbs ~100 ms of such
  * delay, so that pacing alone keeps 429s away.
@@ -42,6 +53,13 @@ final class QuotaPacer {
     static final double MIN_RATE_SHARE = 1.0 / 100;
     /** How much slower the limits grow near the level Gmail last refused: probing it costs a refusal each time. */
     static final double NEAR_REFUSAL_SLOWDOWN = 4;
+
+    /** What a request is thought to take before any was timed. */
+    static final double INITIAL_LATENCY_NANOS = 200e6;
+    /** How much each request's time moves the average: about the last ten count. */
+    static final double LATENCY_WEIGHT = 0.1;
+    /** The longest a waiting call sleeps before it looks again: a share raised meanwhile is used within this. */
+    static final long MAX_SLEEP_NANOS = 250_000_000;
 
     /** The API paced ("Gmail", "Calendar"), for errors: each has its own quota, and the error names the one spent. */
     private final String api;
@@ -74,8 +92,18 @@ final class QuotaPacer {
     private long pausedUntil;
     /** Whether any call was let go: a pacer told of more instances after that may have overspent with them. */
     private boolean sentAny;
-    /** Instances pacing this user's calls at once (see {@link #share}); this one paces at its share of the limits. */
-    private volatile int instances = 1; // written under the lock; read without it by share()'s unchanged case
+    /** This instance's share of the user's limits (see {@link #share}): 1 alone. */
+    private volatile double fraction = 1.0; // written under the lock; read without it by share()'s unchanged case
+    /** Other instances asking of this user's limits, as last told. */
+    private volatile int otherInstances;
+    /** Quota units promised to tool calls admitted ({@link #admit}) and not spent yet. */
+    private double promised;
+    /** Quota units wanted by the requests waiting in line that hold no promise. */
+    private double waitingUnpromised;
+    /** The promises in force, by their tool call's deadline (each call has a deadline object of its own). */
+    private final Map<Deadline, Promise> promises = new IdentityHashMap<>();
+    /** How long a request takes from its send to its answer, averaged over the last ones: time a call needs beyond its wait. */
+    private double latencyNanos = INITIAL_LATENCY_NANOS;
 
     /** @param api the API paced, as its errors name it ("Gmail", "Calendar") */
     public QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight) {
@@ -144,6 +172,21 @@ final class QuotaPacer {
         long slotWaitLeft = Math.max(0, deadline.remainingNanos(arrived));
         boolean waited = false; // the usual case: counted nowhere, so a call that need not wait pays nothing more
         lock.lockInterruptibly();
+        Promise promise = promises.get(deadline);
+        double unpromised = 0;
+        try {
+            refill(arrived);
+            double needed = Math.min(cost, capacity);
+            if (promise == null || promise.left < needed) {
+                // not (wholly) promised: refused now, before it spends anything, when its turn would come too late
+                unpromised = needed - (promise == null ? 0 : promise.left);
+                refuseIfTooLate(arrived, unpromised, deadline, 1, what);
+            }
+        } catch (RuntimeException e) {
+            lock.unlock();
+            throw e;
+        }
+        waitingUnpromised += unpromised;
         Waiter me = new Waiter(deadline.endNanos(), arrivals++);
         waiting.add(me);
         try {
@@ -161,6 +204,9 @@ final class QuotaPacer {
                             inFlight += wanted;
                             sentAny = true;
                             waiting.poll();
+                            if (promise != null) {
+                                promise.spend(needed);
+                            }
                             changed.signalAll();
                             return permit(wanted, now, inFlight);
                         }
@@ -172,7 +218,8 @@ final class QuotaPacer {
                         lock.unlock();
                         waited = true;
                         try {
-                            ticker.sleep(waitNanos);
+                            // in steps: a share raised meanwhile (another instance's demand fell) shortens the wait
+                            ticker.sleep(Math.min(waitNanos, MAX_SLEEP_NANOS));
                         } finally {
                             lock.lock();
                         }
@@ -189,12 +236,108 @@ final class QuotaPacer {
                 slotWaitLeft -= System.nanoTime() - before;
             }
         } finally {
+            waitingUnpromised -= unpromised;
             if (waiting.remove(me)) {
                 changed.signalAll(); // gave up (deadline, interrupt): the next in line may go
             }
             lock.unlock();
             if (waited) {
                 counts.waited(ticker.nanoTime() - arrived);
+            }
+        }
+    }
+
+    /**
+     * Admits a tool call that will make requests costing {@code units} in all, promising it that quota: its requests
+     * (those whose {@link #acquire} names the same {@code deadline}) are not refused for time while the promise
+     * lasts. Refused at once when the quota promised and wanted ahead of it, and its own, could not be served in time
+     * for its requests' round trips ({@code rounds}, one after another) before the deadline.
+     *
+     * @return the promise; closing it gives back what the call did not spend
+     * @throws ToolException RATE_LIMITED, with when to try again, when it could not be served in time
+     */
+    public Promise admit(int units, int rounds, Deadline deadline, String what) {
+        lock.lock();
+        try {
+            if (promises.containsKey(deadline)) {
+                return new Promise(deadline, 0); // a call admitted already: its first promise covers it
+            }
+            long now = ticker.nanoTime();
+            refill(now);
+            refuseIfTooLate(now, units, deadline, rounds, what);
+            Promise promise = new Promise(deadline, units);
+            promised += units;
+            promises.put(deadline, promise);
+            return promise;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Refuses (RATE_LIMITED, with when to try again) a call wanting {@code units} that could not be served before its
+     * deadline: the quota promised and wanted ahead of it, and its own, at the rate now (or after a pause Google asked
+     * for), plus its {@code rounds} round trips. Under the lock.
+     */
+    private void refuseIfTooLate(long now, double units, Deadline deadline, int rounds, String what) {
+        double shortfall = promised + waitingUnpromised + units - this.units;
+        double quotaWait = shortfall <= 0 ? 0 : shortfall / unitsPerNano;
+        double wait = Math.max(quotaWait, pausedUntil - now);
+        double usable = deadline.remainingNanos(now) - rounds * latencyNanos;
+        if (wait <= 0 || wait <= usable) {
+            return;
+        }
+        counts.refusedForTime();
+        // whole milliseconds, rounded up (less a hair of floating-point error), so that a caller honouring it is not early
+        Duration retryAfter = Duration.ofMillis(Math.max(1, (long) Math.ceil((wait - Math.max(0, usable)) / 1e6 - 1e-6)));
+        String why = pausedUntil - now >= quotaWait ? api + " asked us to wait " + seconds(pausedUntil - now)
+                + " s before the next call of this account"
+                : "the " + api + " quota of this account is spoken for: this call would wait about " + seconds(wait)
+                + " s for its turn";
+        throw ToolException.rateLimited(what + ": " + why + ", and its deadline leaves " + seconds(Math.max(0, usable))
+                + " s; try again in " + seconds(retryAfter.toNanos()) + " s", retryAfter, null, true);
+    }
+
+    private static String seconds(double nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
+    }
+
+    /** Whether the tool call of {@code deadline} holds a promise ({@link #admit}). */
+    boolean holdsPromise(Deadline deadline) {
+        lock.lock();
+        try {
+            return promises.containsKey(deadline);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Quota promised to one admitted tool call ({@link #admit}); closing it gives back what the call did not spend. */
+    public final class Promise implements AutoCloseable {
+        private final Deadline deadline;
+        private double left; // guarded by the pacer's lock
+
+        private Promise(Deadline deadline, double units) {
+            this.deadline = deadline;
+            this.left = units;
+        }
+
+        /** Under the lock: a request of the call went, spending {@code units} of the promise (at most what is left). */
+        private void spend(double units) {
+            double spent = Math.min(left, units);
+            left -= spent;
+            promised -= spent;
+        }
+
+        @Override
+        public void close() {
+            lock.lock();
+            try {
+                promised -= left;
+                left = 0;
+                promises.remove(deadline, this);
+            } finally {
+                lock.unlock();
             }
         }
     }
@@ -220,6 +363,7 @@ final class QuotaPacer {
                     if (!closed) {
                         closed = true;
                         inFlight -= slots;
+                        latencyNanos += LATENCY_WEIGHT * (Math.max(0, ticker.nanoTime() - sent) - latencyNanos);
                         changed.signalAll();
                     }
                 } finally {
@@ -236,19 +380,19 @@ final class QuotaPacer {
 
     private void setRate(double share) {
         rateShare = Math.max(MIN_RATE_SHARE, Math.min(1.0, share));
-        unitsPerNano = configuredUnitsPerMinute * rateShare / instances / 60.0 / 1e9;
-        capacity = Math.max(1, configuredBurst * rateShare * HEADROOM / instances);
+        unitsPerNano = configuredUnitsPerMinute * rateShare * fraction / 60.0 / 1e9;
+        capacity = Math.max(1, configuredBurst * rateShare * HEADROOM * fraction);
         units = Math.min(units, capacity);
     }
 
     /** This instance's share of the configured concurrency: at least one call. */
     private double maxLevel() {
-        return Math.max(1, (double) configuredMaxInFlight / instances);
+        return Math.max(1, configuredMaxInFlight * fraction);
     }
 
     private void setCap(double level) {
         capLevel = Math.max(1, Math.min(maxLevel(), level));
-        int next = (int) capLevel;
+        int next = (int) (capLevel + 1e-9); // a share times its inverse is whole again, not 5.999...
         if (next > cap) {
             changed.signalAll();
         }
@@ -312,48 +456,86 @@ final class QuotaPacer {
     }
 
     /**
-     * Paces at a share of the user's limits: {@code count} instances (this one included) serve this user at once, each
-     * at 1/count of the quota, the burst and the calls in flight (at least one), so that together they stay within the
-     * user's limits. When instances leave, what was learned from refusals is kept as a proportion; when more come, it
-     * is forgotten (those refusals were earned together with the newcomers' calls) and the bucket starts empty if
-     * calls went at the larger share. Cheap when the count is unchanged.
+     * Paces at this instance's share of the user's limits, as {@code demand} gives it ({@link #fraction}): the quota,
+     * the burst and the calls in flight (at least one), so that the instances together stay within the user's limits.
+     * When another instance starts asking, what was learned from refusals is forgotten (those refusals were earned
+     * together with its unseen calls) and the bucket starts empty if calls went at the larger share; otherwise the
+     * learned limits are kept as a proportion. Cheap when the share moved less than {@link #SHARE_STEP}.
      */
-    public void share(int count) {
-        int n = Math.max(1, count);
-        if (n == instances) {
+    public void share(PacingShare.Demand demand) {
+        double next = fraction(demand, configuredUnitsPerMinute / 60.0);
+        int others = demand.otherInstances();
+        if (others == otherInstances && Math.abs(next - fraction) <= SHARE_STEP * fraction) {
             return; // the usual case: no lock on the call's path
         }
         lock.lock();
         try {
-            if (n == instances) {
-                return;
-            }
-            double before = instances;
-            instances = n;
+            double before = fraction;
+            boolean newcomer = others > otherInstances;
+            otherInstances = others;
+            fraction = next;
             refill(ticker.nanoTime());
-            if (n > before) {
-                // More instances than this one knew of: the refusals it learned from were earned together with their
-                // unseen calls, so they say nothing of the user's limits; and if it has sent calls at its larger share,
-                // it and the others may have spent the user's bucket between them. Start over at the new share, from
-                // an empty bucket then (a pacer that has sent nothing keeps its share of a full one).
+            if (newcomer) {
+                // Another instance asks of this user's limits now: the refusals this one learned from were earned
+                // together with its unseen calls, so they say nothing of the user's limits; and if it has sent calls
+                // at its larger share, it and the others may have spent the user's bucket between them. Start over
+                // at the new share, from an empty bucket then (a pacer that has sent nothing keeps its share of a
+                // full one).
                 refusedRateShare = Double.POSITIVE_INFINITY;
                 refusedCap = Double.POSITIVE_INFINITY;
                 setRate(1.0);
-                if (sentAny) {
+                if (sentAny && next < before) {
                     units = 0;
                 }
                 setCap(maxLevel());
             } else {
                 setRate(rateShare);
                 // the same share of the new per-instance concurrency as learned; more room now may wake callers
-                setCap(capLevel * before / n);
-                refusedCap = refusedCap * before / n;
+                setCap(capLevel * next / before);
+                refusedCap = refusedCap * next / before;
             }
             changed.signalAll();
         } finally {
             lock.unlock();
         }
     }
+
+    /** How far the share may move before the pacer is changed: a tenth of a call in ten is noise. */
+    static final double SHARE_STEP = 0.02;
+    /**
+     * The least an instance's demand weighs when the user asks more than the quota, as a share of the quota split
+     * evenly: an instance whose calls have just begun goes at once, at a small share, until its demand is known.
+     */
+    static final double FLOOR = 0.25;
+
+    /**
+     * This instance's share of a user's limits, from the demand on them ({@code capacity}: the quota, units a second):
+     * alone, all of it; when the instances together ask no more than the quota, each what it asks plus an even part of
+     * what is left (so that a rise anywhere finds room at once); when they ask more, each in proportion to what it asks
+     * (each counted as asking at least {@link #FLOOR} of an even split). Shares of the instances sum to one when they
+     * see the same demand.
+     */
+    static double fraction(PacingShare.Demand demand, double capacity) {
+        if (demand.otherInstances() == 0 || !(capacity > 0)) {
+            return 1.0;
+        }
+        int n = demand.otherInstances() + 1;
+        double own = demand.own();
+        double others = demand.others();
+        double total = own + others;
+        double share;
+        if (total <= capacity) {
+            share = (own + (capacity - total) / n) / capacity;
+        } else {
+            double floor = capacity * FLOOR / n;
+            double mine = Math.max(own, floor);
+            share = mine / (mine + Math.max(others, floor * (n - 1)));
+        }
+        return Math.max(MIN_FRACTION, Math.min(1.0, share));
+    }
+
+    /** The smallest share an instance paces at: a call always goes, within about a minute at worst. */
+    static final double MIN_FRACTION = 1.0 / 1_000;
 
     /**
      * What was learned of the account's limits, for metrics: a rate or a cap on calls in flight below the configured
@@ -365,7 +547,7 @@ final class QuotaPacer {
     Learned learned() {
         lock.lock();
         try {
-            return new Learned(rateShare < 1.0, cap < (int) maxLevel(), instances > 1);
+            return new Learned(rateShare < 1.0, cap < (int) maxLevel(), fraction < 1.0);
         } finally {
             lock.unlock();
         }
@@ -385,7 +567,7 @@ final class QuotaPacer {
     public double unitsPerMinute() {
         lock.lock();
         try {
-            return configuredUnitsPerMinute * rateShare / instances;
+            return configuredUnitsPerMinute * rateShare * fraction;
         } finally {
             lock.unlock();
         }

@@ -80,6 +80,11 @@ final class CallEndpoint extends Handler.Abstract {
             ToolProtocol.Answer answer = protocol.answer(body, received, headerToken);
             int status = answer.json().has("error") ? status(answer.json().path("error").path("code").asText()) : 200;
             gate.answered("/v1/call", status);
+            JsonNode retryAfterMs = answer.json().path("error").path("retry_after_ms");
+            if (retryAfterMs.canConvertToLong()) {
+                // HTTP's Retry-After is whole seconds: rounded up, so that a client honouring it is not early
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString((retryAfterMs.asLong() + 999) / 1000));
+            }
             Answers.json(response, callback, status, answer.line());
         } finally {
             gate.leave();

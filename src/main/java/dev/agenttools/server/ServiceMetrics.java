@@ -65,6 +65,9 @@ final class ServiceMetrics implements CallListener {
                     c.call(p.quotaRefusals(), p.api(), "quota");
                     c.call(p.concurrencyRefusals(), p.api(), "concurrency");
                 })).register(registry);
+        CounterWithCallback.builder().name("agent_tools_quota_refused")
+                .help("Calls refused at once (rate_limited, with retry_after_ms) because their account's quota could not serve them before their deadline, by API")
+                .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.refusedForTime(), p.api()))).register(registry);
         GaugeWithCallback.builder().name("agent_tools_paced_accounts")
                 .help("Accounts whose calls are paced now (the most recently used, up to 1000 per API), by API")
                 .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.accounts(), p.api()))).register(registry);
@@ -75,7 +78,7 @@ final class ServiceMetrics implements CallListener {
                     c.call(p.concurrencyBelowConfigured(), p.api(), "concurrency");
                 })).register(registry);
         GaugeWithCallback.builder().name("agent_tools_accounts_shared")
-                .help("Paced accounts served by several instances at once, each pacing at its share, by API")
+                .help("Paced accounts served by several instances at once, each pacing at its share (by demand), by API")
                 .labelNames("api").callback(c -> pacing.forEach(p -> c.call(p.shared(), p.api()))).register(registry);
     }
 

@@ -17,27 +17,34 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Which instances serve each account, kept in DynamoDB as leases: an instance that served an account in the last
- * {@link #LEASE} renews its lease on that account's item every {@link #RENEW}, one {@code UpdateItem} that writes its
- * own expiry and returns the item, whose live leases are the count ({@link #instancesServing} answers from memory).
+ * What the instances serving each account ask of its limits, kept in DynamoDB as leases that carry demand: an
+ * instance that served an account in the last {@link #LEASE} renews its lease on that account's item, one
+ * {@code UpdateItem} that writes its own expiry and its demand on each API (quota units a second asked here, decayed
+ * over {@link #DEMAND_WINDOW}) and returns the item, whose live leases are the others' demand
+ * ({@link #demand} answers from memory). Each instance then paces the account at a share that follows demand
+ * ({@code QuotaPacer.fraction}): the instance that serves a user alone has all of its quota; a user spread by round
+ * robin is split evenly; a user whose calls mostly reach one instance gets most of its quota there.
  *
  * <p>Why leases and not a shared token bucket: a bucket in DynamoDB costs a conditional write per Gmail call (10 per
  * list of 10, retried under contention), on the call's path; a lease costs one write per account per instance every
- * {@link #RENEW} whatever the call rate, off the call's path. The price: each instance paces at an even share
- * (1/count), exact when the load balancer spreads a user's calls evenly (round robin, least connections), cautious
- * when it does not. Instances that start serving an account at the same moment (a user's burst spread by round robin)
- * would each find itself alone at its first renewal; so a new lease is renewed again after {@link #EARLY_RENEWALS} and
- * only then every {@link #RENEW}; the first call of an account on an instance waits for its first renewal (one
- * write, at most {@link #FIRST_WAIT}); and until the early renewals are done the account counts as served by at least
- * as many instances as the most widely served settled account (round robin spreads every busy user over every
- * instance), so that none paces a user as if alone while the others start. The item's key is a digest
+ * {@link #RENEW} (sooner when its demand moves by half: at most every {@link #SOONEST}), whatever the call rate, off
+ * the call's path. The price is staleness: shares follow demand within about a second.
+ *
+ * <p>A user new to an instance is paced there as if this instance alone served it, at once: its first call waits for
+ * no write, so that neither a new user nor a DynamoDB that is down costs a call time. The lease's first renewal goes
+ * in the background, and a new lease is renewed again after {@link #EARLY_RENEWALS}; so that instances that start
+ * serving a user together find each other within {@code EARLY_RENEWALS}' first step. The cost in fairness: for that
+ * long, a user whose first calls a balancer spreads over n instances may be paced at up to n times its burst, which
+ * Google answers with a rate-limit refusal that the pacers learn from and retry. The item's key is a digest
  * ({@code acct-} and 16 hex digits), never an address or a token; {@code expires_at} lets DynamoDB's TTL delete items
  * of accounts no instance serves any more. Thread-safe.
  */
@@ -48,12 +55,22 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     static final List<Duration> EARLY_RENEWALS = List.of(Duration.ofMillis(250), Duration.ofSeconds(1));
     /** How often the renewer looks for leases due. */
     static final Duration TICK = Duration.ofMillis(250);
-    /** The longest the first call of an account waits for the lease's first renewal (the store slow or down). */
-    static final Duration FIRST_WAIT = Duration.ofSeconds(1);
+    /** The soonest a lease is renewed again because its demand moved. */
+    static final Duration SOONEST = Duration.ofSeconds(1);
+    /** How far an instance's demand moves (a share of the larger of then and now) before it tells the others early. */
+    static final double DEMAND_MOVE = 0.5;
+    /** Over how long demand is measured: an exponential decay with this time constant. */
+    static final Duration DEMAND_WINDOW = Duration.ofSeconds(2);
+    /** Demand below this (units a second: 3 a minute) is none: an instance asking so little is not counted. */
+    static final double NO_DEMAND = 0.05;
     /** Accounts whose lease this instance keeps at most (past it the least recently seen are let go). */
     static final int MAX_ACCOUNTS = 100_000;
+    /** APIs whose demand a lease carries at most (a store is not given names without end). */
+    static final int MAX_APIS = 4;
     private static final String KEY = "account";
     private static final String PREFIX = "i_";
+    /** Demand attributes: {@code d_<api>_<instance>}, the instance's name beginning {@link #PREFIX}. */
+    private static final String DEMAND = "d_";
 
     private final DynamoDbClient client;
     private final String table;
@@ -61,32 +78,74 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     private final LongSupplier clock;
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
     private final Thread renewer;
+    /** Where a new lease's first renewal runs: never on the call's thread. */
+    private final java.util.concurrent.Executor firstRenewals;
     private volatile String lastError;
-    /** The most instances serving any one account whose lease is settled: how widely the balancer spreads a user. */
-    private volatile int widest = 1;
+
+    /** What the other instances ask of one account at one API, as the last renewal read it. */
+    record Others(double demand, int instances) {
+        static final Others NONE = new Others(0, 0);
+    }
+
+    /** This instance's demand on one account at one API: a rate of quota units, decayed over {@link #DEMAND_WINDOW}. */
+    static final class Meter {
+        private double rate;
+        private long at;
+
+        /** Adds {@code units} asked at {@code now} (ms) and answers the rate then. */
+        synchronized double add(long now, int units) {
+            rate = rateAt(now) + units * 1000.0 / DEMAND_WINDOW.toMillis();
+            at = now;
+            return rate;
+        }
+
+        synchronized double rateAt(long now) {
+            long dt = Math.max(0, now - at);
+            return rate * Math.exp(-(double) dt / DEMAND_WINDOW.toMillis());
+        }
+    }
 
     /** What this instance knows of one account. */
     private static final class Lease {
-        final java.util.concurrent.CountDownLatch firstRenewal = new java.util.concurrent.CountDownLatch(1);
+        final Map<String, Meter> meters = new ConcurrentHashMap<>();
         volatile long seenAt;
         volatile long renewedAt;
         volatile int renewals;
-        volatile int count = 1;
-        /** Other instances' leases found expired at the last renewal: removed from the item at the next. */
+        /** Whether a renewal is under way (the first, in the background, or the renewer's). */
+        final java.util.concurrent.atomic.AtomicBoolean renewing = new java.util.concurrent.atomic.AtomicBoolean();
+        /** The others' demand by API, as the last renewal read it. */
+        volatile Map<String, Others> others = Map.of();
+        /** This instance's demand by API as the last renewal wrote it. */
+        volatile Map<String, Double> told = Map.of();
+        /** Other instances' leases found expired at the last renewal: their attributes, removed at the next. */
         volatile List<String> stale = List.of();
+
+        Meter meter(String api) {
+            Meter m = meters.get(api);
+            if (m == null && meters.size() < MAX_APIS) {
+                m = meters.computeIfAbsent(api, a -> new Meter());
+            }
+            return m;
+        }
     }
 
     /**
      * @param createTable make the table when it is missing (a local DynamoDB, tests); in AWS, make it beforehand
      */
     public DynamoPacingShare(DynamoDbClient client, String table, boolean createTable) {
-        this(client, table, createTable, System::currentTimeMillis, true);
+        this(client, table, createTable, System::currentTimeMillis, true, r -> Thread.ofVirtual().start(r));
     }
 
-    DynamoPacingShare(DynamoDbClient client, String table, boolean createTable, LongSupplier clock, boolean renewInBackground) {
+    /**
+     * @param renewInBackground renew leases every {@link #TICK} on a thread of its own (tests drive renewals instead)
+     * @param firstRenewals     where a new lease's first renewal runs (tests: nowhere, or threads of their own)
+     */
+    DynamoPacingShare(DynamoDbClient client, String table, boolean createTable, LongSupplier clock, boolean renewInBackground,
+                      java.util.concurrent.Executor firstRenewals) {
         this.client = client;
         this.table = table;
         this.clock = clock;
+        this.firstRenewals = firstRenewals;
         if (createTable) {
             createIfMissing();
         } else {
@@ -96,43 +155,31 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     }
 
     @Override
-    public int instancesServing(String accountKey) {
+    public Demand demand(String accountKey, String api, int unitsAsked) {
+        long now = clock.getAsLong();
         Lease lease = leases.get(accountKey);
         if (lease == null) {
             if (leases.size() >= MAX_ACCOUNTS) {
-                return 1;
+                return Demand.ALONE;
             }
             Lease fresh = new Lease();
             lease = leases.putIfAbsent(accountKey, fresh);
             if (lease == null) {
                 lease = fresh;
-                fresh.seenAt = clock.getAsLong();
-                // counted by the others (and counting them) at once, not at the next round
-                Thread.ofVirtual().start(() -> {
-                    try {
+                fresh.seenAt = now;
+                // counted by the others (and counting them) soon, in the background: the call waits for no write
+                firstRenewals.execute(() -> {
+                    if (fresh.renewing.compareAndSet(false, true)) {
                         renew(accountKey, fresh);
-                    } finally {
-                        fresh.firstRenewal.countDown();
                     }
                 });
             }
         }
-        lease.seenAt = clock.getAsLong();
-        if (lease.firstRenewal.getCount() > 0) {
-            awaitFirstRenewal(lease);
-        }
-        // until its early renewals are done, a new lease may not see the instances starting with it: assume the user
-        // is spread as widely as the others are (round robin spreads every user over every instance)
-        return lease.renewals <= EARLY_RENEWALS.size() ? Math.max(lease.count, widest) : lease.count;
-    }
-
-    /** The first calls of an account wait for its first count (bounded): until then this instance would pace alone. */
-    private static void awaitFirstRenewal(Lease lease) {
-        try {
-            lease.firstRenewal.await(FIRST_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the call is being cancelled: it finds out at its next wait
-        }
+        lease.seenAt = now;
+        Meter meter = lease.meter(api);
+        double own = meter == null ? 0 : unitsAsked > 0 ? meter.add(now, unitsAsked) : meter.rateAt(now);
+        Others others = lease.others.getOrDefault(api, Others.NONE);
+        return new Demand(own, others.demand(), others.instances());
     }
 
     /** Why the last renewal failed (null: it did not); each instance then paces at what it last knew. */
@@ -158,28 +205,38 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         renew(true);
     }
 
-    /** Renews the leases due: a new lease's {@link #EARLY_RENEWALS}, then every {@link #RENEW}. */
+    /** Renews the leases due: a new lease's {@link #EARLY_RENEWALS}, then every {@link #RENEW}, or its demand moved. */
     void renewDue() {
         renew(false);
     }
 
     private void renew(boolean all) {
         long now = clock.getAsLong();
-        int widestNow = 1;
         for (Map.Entry<String, Lease> e : leases.entrySet()) {
             Lease lease = e.getValue();
             if (now - lease.seenAt > LEASE.toMillis()) {
                 leases.remove(e.getKey(), lease); // its lease expires on its own
                 continue;
             }
-            if (all || (lease.renewals > 0 && now - lease.renewedAt >= nextRenewal(lease.renewals).toMillis())) {
+            long since = now - lease.renewedAt;
+            boolean due = lease.renewals > 0 && (since >= nextRenewal(lease.renewals).toMillis()
+                    || since >= SOONEST.toMillis() && demandMoved(lease, now));
+            if ((all || due) && lease.renewing.compareAndSet(false, true)) {
                 renew(e.getKey(), lease);
             }
-            if (lease.renewals > EARLY_RENEWALS.size()) {
-                widestNow = Math.max(widestNow, lease.count);
+        }
+    }
+
+    /** Whether this instance's demand on an API moved by {@link #DEMAND_MOVE} since it last told the others. */
+    private static boolean demandMoved(Lease lease, long now) {
+        for (Map.Entry<String, Meter> m : lease.meters.entrySet()) {
+            double was = lease.told.getOrDefault(m.getKey(), 0.0);
+            double is = m.getValue().rateAt(now);
+            if (Math.max(was, is) >= NO_DEMAND && Math.abs(is - was) > DEMAND_MOVE * Math.max(was, is)) {
+                return true;
             }
         }
-        widest = widestNow;
+        return false;
     }
 
     /** How long after the {@code renewals}-th renewal the next one is due. */
@@ -187,36 +244,37 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         return renewals <= EARLY_RENEWALS.size() ? EARLY_RENEWALS.get(renewals - 1) : RENEW;
     }
 
+    /** Writes this instance's lease and demand on the account and reads the others'; {@code lease.renewing} is set. */
     private void renew(String accountKey, Lease lease) {
         long now = clock.getAsLong();
         long expires = now + LEASE.toMillis();
         Map<String, String> names = new HashMap<>(Map.of("#me", instance));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":exp", AttributeValue.fromN(Long.toString(expires)),
+                ":ttl", AttributeValue.fromN(Long.toString(expires / 1000 + LEASE.toSeconds()))));
         StringBuilder update = new StringBuilder("SET #me = :exp, expires_at = :ttl");
+        Map<String, Double> told = new HashMap<>();
+        int i = 0;
+        for (Map.Entry<String, Meter> m : lease.meters.entrySet()) {
+            double rate = m.getValue().rateAt(now);
+            told.put(m.getKey(), rate);
+            names.put("#d" + i, DEMAND + m.getKey() + "_" + instance);
+            values.put(":d" + i, AttributeValue.fromN(String.format(java.util.Locale.ROOT, "%.3f", rate)));
+            update.append(", #d").append(i).append(" = :d").append(i);
+            i++;
+        }
         List<String> stale = lease.stale;
-        for (int i = 0; i < stale.size() && i < 20; i++) {
-            names.put("#s" + i, stale.get(i));
-            update.append(i == 0 ? " REMOVE " : ", ").append("#s").append(i);
+        for (int k = 0; k < stale.size() && k < 40; k++) {
+            names.put("#s" + k, stale.get(k));
+            update.append(k == 0 ? " REMOVE " : ", ").append("#s").append(k);
         }
         try {
             Map<String, AttributeValue> item = client.updateItem(UpdateItemRequest.builder().tableName(table)
                     .key(Map.of(KEY, AttributeValue.fromS(accountKey)))
                     .updateExpression(update.toString()).expressionAttributeNames(names)
-                    .expressionAttributeValues(Map.of(":exp", AttributeValue.fromN(Long.toString(expires)),
-                            ":ttl", AttributeValue.fromN(Long.toString(expires / 1000 + LEASE.toSeconds()))))
+                    .expressionAttributeValues(values)
                     .returnValues(ReturnValue.ALL_NEW).build()).attributes();
-            int live = 0;
-            List<String> expired = new ArrayList<>();
-            for (Map.Entry<String, AttributeValue> a : item.entrySet()) {
-                if (a.getKey().startsWith(PREFIX) && a.getValue().n() != null) {
-                    if (Long.parseLong(a.getValue().n()) > now) {
-                        live++;
-                    } else {
-                        expired.add(a.getKey());
-                    }
-                }
-            }
-            lease.count = Math.max(1, live);
-            lease.stale = List.copyOf(expired);
+            read(item, now, lease);
+            lease.told = Map.copyOf(told);
             lastError = null;
         } catch (RuntimeException e) {
             lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
@@ -224,7 +282,51 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
             // counted as a round even when it failed: the next is due on the same schedule (the store may be back)
             lease.renewedAt = now;
             lease.renewals++;
+            lease.renewing.set(false);
         }
+    }
+
+    /** The others' live demand in the item, by API, and the attributes of expired leases to remove next time. */
+    private void read(Map<String, AttributeValue> item, long now, Lease lease) {
+        Set<String> live = new HashSet<>();
+        List<String> expired = new ArrayList<>();
+        for (Map.Entry<String, AttributeValue> a : item.entrySet()) {
+            if (a.getKey().startsWith(PREFIX) && a.getValue().n() != null && !a.getKey().equals(instance)) {
+                if (Long.parseLong(a.getValue().n()) > now) {
+                    live.add(a.getKey());
+                } else {
+                    expired.add(a.getKey());
+                }
+            }
+        }
+        Map<String, double[]> byApi = new HashMap<>(); // api -> {demand, instances}
+        for (Map.Entry<String, AttributeValue> a : item.entrySet()) {
+            String name = a.getKey();
+            int at = name.indexOf("_" + PREFIX, DEMAND.length());
+            if (!name.startsWith(DEMAND) || at < 0 || a.getValue().n() == null) {
+                continue;
+            }
+            String owner = name.substring(at + 1);
+            if (owner.equals(instance)) {
+                continue;
+            }
+            if (!live.contains(owner)) {
+                if (!expired.contains(name)) {
+                    expired.add(name); // an expired lease's demand, or one whose expiry went before it
+                }
+                continue;
+            }
+            double rate = Double.parseDouble(a.getValue().n());
+            if (rate >= NO_DEMAND) {
+                double[] sum = byApi.computeIfAbsent(name.substring(DEMAND.length(), at), k -> new double[2]);
+                sum[0] += rate;
+                sum[1]++;
+            }
+        }
+        Map<String, Others> others = new HashMap<>();
+        byApi.forEach((api, sum) -> others.put(api, new Others(sum[0], (int) sum[1])));
+        lease.others = Map.copyOf(others);
+        lease.stale = List.copyOf(expired);
     }
 
     /** Lets go of this instance's leases (the others count it out at their next renewal), then stops. */
@@ -233,10 +335,17 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         if (renewer != null) {
             renewer.interrupt();
         }
-        for (String accountKey : leases.keySet()) {
+        for (Map.Entry<String, Lease> lease : leases.entrySet()) {
+            Map<String, String> names = new HashMap<>(Map.of("#me", instance));
+            StringBuilder remove = new StringBuilder("REMOVE #me");
+            int i = 0;
+            for (String api : lease.getValue().meters.keySet()) {
+                names.put("#d" + i, DEMAND + api + "_" + instance);
+                remove.append(", #d").append(i++);
+            }
             try {
-                client.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, AttributeValue.fromS(accountKey)))
-                        .updateExpression("REMOVE #me").expressionAttributeNames(Map.of("#me", instance)).build());
+                client.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, AttributeValue.fromS(lease.getKey())))
+                        .updateExpression(remove.toString()).expressionAttributeNames(names).build());
             } catch (RuntimeException e) {
                 lastError = e.getClass().getSimpleName() + ": " + e.getMessage(); // it expires on its own
             }

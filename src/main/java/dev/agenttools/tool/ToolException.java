@@ -55,6 +55,8 @@ public final class ToolException extends RuntimeException {
     private final Kind kind;
     private final boolean sameOnRerun;
     private final String words;
+    /** How long the caller should wait before trying again (a rate limit's); null: not said. */
+    private final java.time.Duration retryAfter;
 
     public ToolException(Kind kind, String message) {
         this(kind, message, null, false);
@@ -74,10 +76,37 @@ public final class ToolException extends RuntimeException {
     }
 
     private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words) {
+        this(kind, message, cause, sameOnRerun, words, null);
+    }
+
+    private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words,
+                          java.time.Duration retryAfter) {
         super(message, cause);
         this.kind = kind;
         this.sameOnRerun = sameOnRerun;
         this.words = words;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * A {@link Kind#RATE_LIMITED} failure that says when to try again: answered {@code retry_after_ms} in the tool
+     * protocol and {@code Retry-After} by the HTTP service.
+     *
+     * @param retryAfter  how long to wait, positive
+     * @param sameOnRerun a rerun any other way would meet it too (the account's quota, which every strategy spends
+     *                    alike), so the fallback router does not rerun it
+     */
+    public static ToolException rateLimited(String message, java.time.Duration retryAfter, Throwable cause,
+                                            boolean sameOnRerun) {
+        if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
+            throw new IllegalArgumentException("a retry-after must be positive, got " + retryAfter);
+        }
+        return new ToolException(Kind.RATE_LIMITED, message, cause, sameOnRerun, null, retryAfter);
+    }
+
+    /** How long the caller should wait before trying again, or null when the failure does not say. */
+    public java.time.Duration retryAfter() {
+        return retryAfter;
     }
 
     /**

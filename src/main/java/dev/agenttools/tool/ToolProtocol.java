@@ -154,7 +154,7 @@ public final class ToolProtocol {
             ToolResult result = registry.call(call);
             return ok(id, result.data(), result.backend().wireName(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {
-            return error(id, e.kind(), internals.message(named, e));
+            return error(id, e.kind(), internals.message(named, e), e.retryAfter());
         } catch (RuntimeException | StackOverflowError e) {
             return error(id, ToolException.Kind.INTERNAL, internals.unexpected(named, e));
         }
@@ -203,12 +203,20 @@ public final class ToolProtocol {
     }
 
     public static Answer error(JsonNode id, ToolException.Kind kind, String message) {
+        return error(id, kind, message, null);
+    }
+
+    /** @param retryAfter when to try again ({@code retry_after_ms}, whole milliseconds rounded up), or null */
+    static Answer error(JsonNode id, ToolException.Kind kind, String message, java.time.Duration retryAfter) {
         ObjectNode out = Json.object();
         if (id != null && !id.isNull()) {
             out.set("id", id);
         }
         out.put("status", "error");
-        out.putObject("error").put("code", kind.code()).put("message", message);
+        ObjectNode error = out.putObject("error").put("code", kind.code()).put("message", message);
+        if (retryAfter != null) {
+            error.put("retry_after_ms", Math.max(1, (retryAfter.toNanos() + 999_999) / 1_000_000));
+        }
         return new Answer(out, kind.exitStatus());
     }
 }

@@ -75,7 +75,7 @@ class PacingStatsTest {
         try (QuotaPacer.Permit c = carol.acquire(1, 1, time.deadline(HOUR), "c")) {
             carol.succeeded(c);
         }
-        dan.share(2); // two instances serve dan: 2 in flight is dan's whole share here, not a learned limit
+        dan.share(new PacingShare.Demand(0, 0, 1)); // two instances serve dan: 2 in flight is dan's whole share here, not a learned limit
 
         PacingStats.Snapshot s = gmail();
         assertThat(s.concurrencyRefusals()).isEqualTo(1);

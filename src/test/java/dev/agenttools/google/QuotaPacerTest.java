@@ -51,10 +51,10 @@ class QuotaPacerTest {
     @Test
     void pacesAtItsShareWhenInstancesServeTheUserTogether() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 6, time); // alone: a bucket of 27 units, 6 in flight
-        pacer.share(3); // three instances: each 200 units a minute (one every 300 ms), a bucket of 9, 2 in flight
+        pacer.share(evenly(3)); // three instances: each 200 units a minute (one every 300 ms), a bucket of 9, 2 in flight
 
         assertThat(pacer.maxInFlight()).isEqualTo(2);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(200.0);
+        assertThat(pacer.unitsPerMinute()).isCloseTo(200.0, within(1e-9));
         for (int i = 0; i < 9; i++) {
             pacer.acquire(1, 1, time.deadline(HOUR), "call " + i).close();
         }
@@ -62,10 +62,10 @@ class QuotaPacerTest {
         pacer.acquire(1, 1, time.deadline(HOUR), "paced call").close();
         assertThat(time.slept()).isCloseTo(3 * ONE_UNIT_NANOS, within(ROUNDING));
 
-        pacer.share(1); // the others gone: the whole of the limits again
+        pacer.share(PacingShare.Demand.ALONE); // the others gone: the whole of the limits again
         assertThat(pacer.maxInFlight()).isEqualTo(6);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(600.0);
-        pacer.share(0); // nonsense from a store counts as alone
+        assertThat(pacer.unitsPerMinute()).isCloseTo(600.0, within(1e-9));
+        pacer.share(new PacingShare.Demand(Double.NaN, -1, -3)); // nonsense from a store counts as alone
         assertThat(pacer.maxInFlight()).isEqualTo(6);
     }
 
@@ -76,13 +76,13 @@ class QuotaPacerTest {
         refused.close();
         pacer.rateLimited(refused, false, null);
         pacer.rateLimited(refused, true, null);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(300.0);
+        assertThat(pacer.unitsPerMinute()).isCloseTo(300.0, within(1e-9));
         assertThat(pacer.maxInFlight()).isEqualTo(3);
 
         // the others the refusals came with are known now: this one paces at its share of the user's whole limits,
         // from an empty bucket (they and this one may have spent the user's between them)
-        pacer.share(3);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(200.0);
+        pacer.share(evenly(3));
+        assertThat(pacer.unitsPerMinute()).isCloseTo(200.0, within(1e-9));
         assertThat(pacer.maxInFlight()).isEqualTo(2);
         time.sleeps.clear();
         pacer.acquire(1, 1, time.deadline(HOUR), "first call at the share").close();
@@ -93,9 +93,9 @@ class QuotaPacerTest {
         QuotaPacer.Permit atShare = pacer.acquire(1, 1, time.deadline(HOUR), "at the share");
         atShare.close();
         pacer.rateLimited(atShare, false, null);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(100.0);
-        pacer.share(2);
-        assertThat(pacer.unitsPerMinute()).isEqualTo(150.0);
+        assertThat(pacer.unitsPerMinute()).isCloseTo(100.0, within(1e-9));
+        pacer.share(evenly(2));
+        assertThat(pacer.unitsPerMinute()).isCloseTo(150.0, within(1e-9));
     }
 
     @Test
@@ -224,8 +224,13 @@ class QuotaPacerTest {
         ToolException e = catchThrowableOfType(ToolException.class,
                 () -> pacer.acquire(1, 1, time.deadline(Duration.ofMillis(500)), "messages.list"));
 
-        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
-        assertThat(e).hasMessageStartingWith("messages.list (the Gmail quota allows no more calls in time): deadline of 500 ms");
+        // refused before it waited or spent anything, saying when a call of the same deadline would fit: the unit
+        // refills in 1 s, and 500 ms less a request's round trip (180 ms: 200 before any was timed, moved a tenth of
+        // the way to the first request's 0 in virtual time) leaves 320 ms
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(e).hasMessageStartingWith("messages.list: the Gmail quota of this account is spoken for: this call would"
+                + " wait about 1.0 s for its turn, and its deadline leaves 0.3 s; try again in 0.7 s");
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofMillis(680));
         assertThat(time.sleeps).isEmpty();
         // the slot went back, and a deadline the refill fits in is met by waiting
         pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list").close();
@@ -400,8 +405,9 @@ class QuotaPacerTest {
 
         ToolException tooSoon = catchThrowableOfType(ToolException.class,
                 () -> pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list"));
-        assertThat(tooSoon.kind()).isEqualTo(ToolException.Kind.DEADLINE);
-        assertThat(tooSoon).hasMessageStartingWith("messages.list (Gmail asked us to wait before the next call)");
+        assertThat(tooSoon.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(tooSoon).hasMessageStartingWith("messages.list: Gmail asked us to wait 3.0 s before the next call of this account");
+        assertThat(tooSoon.retryAfter()).isEqualTo(Duration.ofMillis(1_180)); // 3 s less (2 s less a 180 ms round trip)
         assertThat(time.sleeps).isEmpty();
 
         pacer.acquire(1, 1, time.deadline(HOUR), "messages.list").close();
@@ -426,6 +432,77 @@ class QuotaPacerTest {
 
         assertThat(order).containsExactly("urgent", "relaxed");
         held.forEach(QuotaPacer.Permit::close);
+    }
+
+    /** {@code n} instances asking alike (nothing yet): each paces at 1/n of the limits. */
+    private static PacingShare.Demand evenly(int n) {
+        return new PacingShare.Demand(0, 0, n - 1);
+    }
+
+    @Test
+    void aShareFollowsDemandAndTheInstancesSharesAddUpToTheWhole() {
+        double quota = 40; // units a second
+        assertThat(QuotaPacer.fraction(PacingShare.Demand.ALONE, quota)).as("alone").isEqualTo(1.0);
+        assertThat(QuotaPacer.fraction(new PacingShare.Demand(30, 0, 0), quota)).as("alone, however busy").isEqualTo(1.0);
+        // a hot user at 1.5 x its quota spread evenly by round robin: a third each
+        assertThat(QuotaPacer.fraction(new PacingShare.Demand(20, 40, 2), quota)).isCloseTo(1.0 / 3, within(1e-9));
+        // below the quota: each what it asks, plus an even part of what is left
+        assertThat(QuotaPacer.fraction(new PacingShare.Demand(10, 2, 1), quota)).isCloseTo((10 + 14) / 40.0, within(1e-9));
+        // over it: in proportion to demand, one whose calls have just begun counted at a floor, so it goes at once
+        double quiet = QuotaPacer.fraction(new PacingShare.Demand(0, 60, 1), quota);
+        assertThat(quiet).isCloseTo(5.0 / 65, within(1e-9)).isPositive();
+        for (double[] demands : new double[][] {{30, 5, 1}, {50, 25, 5}, {3, 2, 1}, {0, 0, 12}, {100, 0.5, 0.5}}) {
+            double sum = 0;
+            for (int i = 0; i < demands.length; i++) {
+                double others = 0;
+                for (int j = 0; j < demands.length; j++) {
+                    others += j == i ? 0 : demands[j];
+                }
+                sum += QuotaPacer.fraction(new PacingShare.Demand(demands[i], others, demands.length - 1), quota);
+            }
+            if (java.util.Arrays.stream(demands).sum() <= quota
+                    || java.util.Arrays.stream(demands).allMatch(d -> d >= quota * QuotaPacer.FLOOR / demands.length)) {
+                assertThat(sum).as("shares of %s", java.util.Arrays.toString(demands)).isCloseTo(1.0, within(1e-9));
+            } else {
+                // an instance under the floor is counted at it: together a little over the whole, by at most the floors
+                assertThat(sum).as("shares of %s", java.util.Arrays.toString(demands)).isBetween(1.0, 1.0 + QuotaPacer.FLOOR);
+            }
+        }
+    }
+
+    @Test
+    void aCallThatCannotBeServedInTimeIsRefusedAtOnceAndOneAdmittedIsNot() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
+        Deadline first = time.deadline(Duration.ofSeconds(5));
+        QuotaPacer.Promise list = pacer.admit(55, 2, first, "a list of 10"); // 27 now, 28 more within 2.8 s
+        Deadline second = time.deadline(Duration.ofSeconds(5));
+        ToolException refused = catchThrowableOfType(ToolException.class, () -> pacer.admit(25, 2, second, "a list of 4"));
+        // 55 promised + 25 - 27 in the bucket: 5.3 s at ten a second, past 5 s less two round trips
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(700));
+        assertThat(time.sleeps).as("refused without waiting").isEmpty();
+
+        // the admitted list's requests go, waiting their turn, never refused for time: 11 of 5 units
+        for (int i = 0; i < 11; i++) {
+            pacer.acquire(5, 1, first, "request " + i).close();
+        }
+        assertThat(time.slept()).isCloseTo(2_800_000_000L, within(ROUNDING));
+        list.close();
+        // what a closed promise did not spend is given back: nothing promised, so a list that fits goes
+        pacer.admit(25, 2, time.deadline(Duration.ofSeconds(3)), "a list of 4 again").close();
+    }
+
+    @Test
+    void aPromiseNotSpentIsGivenBackWhenTheCallEnds() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
+        Deadline d = time.deadline(Duration.ofSeconds(2));
+        QuotaPacer.Promise big = pacer.admit(35, 2, d, "a list of 6, found in the index");
+        pacer.acquire(5, 1, d, "messages.list").close(); // the index held the rest: only the list was spent
+        assertThatThrownBy(() -> pacer.admit(25, 2, time.deadline(Duration.ofSeconds(2)), "meanwhile"))
+                .as("30 units still promised").isInstanceOf(ToolException.class);
+        big.close();
+        pacer.admit(25, 2, time.deadline(Duration.ofSeconds(2)), "after").close();
+        assertThat(time.sleeps).isEmpty();
     }
 
     private Thread waiter(QuotaPacer pacer, String name, Duration budget, List<String> order, List<QuotaPacer.Permit> held) {
