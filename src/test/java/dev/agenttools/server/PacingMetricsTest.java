@@ -68,6 +68,13 @@ class PacingMetricsTest {
             }
         }
 
+        /** One call as the user of {@code token}: the whole answer. */
+        HttpResponse<String> call(String token, String request) throws Exception {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + "/v1/call"))
+                    .headers("Authorization", "Bearer " + KEY, Gate.GOOGLE_TOKEN_HEADER, token)
+                    .POST(HttpRequest.BodyPublishers.ofString(request)).build(), HttpResponse.BodyHandlers.ofString());
+        }
+
         String metrics() throws Exception {
             HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port() + "/metrics"))
                     .build(), HttpResponse.BodyHandlers.ofString());
@@ -121,6 +128,36 @@ class PacingMetricsTest {
             assertThat(value(metrics, "agent_tools_accounts_shared{api=\"gmail\"}")).as("one instance").isZero();
             assertThat(value(metrics, "agent_tools_paced_accounts{api=\"calendar\"}")).as("no Calendar call").isZero();
             assertNamesNoUser(metrics, emulator, 3);
+        }
+    }
+
+    @Test
+    void aListTheQuotaCannotServeBeforeItsDeadlineIsRefusedAtOnceWithWhenToTryAgain() throws Exception {
+        Emulator emulator = emulators.start(EmulatorConfig.builder().seedMessages(20).latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).burst(1_000_000).maxConcurrent(100).build());
+        // 600 units a minute (10 a second), a bucket of 54: one list of 10 (55 units) goes, a second must wait ~5 s
+        try (Served served = Served.start(emulator, b -> b.pacing(600, 60, 20))) {
+            String token = emulator.tokenFor(emulator.userAddress(1));
+            String list = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 10, \"timeout_ms\": 1000}}";
+            assertThat(served.call(token, list).statusCode()).isEqualTo(200);
+            long gmailCalls = emulator.counters().apiCalls();
+
+            HttpResponse<String> refused = served.call(token, list);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
+            var error = dev.agenttools.tool.Json.MAPPER.readTree(refused.body()).path("error");
+            assertThat(error.path("code").asText()).isEqualTo("rate_limited");
+            assertThat(error.path("message").asText()).contains("quota of this account is spoken for").contains("try again in");
+            long retryAfterMs = error.path("retry_after_ms").asLong();
+            assertThat(retryAfterMs).isPositive();
+            assertThat(refused.headers().firstValue("Retry-After")).hasValue(Long.toString((retryAfterMs + 999) / 1000));
+            assertThat(emulator.counters().apiCalls()).as("refused before it spent any quota").isEqualTo(gmailCalls);
+
+            // a list whose deadline the quota can meet waits its turn and is answered
+            assertThat(served.call(token, list.replace("1000", "30000")).statusCode()).isEqualTo(200);
+            String metrics = served.metrics();
+            assertThat(value(metrics, "agent_tools_quota_refused_total{api=\"gmail\"}")).as(metrics).isEqualTo(1);
+            assertThat(value(metrics, "agent_tools_rate_limited_total{api=\"gmail\",kind=\"quota\"}")).as("Google refused none")
+                    .isZero();
         }
     }
 
