@@ -36,8 +36,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Why leases and not a shared token bucket: a bucket in DynamoDB costs a conditional write per Gmail call (10 per
  * list of 10, retried under contention), on the call's path; a lease costs one write per account per instance every
- * {@link #RENEW} (sooner when its demand moves by half: at most every {@link #SOONEST}), whatever the call rate, off
- * the call's path. The price is staleness: shares follow demand within about a second.
+ * {@link #RENEW} when it serves the account alone or is idle on it, every {@link #SOONEST} while others serve it too
+ * and it asks of it (or its demand moved by half), whatever the call rate, off the call's path. The price is
+ * staleness: shares follow demand within about a second, and until then may add up to a little more than the whole.
  *
  * <p>A user new to an instance is paced there as if this instance alone served it, at once: its first call waits for
  * no write, so that neither a new user nor a DynamoDB that is down costs a call time. The lease's first renewal goes
@@ -219,8 +220,10 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
                 continue;
             }
             long since = now - lease.renewedAt;
+            // a user other instances serve too, and asked of here, is renewed every second: each reads the others'
+            // demand only when it renews, so that is how soon the shares agree again after demand moves anywhere
             boolean due = lease.renewals > 0 && (since >= nextRenewal(lease.renewals).toMillis()
-                    || since >= SOONEST.toMillis() && demandMoved(lease, now));
+                    || since >= SOONEST.toMillis() && (demandMoved(lease, now) || sharedAndAsked(lease, now)));
             if ((all || due) && lease.renewing.compareAndSet(false, true)) {
                 renew(e.getKey(), lease);
             }
@@ -239,7 +242,18 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         return false;
     }
 
-    /** How long after the {@code renewals}-th renewal the next one is due. */
+    /** Whether other instances ask of the account too and this one asks of it now (on any API). */
+    private static boolean sharedAndAsked(Lease lease, long now) {
+        for (Map.Entry<String, Meter> m : lease.meters.entrySet()) {
+            Others others = lease.others.get(m.getKey());
+            if (others != null && others.instances() > 0 && m.getValue().rateAt(now) >= NO_DEMAND) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How long after the {@code renewals}-th renewal the next one is due (a user served alone, or idle here). */
     static Duration nextRenewal(int renewals) {
         return renewals <= EARLY_RENEWALS.size() ? EARLY_RENEWALS.get(renewals - 1) : RENEW;
     }
