@@ -77,8 +77,13 @@ public final class Tracking {
                 System.err.println("agent-tools: the call journal is off: " + e.getMessage());
             }
         }
-        return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
-                settings.flushTimeout(), journal);
+        java.util.function.Predicate<Exception> mayPass = switch (settings.sink()) {
+            case SQLITE -> SqliteSink::busy;
+            case DYNAMODB -> DynamoDbSink::outage;
+            case NONE -> e -> false;
+        };
+        return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools), mayPass),
+                CallRecorder.DEFAULT_CAPACITY, settings.flushTimeout(), journal);
     }
 
     /**

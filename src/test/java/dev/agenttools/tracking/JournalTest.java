@@ -222,7 +222,7 @@ class JournalTest {
         Files.writeString(folder.resolve(UUID.randomUUID() + Journal.SHIPPING), linesOf(List.of(record(3))));
         Files.writeString(folder.resolve("." + UUID.randomUUID() + Journal.NEW), "");
 
-        CallRecorder recorder = new CallRecorder(new LazySink("sqlite", () -> new SqliteSink(db)), 100, Duration.ofSeconds(30),
+        CallRecorder recorder = new CallRecorder(new LazySink("sqlite", () -> new SqliteSink(db), SqliteSink::busy), 100, Duration.ofSeconds(30),
                 Journal.open(folder));
         await(() -> recorder.shipped() == 3, "shipped at start, with no call made");
         recorder.record(record(4));
