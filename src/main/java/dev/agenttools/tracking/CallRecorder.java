@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Records calls without slowing them: {@link #record} only offers to a bounded queue (never blocks, never
  * throws); one background thread writes batches to the sink. When the store refuses a batch for a reason that may pass
  * (unreachable, throttled, locked: {@link CallSink#mayPass}), the writer keeps it and tries again, every
- * {@link #FIRST_RETRY} doubling to {@link #LAST_RETRY}, while the records that come meanwhile wait in the queue. Records
- * are dropped and counted when the queue is full, or when the store refuses them for a reason that does not pass.
+ * {@link #FIRST_RETRY} doubling to {@link #LAST_RETRY}, while the records that come meanwhile wait in the queue.
+ * Records are dropped and counted when the queue is full, or when the store refuses them for a reason that does not
+ * pass.
  * {@link #close} flushes what is pending, for a bounded time. Thread-safe.
  *
  * <p>With a {@link Journal} (long-running processes), {@link #record} also appends the record to it before it returns,
@@ -23,10 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CallRecorder implements AutoCloseable {
     /**
      * Records that may wait for the writer: also what an outage of the store keeps, besides the batch being tried
-     * again (up to {@link #MAX_BATCH}); past it a call's record is dropped and counted, as when the writer falls behind.
-     * They wait in memory, and in a long-running process in its journal too (a few MB at most). The journal alone does
-     * not keep records past this bound: the writer would have to read them back from it, a second path for every
-     * record, for outages past what 10,000 records cover (18 minutes at the 9 calls a second of the outage in issue 44).
+     * again (up to {@link #MAX_BATCH}); past it a call's record is dropped and counted, as when the writer falls
+     * behind. They wait in memory, and in a long-running process in its journal too (a few MB at most). The journal
+     * alone does not keep records past this bound: the writer would have to read them back from it, a second path for
+     * every record, for outages past what 10,000 records cover (18 minutes at the 9 calls a second of issue 44's).
      */
     public static final int DEFAULT_CAPACITY = 10_000;
     /**
@@ -78,8 +79,9 @@ public final class CallRecorder implements AutoCloseable {
     /** Records shipped from dead processes' journals (not counted as this recorder's own). */
     private final AtomicLong shipped = new AtomicLong();
     // The writer thread's own, to tell an outage on stderr once rather than at every try: the failure it told of last,
-    // since when it keeps records (0: it does not), and whether it told that the queue is full.
+    // whether it keeps records and since when, and whether it told that the queue is full.
     private String told;
+    private boolean keeping;
     private long keptSince;
     private long rejectedBeforeOutage;
     private boolean toldQueueFull;
@@ -210,9 +212,9 @@ public final class CallRecorder implements AutoCloseable {
     /**
      * Writes the batch, and writes it again while the store refuses it for a reason that may pass: its records are
      * kept (here, and in the journal, whose lines stay unsettled until they are written, so that a SIGKILL meanwhile
-     * leaves them to the next process), and the ones recorded meanwhile wait in the queue. A refusal that does not pass
-     * drops the batch, counted, so that it holds up nothing behind it. When close stops the writer, the batch is left as
-     * it is: close counts it as given up, and the journal keeps it.
+     * leaves them to the next process), and the ones recorded meanwhile wait in the queue. A refusal that does not
+     * pass drops the batch, counted, so that it holds up nothing behind it. When close stops the writer, the batch is
+     * left as it is: close counts it as given up, and the journal keeps it.
      *
      * @throws InterruptedException close stopped the writer while it waited to try again
      */
@@ -246,10 +248,11 @@ public final class CallRecorder implements AutoCloseable {
                 written += count;
             }
         }
-        if (keptSince != 0) {
-            System.err.println("agent-tools: the " + sink.name() + " store takes call records again, after refusing them for "
-                    + Duration.ofNanos(System.nanoTime() - keptSince).toSeconds() + " s; the ones kept are written now");
-            keptSince = 0;
+        if (keeping) {
+            long seconds = Duration.ofNanos(System.nanoTime() - keptSince).toSeconds();
+            System.err.println("agent-tools: the " + sink.name() + " store takes call records again, after refusing"
+                    + " them for " + seconds + " s; the ones kept are written now");
+            keeping = false;
             told = null;
             toldQueueFull = false;
         }
@@ -272,19 +275,22 @@ public final class CallRecorder implements AutoCloseable {
 
     /** The store refused the batch for a reason that may pass: says so (once), and nothing is settled or counted. */
     private void kept(int count, Exception e) {
-        if (keptSince == 0) {
+        if (!keeping) {
+            keeping = true;
             keptSince = System.nanoTime();
             rejectedBeforeOutage = rejected.get();
         }
-        String message = sink.name() + " store refused " + count + " call records (" + e.getMessage() + "); kept, retrying"
-                + " every " + FIRST_RETRY.toMillis() + " ms to " + LAST_RETRY.toSeconds() + " s until it takes them";
+        String message = sink.name() + " store refused " + count + " call records (" + e.getMessage() + "); kept,"
+                + " retrying every " + FIRST_RETRY.toMillis() + " ms to " + LAST_RETRY.toSeconds() + " s until it takes"
+                + " them";
         tell("kept: " + e.getMessage(), message);
         lastError = message;
         lastWriteFailed = true;
         if (!toldQueueFull && !closing && rejected.get() > rejectedBeforeOutage) {
             toldQueueFull = true;
-            System.err.println("agent-tools: " + capacity + " call records wait for the " + sink.name() + " store, as many as"
-                    + " are kept: the records of calls from now until it takes them again are dropped and counted");
+            System.err.println("agent-tools: " + capacity + " call records wait for the " + sink.name() + " store, as"
+                    + " many as are kept: the records of calls from now until it takes them again are dropped and"
+                    + " counted");
         }
     }
 

@@ -68,7 +68,12 @@ final class DynamoDbSink implements CallSink {
         this.table = table;
         this.tools = List.copyOf(tools);
         if (createTable) {
-            ensureTable();
+            try {
+                ensureTable();
+            } catch (RuntimeException e) {
+                client.close(); // the recorder opens the sink again at its next try: a client a try would pile up
+                throw e;
+            }
         }
     }
 

@@ -154,15 +154,18 @@ class JournalProcessTest {
     }
 
     @Test
-    void aServerAnsweringThroughADynamoDbOutageHasEveryCallRecordedOnceWhenItIsBack(@TempDir Path dir) throws Exception {
+    void aServerAnsweringThroughADynamoDbOutageHasEveryCallRecordedOnceWhenItIsBack(@TempDir Path dir)
+            throws Exception {
         DynaliteAccess dynalite = DynaliteAccess.start(dir.resolve("dynalite")); // its tables on disk: they outlive it
-        try (DynamoDbClient client = DynamoDbClient.builder().endpointOverride(dynalite.endpoint()).region(Region.US_EAST_1)
+        try (DynamoDbClient client = DynamoDbClient.builder().endpointOverride(dynalite.endpoint())
+                .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
                 .httpClient(UrlConnectionHttpClient.create()).build()) {
             Map<String, String> tracking = Map.of("AGENT_TOOLS_TRACKING", "dynamodb", "AGENT_TOOLS_DYNAMODB_ENDPOINT",
-                    dynalite.endpoint().toString(), "AGENT_TOOLS_DYNAMODB_TABLE", "outage-calls", "AWS_ACCESS_KEY_ID", "local",
-                    "AWS_SECRET_ACCESS_KEY", "local");
-            Callable<List<String>> recorded = () -> client.scanPaginator(ScanRequest.builder().tableName("outage-calls").build())
+                    dynalite.endpoint().toString(), "AGENT_TOOLS_DYNAMODB_TABLE", "outage-calls",
+                    "AWS_ACCESS_KEY_ID", "local", "AWS_SECRET_ACCESS_KEY", "local");
+            Callable<List<String>> recorded = () -> client.scanPaginator(
+                    ScanRequest.builder().tableName("outage-calls").build())
                     .items().stream().map(item -> item.get("request_id").s()).toList();
             HttpClient http = HttpClient.newHttpClient();
             List<String> ids = new ArrayList<>();
@@ -179,7 +182,8 @@ class JournalProcessTest {
                     server.call(http, ids.getLast());
                     Thread.sleep(100); // a few seconds of calls, with the writer trying again meanwhile
                 }
-                waitFor(() -> ready(http, server).contains("dynamodb store refused"), "the outage seen by the readiness probe");
+                waitFor(() -> ready(http, server).contains("dynamodb store refused"),
+                        "the outage seen by the readiness probe");
                 assertThat(ready(http, server)).as("records kept, not dropped").contains("; kept, retrying");
                 dynalite = dynalite.restart();
                 waitFor(() -> recorded.call().size() >= ids.size(), "the calls of the outage recorded");
@@ -188,7 +192,8 @@ class JournalProcessTest {
             } finally {
                 server.process().destroyForcibly();
             }
-            assertThat(recorded.call()).as("every answered call recorded, once").containsExactlyInAnyOrderElementsOf(ids);
+            assertThat(recorded.call()).as("every answered call recorded, once")
+                    .containsExactlyInAnyOrderElementsOf(ids);
         } finally {
             dynalite.close();
         }
@@ -196,8 +201,9 @@ class JournalProcessTest {
 
     /** What /readyz answers: its body when the server is not ready, else "ready". */
     private static String ready(HttpClient http, Server server) throws Exception {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/readyz"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        URI readyz = URI.create("http://127.0.0.1:" + server.port() + "/readyz");
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(readyz).build(),
+                HttpResponse.BodyHandlers.ofString());
         return answer.statusCode() == 200 ? "ready" : answer.body();
     }
 

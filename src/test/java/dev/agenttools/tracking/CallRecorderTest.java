@@ -382,6 +382,27 @@ class CallRecorderTest {
     }
 
     @Test
+    void aStoreThatCannotBeOpenedWhileItIsDownIsOpenedWhenItIsBack() throws Exception {
+        DownForAWhile store = new DownForAWhile();
+        store.down.set(false);
+        AtomicInteger opens = new AtomicInteger();
+        LazySink lazy = new LazySink("down", () -> {
+            if (opens.incrementAndGet() <= 2) {
+                throw new java.io.UncheckedIOException(new java.net.ConnectException("Connection refused"));
+            }
+            return store;
+        }, e -> e.getCause() instanceof java.net.ConnectException);
+        CallRecorder recorder = new CallRecorder(lazy, 100);
+        for (int i = 0; i < 5; i++) {
+            recorder.record(record("a", i));
+        }
+        await(() -> recorder.written() + recorder.dropped() == 5);
+        assertThat(recorder.dropped()).isZero();
+        assertThat(opens.get()).isEqualTo(3);
+        recorder.close();
+    }
+
+    @Test
     void aBatchTheStoreRefusesForGoodIsDroppedAndHoldsUpNoRecordBehindIt() throws Exception {
         DownForAWhile sink = new DownForAWhile() {
             @Override

@@ -55,12 +55,13 @@ public final class Dynalite implements AutoCloseable {
         if (!cli.toFile().exists()) {
             throw new IllegalStateException("dynalite is missing: the build installs it with 'npm install' in " + dir);
         }
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", cli.toString(), "--host", "127.0.0.1",
-                "--port", Integer.toString(port), "--createTableMs", "20"));
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", cli.toString(),
+                "--host", "127.0.0.1", "--port", Integer.toString(port), "--createTableMs", "20"));
         if (store != null) {
             command.addAll(java.util.List.of("--path", store.toString()));
         }
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline && p.isAlive()) {
             try {

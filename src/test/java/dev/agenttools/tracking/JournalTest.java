@@ -203,7 +203,8 @@ class JournalTest {
         await(() -> down.refusals.get() >= 2 || recorder.dropped() > 0, "the store refused them twice");
         assertThat(lines(folder)).as("kept in the journal while the store is down").hasSize(10);
         recorder.close();
-        assertThat(recorder.lastError()).contains("the call journal in " + folder + " keeps them for the next process to ship");
+        assertThat(recorder.lastError())
+                .contains("the call journal in " + folder + " keeps them for the next process to ship");
         JournalMain.Counting next = new JournalMain.Counting();
         assertThat(DeadJournals.ship(folder, next).files()).isEqualTo(1);
         assertThat(next.records).isEqualTo(10);
@@ -240,8 +241,8 @@ class JournalTest {
         Files.writeString(folder.resolve(UUID.randomUUID() + Journal.SHIPPING), linesOf(List.of(record(3))));
         Files.writeString(folder.resolve("." + UUID.randomUUID() + Journal.NEW), "");
 
-        CallRecorder recorder = new CallRecorder(new LazySink("sqlite", () -> new SqliteSink(db), SqliteSink::busy), 100, Duration.ofSeconds(30),
-                Journal.open(folder));
+        LazySink sink = new LazySink("sqlite", () -> new SqliteSink(db), SqliteSink::busy);
+        CallRecorder recorder = new CallRecorder(sink, 100, Duration.ofSeconds(30), Journal.open(folder));
         await(() -> recorder.shipped() == 3, "shipped at start, with no call made");
         recorder.record(record(4));
         recorder.close();
