@@ -58,7 +58,7 @@ final class Journal {
     private final ArrayDeque<Retired> older = new ArrayDeque<>();
     private Segment current;
     private long currentBytes;
-    /** Lines appended, and lines whose record the writer is done with (written or refused for good), since the start. */
+    /** Lines appended, and lines whose record the writer is done with (written or refused for good), since start. */
     private long appended;
     private long settled;
     private boolean broken;
