@@ -14,8 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (unreachable, throttled, locked: {@link CallSink#mayPass}), the writer keeps it and tries again, every
  * {@link #FIRST_RETRY} doubling to {@link #LAST_RETRY}, while the records that come meanwhile wait in the queue.
  * Records are dropped and counted when the queue is full, or when the store refuses them for a reason that does not
- * pass.
- * {@link #close} flushes what is pending, for a bounded time. Thread-safe.
+ * pass. {@link #close} flushes what is pending, for a bounded time. Thread-safe.
  *
  * <p>With a {@link Journal} (long-running processes), {@link #record} also appends the record to it before it returns,
  * so that a call answered before a SIGKILL is recorded all the same: the writer ships the journals dead processes
