@@ -10,14 +10,24 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Records calls without slowing them: {@link #record} only offers to a bounded queue (never blocks, never
- * throws); one background thread writes batches to the sink. When the queue is full or the sink fails, records
- * are dropped and counted. {@link #close} flushes what is pending, for a bounded time. Thread-safe.
+ * throws); one background thread writes batches to the sink. When the store refuses a batch for a reason that may pass
+ * (unreachable, throttled, locked: {@link CallSink#mayPass}), the writer keeps it and tries again, every
+ * {@link #FIRST_RETRY} doubling to {@link #LAST_RETRY}, while the records that come meanwhile wait in the queue.
+ * Records are dropped and counted when the queue is full, or when the store refuses them for a reason that does not
+ * pass. {@link #close} flushes what is pending, for a bounded time. Thread-safe.
  *
  * <p>With a {@link Journal} (long-running processes), {@link #record} also appends the record to it before it returns,
  * so that a call answered before a SIGKILL is recorded all the same: the writer ships the journals dead processes
  * left ({@link DeadJournals}) when it starts and every {@link #SHIP_EVERY} after.
  */
 public final class CallRecorder implements AutoCloseable {
+    /**
+     * Records that may wait for the writer: also what an outage of the store keeps, besides the batch being tried
+     * again (up to {@link #MAX_BATCH}); past it a call's record is dropped and counted, as when the writer falls
+     * behind. They wait in memory, and in a long-running process in its journal too (a few MB at most). The journal
+     * alone does not keep records past this bound: the writer would have to read them back from it, a second path for
+     * every record, for outages past what 10,000 records cover (18 minutes at the 9 calls a second of issue 44's).
+     */
     public static final int DEFAULT_CAPACITY = 10_000;
     /**
      * How long {@link #close} may hold up a process's exit: a locked SQLite file (10 s busy timeout) or a DynamoDB that
@@ -34,13 +44,21 @@ public final class CallRecorder implements AutoCloseable {
      * restarted). A look is a folder listing and a lock attempt per file.
      */
     static final Duration SHIP_EVERY = Duration.ofSeconds(5);
+    /**
+     * How long the writer waits before it tries again a batch the store refused for a reason that may pass, doubled at
+     * each refusal up to {@link #LAST_RETRY}: a blip costs a quarter of a second, a long outage a write every 5 s (one
+     * write may take seconds itself: the DynamoDB client's own retries and timeouts, see DynamoDbSink#client).
+     */
+    static final Duration FIRST_RETRY = Duration.ofMillis(250);
+    static final Duration LAST_RETRY = Duration.ofSeconds(5);
 
     private final CallSink sink;
     private final Journal journal;
     private final BlockingQueue<CallRecord> queue;
+    private final int capacity;
     private final Thread writer;
     private final Duration closeTimeout;
-    /** Records taken into the queue; each ends written, failed (the sink refused it) or given up at close. */
+    /** Records taken into the queue; each ends written, failed (the sink refused it for good) or given up at close. */
     private final AtomicLong accepted = new AtomicLong();
     /** Records refused because the queue was full or the recorder closed. */
     private final AtomicLong rejected = new AtomicLong();
@@ -59,6 +77,13 @@ public final class CallRecorder implements AutoCloseable {
     private volatile boolean lastWriteFailed;
     /** Records shipped from dead processes' journals (not counted as this recorder's own). */
     private final AtomicLong shipped = new AtomicLong();
+    // The writer thread's own, to tell an outage on stderr once rather than at every try: the failure it told of last,
+    // whether it keeps records and since when, and whether it told that the queue is full.
+    private String told;
+    private boolean keeping;
+    private long keptSince;
+    private long rejectedBeforeOutage;
+    private boolean toldQueueFull;
 
     /**
      * A recorder writing to the sink {@code settings} name ({@code sqlite} or {@code dynamodb}), or null for
@@ -87,6 +112,7 @@ public final class CallRecorder implements AutoCloseable {
         this.sink = sink;
         this.journal = journal;
         this.queue = new ArrayBlockingQueue<>(capacity);
+        this.capacity = capacity;
         this.writer = Thread.ofPlatform().daemon().name("call-recorder-" + sink.name()).start(this::drain);
     }
 
@@ -104,7 +130,10 @@ public final class CallRecorder implements AutoCloseable {
         return written;
     }
 
-    /** Records lost: refused (queue full, closed), refused by the sink, or still pending when close gave up. */
+    /**
+     * Records lost: refused (queue full, closed), refused by the sink for a reason that does not pass, or still pending
+     * when close gave up (with a journal, those stay in it for the next process to ship).
+     */
     public synchronized long dropped() {
         return rejected.get() + failed + givenUp;
     }
@@ -141,6 +170,7 @@ public final class CallRecorder implements AutoCloseable {
                     nextShip = System.nanoTime() + SHIP_EVERY.toNanos();
                 }
                 try {
+                    batch.clear();
                     CallRecord first = queue.poll(LINGER_MS, TimeUnit.MILLISECONDS);
                     if (first == null || first == WAKE_UP) {
                         continue;
@@ -178,38 +208,102 @@ public final class CallRecorder implements AutoCloseable {
         }
     }
 
-    private void flush(List<CallRecord> batch) {
-        try {
-            sink.write(batch);
-            lastWriteFailed = false;
-            synchronized (this) {
-                if (!abandoned) {
-                    written += batch.size();
+    /**
+     * Writes the batch, and writes it again while the store refuses it for a reason that may pass: its records are
+     * kept (here, and in the journal, whose lines stay unsettled until they are written, so that a SIGKILL meanwhile
+     * leaves them to the next process), and the ones recorded meanwhile wait in the queue. A refusal that does not
+     * pass drops the batch, counted, so that it holds up nothing behind it. When close stops the writer, the batch is
+     * left as it is: close counts it as given up, and the journal keeps it.
+     *
+     * @throws InterruptedException close stopped the writer while it waited to try again
+     */
+    private void flush(List<CallRecord> batch) throws InterruptedException {
+        long pause = FIRST_RETRY.toMillis();
+        while (true) {
+            try {
+                sink.write(batch);
+            } catch (Exception e) {
+                if (stopWriting) {
+                    return; // close gave up on the batch, and its interrupt may be what ended the write
                 }
-            }
-        } catch (Exception e) {
-            synchronized (this) {
-                if (abandoned) {
+                if (!sink.mayPass(e)) {
+                    refused(batch.size(), e);
                     return;
                 }
+                kept(batch.size(), e);
+                Thread.sleep(pause);
+                pause = Math.min(2 * pause, LAST_RETRY.toMillis());
+                continue;
             }
-            String message = sink.name() + " sink failed, " + batch.size() + " call records dropped: " + e.getMessage();
-            if (!message.equals(lastError)) {
-                System.err.println("agent-tools: " + message); // once per distinct failure, not per batch
+            written(batch.size());
+            return;
+        }
+    }
+
+    private void written(int count) {
+        lastWriteFailed = false;
+        synchronized (this) {
+            if (!abandoned) {
+                written += count;
             }
-            // why, before the drop is counted: whoever sees the drop (a readiness probe, a test) also sees the problem
-            lastError = message;
-            lastWriteFailed = true;
-            synchronized (this) {
-                if (!abandoned) {
-                    failed += batch.size();
-                }
+        }
+        if (keeping) {
+            long seconds = Duration.ofNanos(System.nanoTime() - keptSince).toSeconds();
+            System.err.println("agent-tools: the " + sink.name() + " store takes call records again, after refusing"
+                    + " them for " + seconds + " s; the ones kept are written now");
+            keeping = false;
+            told = null;
+            toldQueueFull = false;
+        }
+        settle(count);
+    }
+
+    private void refused(int count, Exception e) {
+        String message = sink.name() + " store refused " + count + " call records, dropped: " + e.getMessage();
+        tell("dropped: " + e.getMessage(), message);
+        // why, before the drop is counted: whoever sees the drop (a readiness probe, a test) also sees the problem
+        lastError = message;
+        lastWriteFailed = true;
+        synchronized (this) {
+            if (!abandoned) {
+                failed += count;
             }
-        } finally {
-            if (journal != null) {
-                journal.settled(batch.size());
-            }
-            batch.clear();
+        }
+        settle(count);
+    }
+
+    /** The store refused the batch for a reason that may pass: says so (once), and nothing is settled or counted. */
+    private void kept(int count, Exception e) {
+        if (!keeping) {
+            keeping = true;
+            keptSince = System.nanoTime();
+            rejectedBeforeOutage = rejected.get();
+        }
+        String message = sink.name() + " store refused " + count + " call records (" + e.getMessage() + "); kept,"
+                + " retrying every " + FIRST_RETRY.toMillis() + " ms to " + LAST_RETRY.toSeconds() + " s until it takes"
+                + " them";
+        tell("kept: " + e.getMessage(), message);
+        lastError = message;
+        lastWriteFailed = true;
+        if (!toldQueueFull && !closing && rejected.get() > rejectedBeforeOutage) {
+            toldQueueFull = true;
+            System.err.println("agent-tools: " + capacity + " call records wait for the " + sink.name() + " store, as"
+                    + " many as are kept: the records of calls from now until it takes them again are dropped and"
+                    + " counted");
+        }
+    }
+
+    /** Prints the message unless it is about the failure told last: once per distinct failure, not per batch or try. */
+    private void tell(String failure, String message) {
+        if (!failure.equals(told)) {
+            System.err.println("agent-tools: " + message);
+            told = failure;
+        }
+    }
+
+    private void settle(int count) {
+        if (journal != null) {
+            journal.settled(count);
         }
     }
 

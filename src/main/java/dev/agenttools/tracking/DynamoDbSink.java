@@ -1,6 +1,8 @@
 package dev.agenttools.tracking;
 
 import dev.agenttools.store.DynamoClients;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -17,7 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
-
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -41,6 +43,15 @@ import java.util.Map;
 final class DynamoDbSink implements CallSink {
     static final int MAX_BATCH_WRITE = 25;
     private static final int MAX_UNPROCESSED_RETRIES = 8;
+    /**
+     * The client's own bounds. The SDK's defaults for DynamoDB try a request 9 times, each attempt up to the HTTP
+     * client's 30 s read timeout: a DynamoDB that accepts connections and never answers held one write for minutes.
+     * The recorder tries a refused batch again itself, for as long as the outage lasts, so the client's tries only
+     * need to cover a blip; a BatchWriteItem of 25 small items answers in milliseconds.
+     */
+    static final ClientOverrideConfiguration BOUNDED = ClientOverrideConfiguration.builder()
+            .retryStrategy(b -> b.maxAttempts(3)).apiCallAttemptTimeout(Duration.ofSeconds(5))
+            .apiCallTimeout(Duration.ofSeconds(12)).build();
     private final DynamoDbClient client;
     private final String table;
     private final List<String> tools;
@@ -57,7 +68,12 @@ final class DynamoDbSink implements CallSink {
         this.table = table;
         this.tools = List.copyOf(tools);
         if (createTable) {
-            ensureTable();
+            try {
+                ensureTable();
+            } catch (RuntimeException e) {
+                client.close(); // the recorder opens the sink again at its next try: a client a try would pile up
+                throw e;
+            }
         }
     }
 
@@ -102,8 +118,31 @@ final class DynamoDbSink implements CallSink {
             for (CallRecord r : batch.subList(i, Math.min(batch.size(), i + MAX_BATCH_WRITE))) {
                 requests.add(WriteRequest.builder().putRequest(PutRequest.builder().item(item(r)).build()).build());
             }
-            writeAll(requests);
+            try {
+                writeAll(requests);
+            } catch (ResourceNotFoundException tableGone) {
+                // deleted, or a local DynamoDB restarted without its data: made again, as at the start, rather than
+                // refusing every record from now on
+                ensureTable();
+                writeAll(requests);
+            }
         }
+    }
+
+    /**
+     * Throttled (unprocessed items included), a 5xx, or no answer at all (connection refused or reset, a timeout):
+     * kept and tried again. Any other answer of DynamoDB's (a ValidationException, access denied) would come again.
+     */
+    @Override
+    public boolean mayPass(Exception refusal) {
+        return outage(refusal);
+    }
+
+    static boolean outage(Exception e) {
+        if (e instanceof AwsServiceException refused) {
+            return refused.isThrottlingException() || refused.statusCode() >= 500;
+        }
+        return e instanceof SdkException; // the client's: no answer came (or items left unprocessed, see writeAll)
     }
 
     /** BatchWriteItem, retrying the unprocessed items (throttled by DynamoDB) with backoff. */
@@ -188,6 +227,6 @@ final class DynamoDbSink implements CallSink {
      * loads no AWS class (the verifier would, to check this method's types).
      */
     static DynamoDbClient client(TrackingSettings settings) {
-        return dev.agenttools.store.DynamoClients.client(settings.dynamoEndpoint(), settings.region());
+        return dev.agenttools.store.DynamoClients.client(settings.dynamoEndpoint(), settings.region(), BOUNDED);
     }
 }

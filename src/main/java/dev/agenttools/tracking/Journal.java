@@ -58,7 +58,7 @@ final class Journal {
     private final ArrayDeque<Retired> older = new ArrayDeque<>();
     private Segment current;
     private long currentBytes;
-    /** Lines appended and lines whose record the writer finished with (written or refused), since the start. */
+    /** Lines appended, and lines whose record the writer is done with (written or refused for good), since start. */
     private long appended;
     private long settled;
     private boolean broken;
@@ -189,7 +189,8 @@ final class Journal {
     }
 
     /**
-     * The writer finished with the next {@code count} records of the queue (written, or refused by the store): cuts
+     * The writer finished with the next {@code count} records of the queue (written, or refused by the store for a
+     * reason that does not pass; records it keeps through an outage are not settled until written): cuts
      * the journal back when nothing is left unsettled, sets a full segment aside, deletes the ones wholly settled.
      */
     void settled(int count) {

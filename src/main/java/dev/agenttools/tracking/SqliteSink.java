@@ -230,6 +230,25 @@ public final class SqliteSink implements CallSink {
         return file;
     }
 
+    /**
+     * Busy or locked: another process held the file past the 10 s busy timeout (to open it as well as to write).
+     * Kept and tried again; any other failure (a damaged file, a full disk, a refused path) is not.
+     */
+    @Override
+    public boolean mayPass(Exception refusal) {
+        return busy(refusal);
+    }
+
+    static boolean busy(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            // the primary result codes SQLITE_BUSY and SQLITE_LOCKED (sqlite-jdbc's error code is the primary one)
+            if (t instanceof SQLException sql && (sql.getErrorCode() == 5 || sql.getErrorCode() == 6)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public synchronized void write(List<CallRecord> batch) throws SQLException {
         write(batch, INSERT);

@@ -61,9 +61,10 @@ public final class Tracking {
      * A recorder writing to the configured sink, or null for {@code none}, for a long-running process ({@code server},
      * {@code serve}, {@code mcp}, the resident server). The sink is opened by the recorder's own thread on first
      * write, or at once when dead processes left journals to ship, so that opening it never delays a call; if it
-     * cannot be opened, records are dropped and counted. With the journal on (the default), each record is also
-     * appended to this process's {@link Journal}, so that it survives SIGKILL; a journal that cannot be made (stderr
-     * says why) leaves the recorder without one.
+     * cannot be opened, records are dropped and counted, unless the reason may pass (a DynamoDB unreachable, a SQLite
+     * file locked): then they are kept and the store opened again at the writer's next try. With the journal on (the
+     * default), each record is also appended to this process's {@link Journal}, so that it survives SIGKILL; a journal
+     * that cannot be made (stderr says why) leaves the recorder without one.
      */
     public static CallRecorder openRecorder(TrackingSettings settings, List<String> tools) {
         if (settings.sink() == TrackingSettings.Sink.NONE) {
@@ -77,8 +78,13 @@ public final class Tracking {
                 System.err.println("agent-tools: the call journal is off: " + e.getMessage());
             }
         }
-        return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools)), CallRecorder.DEFAULT_CAPACITY,
-                settings.flushTimeout(), journal);
+        java.util.function.Predicate<Exception> mayPass = switch (settings.sink()) {
+            case SQLITE -> SqliteSink::busy;
+            case DYNAMODB -> DynamoDbSink::outage;
+            case NONE -> e -> false;
+        };
+        return new CallRecorder(new LazySink(settings.sink().wireName(), () -> openSink(settings, tools), mayPass),
+                CallRecorder.DEFAULT_CAPACITY, settings.flushTimeout(), journal);
     }
 
     /**

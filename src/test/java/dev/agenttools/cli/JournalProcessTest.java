@@ -154,6 +154,69 @@ class JournalProcessTest {
     }
 
     @Test
+    void aServerAnsweringThroughADynamoDbOutageHasEveryCallRecordedOnceWhenItIsBack(@TempDir Path dir)
+            throws Exception {
+        DynaliteAccess dynalite = DynaliteAccess.start(dir.resolve("dynalite")); // its tables on disk: they outlive it
+        try (DynamoDbClient client = DynamoDbClient.builder().endpointOverride(dynalite.endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClient(UrlConnectionHttpClient.create()).build()) {
+            Map<String, String> tracking = Map.of("AGENT_TOOLS_TRACKING", "dynamodb", "AGENT_TOOLS_DYNAMODB_ENDPOINT",
+                    dynalite.endpoint().toString(), "AGENT_TOOLS_DYNAMODB_TABLE", "outage-calls",
+                    "AWS_ACCESS_KEY_ID", "local", "AWS_SECRET_ACCESS_KEY", "local");
+            Callable<List<String>> recorded = () -> client.scanPaginator(
+                    ScanRequest.builder().tableName("outage-calls").build())
+                    .items().stream().map(item -> item.get("request_id").s()).toList();
+            HttpClient http = HttpClient.newHttpClient();
+            List<String> ids = new ArrayList<>();
+            Server server = Server.start(dir.resolve("data"), tracking);
+            try {
+                for (int i = 0; i < 10; i++) {
+                    ids.add("before-" + i);
+                    server.call(http, ids.getLast());
+                }
+                waitFor(() -> recorded.call().size() == 10, "the calls before the outage recorded");
+                dynalite.stop();
+                for (int i = 0; i < 30; i++) {
+                    ids.add("during-" + i);
+                    server.call(http, ids.getLast());
+                    Thread.sleep(100); // a few seconds of calls, with the writer trying again meanwhile
+                }
+                waitFor(() -> ready(http, server).contains("dynamodb store refused"),
+                        "the outage seen by the readiness probe");
+                assertThat(ready(http, server)).as("records kept, not dropped").contains("; kept, retrying");
+                dynalite = dynalite.restart();
+                waitFor(() -> recorded.call().size() >= ids.size(), "the calls of the outage recorded");
+                server.process().destroy(); // SIGTERM
+                assertThat(server.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+            } finally {
+                server.process().destroyForcibly();
+            }
+            assertThat(recorded.call()).as("every answered call recorded, once")
+                    .containsExactlyInAnyOrderElementsOf(ids);
+        } finally {
+            dynalite.close();
+        }
+    }
+
+    /** What /readyz answers: its body when the server is not ready, else "ready". */
+    private static String ready(HttpClient http, Server server) throws Exception {
+        URI readyz = URI.create("http://127.0.0.1:" + server.port() + "/readyz");
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(readyz).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return answer.statusCode() == 200 ? "ready" : answer.body();
+    }
+
+    /** Waits up to 60 s for what the server does at its own pace (no time is asserted). */
+    private static void waitFor(Callable<Boolean> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.call()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    @Test
     void aServerKilledRightAfterItsLastAnswerHasEveryCallInSqliteOnceAfterItsRestart(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
         killAndRestart(dir.resolve("data"), Map.of("AGENT_TOOLS_TRACKING_DB", db.toString()), () -> sqliteIds(db));

@@ -79,6 +79,41 @@ class CallRecorderTest {
         }
     }
 
+    /** A sink that refuses every write while it is down, as an unreachable store does: a refusal that may pass. */
+    static class DownForAWhile implements CallSink {
+        final java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        final AtomicInteger refusals = new AtomicInteger();
+        final List<CallRecord> written = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+        @Override
+        public void write(List<CallRecord> batch) throws Exception {
+            if (down.get()) {
+                refusals.incrementAndGet();
+                throw new java.net.ConnectException("Connection refused");
+            }
+            written.addAll(batch);
+        }
+
+        @Override
+        public boolean mayPass(Exception refusal) {
+            return refusal instanceof java.net.ConnectException;
+        }
+
+        @Override
+        public List<CallRecord> read(Instant since, String tool) {
+            return List.copyOf(written);
+        }
+
+        @Override
+        public String name() {
+            return "down";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     /** A sink that holds every write until released, to fill the queue. */
     static final class StuckSink implements CallSink {
         final CountDownLatch release = new CountDownLatch(1);
@@ -316,6 +351,86 @@ class CallRecorderTest {
             assertThat(System.nanoTime()).as("waited 30 s").isLessThan(end);
             Thread.sleep(5);
         }
+    }
+
+    private static CallRecord record(String agent, int i) {
+        return new CallRecord(Instant.now(), "t", agent, 1, "batch", "batch", "ok", null, 1, "r" + i);
+    }
+
+    @Test
+    void recordsTheStoreRefusesWhileItIsDownAreKeptAndWrittenOnceWhenItIsBack() throws Exception {
+        DownForAWhile sink = new DownForAWhile();
+        CallRecorder recorder = new CallRecorder(sink, 1_000);
+        List<CallRecord> all = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            all.add(record("a", i));
+            assertThat(recorder.record(all.getLast())).isTrue();
+            if (i == 49) { // the second half comes while the first is tried again and again
+                await(() -> sink.refusals.get() >= 3 || recorder.dropped() > 0);
+            }
+        }
+        assertThat(recorder.dropped()).isZero();
+        assertThat(recorder.currentProblem()).as("what a readiness probe asks, during the outage")
+                .contains("down store refused").contains("Connection refused").contains("kept");
+
+        sink.down.set(false);
+        await(() -> recorder.written() + recorder.dropped() == 100);
+        assertThat(recorder.dropped()).isZero();
+        assertThat(recorder.currentProblem()).as("the store takes records again").isNull();
+        recorder.close();
+        assertThat(sink.written).as("each record once").containsExactlyInAnyOrderElementsOf(all);
+    }
+
+    @Test
+    void aStoreThatCannotBeOpenedWhileItIsDownIsOpenedWhenItIsBack() throws Exception {
+        DownForAWhile store = new DownForAWhile();
+        store.down.set(false);
+        AtomicInteger opens = new AtomicInteger();
+        LazySink lazy = new LazySink("down", () -> {
+            if (opens.incrementAndGet() <= 2) {
+                throw new java.io.UncheckedIOException(new java.net.ConnectException("Connection refused"));
+            }
+            return store;
+        }, e -> e.getCause() instanceof java.net.ConnectException);
+        CallRecorder recorder = new CallRecorder(lazy, 100);
+        for (int i = 0; i < 5; i++) {
+            recorder.record(record("a", i));
+        }
+        await(() -> recorder.written() + recorder.dropped() == 5);
+        assertThat(recorder.dropped()).isZero();
+        assertThat(opens.get()).isEqualTo(3);
+        recorder.close();
+    }
+
+    @Test
+    void aBatchTheStoreRefusesForGoodIsDroppedAndHoldsUpNoRecordBehindIt() throws Exception {
+        DownForAWhile sink = new DownForAWhile() {
+            @Override
+            public void write(List<CallRecord> batch) throws Exception {
+                super.write(batch.stream().filter(r -> !r.agentName().equals("bad")).toList()); // refused while down
+                if (batch.stream().anyMatch(r -> r.agentName().equals("bad"))) {
+                    written.removeAll(batch); // all or nothing, as a store's batch is
+                    throw new IllegalArgumentException("ValidationException: the record is too large");
+                }
+            }
+        };
+        CallRecorder recorder = new CallRecorder(sink, 1_000);
+        recorder.record(record("bad", 0));
+        await(() -> sink.refusals.get() >= 1);
+        List<CallRecord> good = new java.util.ArrayList<>();
+        for (int i = 1; i <= 50; i++) {
+            good.add(record("good", i));
+            recorder.record(good.getLast());
+        }
+        // while down, the bad record's refusal is one that may pass, as any other
+        await(() -> sink.refusals.get() >= 3 || recorder.dropped() > 1);
+
+        sink.down.set(false);
+        await(() -> recorder.written() + recorder.dropped() == 51);
+        assertThat(recorder.dropped()).as("the bad record's batch").isOne();
+        assertThat(recorder.lastError()).contains("down store refused 1 call records, dropped: ValidationException");
+        recorder.close();
+        assertThat(sink.written).containsExactlyInAnyOrderElementsOf(good);
     }
 
     @Test

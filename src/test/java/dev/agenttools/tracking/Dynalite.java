@@ -17,35 +17,63 @@ import java.time.Duration;
 public final class Dynalite implements AutoCloseable {
     private final Process process;
     public final URI endpoint;
+    private final int port;
+    private final Path store;
 
-    private Dynalite(Process process, URI endpoint) {
+    private Dynalite(Process process, int port, Path store) {
         this.process = process;
-        this.endpoint = endpoint;
+        this.port = port;
+        this.store = store;
+        this.endpoint = URI.create("http://127.0.0.1:" + port);
     }
 
+    /** A server whose tables live in its memory: gone when it stops. */
     public static Dynalite start() throws IOException, InterruptedException {
+        return start(freePort(), null);
+    }
+
+    /** A server whose tables live in {@code store} (LevelDB), so that they outlive a {@link #restart}. */
+    static Dynalite start(Path store) throws IOException, InterruptedException {
+        return start(freePort(), store);
+    }
+
+    /** A new server where this one was, on its port and with its store (its tables, unless they were in memory). */
+    Dynalite restart() throws IOException, InterruptedException {
+        stop();
+        return start(port, store);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Dynalite start(int port, Path store) throws IOException, InterruptedException {
         Path dir = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         Path cli = dir.resolve("node_modules/dynalite/cli.js");
         if (!cli.toFile().exists()) {
             throw new IllegalStateException("dynalite is missing: the build installs it with 'npm install' in " + dir);
         }
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", cli.toString(),
+                "--host", "127.0.0.1", "--port", Integer.toString(port), "--createTableMs", "20"));
+        if (store != null) {
+            command.addAll(java.util.List.of("--path", store.toString()));
         }
-        Process p = new ProcessBuilder("node", cli.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port),
-                "--createTableMs", "20").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && p.isAlive()) {
             try {
                 new Socket("127.0.0.1", port).close(); // it accepts connections: up
-                return new Dynalite(p, URI.create("http://127.0.0.1:" + port));
+                return new Dynalite(p, port, store);
             } catch (IOException notYet) {
                 Thread.sleep(100);
             }
         }
+        boolean exited = !p.isAlive(); // another server took the port meanwhile, say
         p.destroyForcibly();
-        throw new IllegalStateException("dynalite did not start on port " + port);
+        throw new IllegalStateException("dynalite did not start on port " + port + (exited ? " (it exited)" : ""));
     }
 
     public DynamoDbClient client() {

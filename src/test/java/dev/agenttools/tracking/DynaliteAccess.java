@@ -14,6 +14,21 @@ public final class DynaliteAccess implements AutoCloseable {
         return new DynaliteAccess(Dynalite.start());
     }
 
+    /** A server whose tables live in {@code store}, so that they outlive a {@link #restart}. */
+    public static DynaliteAccess start(java.nio.file.Path store) throws Exception {
+        return new DynaliteAccess(Dynalite.start(store));
+    }
+
+    /** Stops this server and starts another on its port and store. */
+    public DynaliteAccess restart() throws Exception {
+        return new DynaliteAccess(dynalite.restart());
+    }
+
+    /** Stops the server now (an outage); idempotent. */
+    public void stop() {
+        dynalite.stop();
+    }
+
     public URI endpoint() {
         return dynalite.endpoint;
     }

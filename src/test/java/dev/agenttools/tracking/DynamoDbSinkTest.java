@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
@@ -10,6 +11,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.paginators.QueryIterable;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -140,8 +142,70 @@ class DynamoDbSinkTest {
         }
     }
 
+    /** Waits for what the writer does at its own pace (up to 30 s: no time is asserted). */
+    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
     @Test
-    void throttledForGoodOrAGoneServerDropsRecordsButNeverFailsACall() throws Exception {
+    void callsRecordedWhileDynamoDbIsDownAreWrittenOnceEachWhenItIsBack(@TempDir Path dir) throws Exception {
+        Dynalite dynalite = Dynalite.start(dir.resolve("dynalite")); // its tables on disk: they outlive its restart
+        try {
+            // as a server makes it: the SDK client's bounds, the sink opened on first use, a journal
+            TrackingSettings settings = new TrackingSettings(TrackingSettings.Sink.DYNAMODB, null, "calls-outage",
+                    dynalite.endpoint, "us-east-1", Duration.ofSeconds(10), dir.resolve("journals"));
+            CallRecorder recorder = Tracking.openRecorder(settings, TOOLS);
+            Instant since = Instant.now().minusSeconds(1);
+            List<CallRecord> calls = records(90, since.plusSeconds(1));
+            calls.subList(0, 30).forEach(recorder::record);
+            await(() -> recorder.written() == 30, "the first 30 written");
+
+            dynalite.stop();
+            for (CallRecord r : calls.subList(30, 90)) {
+                recorder.record(r);
+                Thread.sleep(40); // calls keep coming for a few seconds of the outage
+            }
+            await(() -> recorder.currentProblem() != null, "the outage seen");
+            assertThat(recorder.currentProblem()).contains("dynamodb store refused").contains("; kept, retrying");
+            assertThat(recorder.dropped()).isZero();
+
+            dynalite = dynalite.restart();
+            await(() -> recorder.written() + recorder.dropped() == 90, "every record written or dropped");
+            assertThat(recorder.dropped()).isZero();
+            assertThat(recorder.currentProblem()).isNull();
+            recorder.close();
+            try (CallSink reader = Tracking.openReader(settings, TOOLS).orElseThrow()) {
+                assertThat(reader.read(since, null)).extracting(CallRecord::requestId)
+                        .containsExactlyInAnyOrderElementsOf(calls.stream().map(CallRecord::requestId).toList());
+                assertThat(Tracking.stats(reader, since, null)).filteredOn(row -> row.backend().equals("all"))
+                        .extracting(StatsRow::calls).containsExactly(45L, 45L);
+            }
+        } finally {
+            dynalite.close();
+        }
+    }
+
+    @Test
+    void aTableGoneWithTheServersMemoryIsMadeAgainAtTheNextWrite() throws Exception {
+        Dynalite dynalite = Dynalite.start();
+        try {
+            DynamoDbSink sink = new DynamoDbSink(dynalite.client(), "calls-forgotten", TOOLS);
+            sink.write(records(5, Instant.now()));
+            dynalite = dynalite.restart(); // in memory: the table is gone
+            sink.write(records(5, Instant.now().plusSeconds(1)));
+            assertThat(sink.read(Instant.now().minusSeconds(60), null)).hasSize(5);
+            sink.close();
+        } finally {
+            dynalite.close();
+        }
+    }
+
+    @Test
+    void throttledForGoodOrAGoneServerGivesRecordsUpAtCloseButNeverFailsACall() throws Exception {
         try (Dynalite dynalite = Dynalite.start()) {
             new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS).close();
             CallRecorder throttled = new CallRecorder(new DynamoDbSink(new Throttling(dynalite.client(), Integer.MAX_VALUE),

@@ -192,6 +192,25 @@ class JournalTest {
     }
 
     @Test
+    void recordsTheStoreRefusesWhileItIsDownStayInTheJournalForTheNextProcessIfItIsNotBackByTheClose(@TempDir Path dir)
+            throws Exception {
+        Path folder = dir.resolve("j");
+        CallRecorderTest.DownForAWhile down = new CallRecorderTest.DownForAWhile();
+        CallRecorder recorder = new CallRecorder(down, 100, Duration.ofMillis(500), Journal.open(folder));
+        for (int i = 0; i < 10; i++) {
+            recorder.record(record(i));
+        }
+        await(() -> down.refusals.get() >= 2 || recorder.dropped() > 0, "the store refused them twice");
+        assertThat(lines(folder)).as("kept in the journal while the store is down").hasSize(10);
+        recorder.close();
+        assertThat(recorder.lastError())
+                .contains("the call journal in " + folder + " keeps them for the next process to ship");
+        JournalMain.Counting next = new JournalMain.Counting();
+        assertThat(DeadJournals.ship(folder, next).files()).isEqualTo(1);
+        assertThat(next.records).isEqualTo(10);
+    }
+
+    @Test
     void aDeadJournalIsShippedIntoSqliteOnceThoughItsLastBatchWasWrittenAndItsLastLineIsCutShort(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
         Path folder = dir.resolve("j");
@@ -222,8 +241,8 @@ class JournalTest {
         Files.writeString(folder.resolve(UUID.randomUUID() + Journal.SHIPPING), linesOf(List.of(record(3))));
         Files.writeString(folder.resolve("." + UUID.randomUUID() + Journal.NEW), "");
 
-        CallRecorder recorder = new CallRecorder(new LazySink("sqlite", () -> new SqliteSink(db)), 100, Duration.ofSeconds(30),
-                Journal.open(folder));
+        LazySink sink = new LazySink("sqlite", () -> new SqliteSink(db), SqliteSink::busy);
+        CallRecorder recorder = new CallRecorder(sink, 100, Duration.ofSeconds(30), Journal.open(folder));
         await(() -> recorder.shipped() == 3, "shipped at start, with no call made");
         recorder.record(record(4));
         recorder.close();
