@@ -80,6 +80,10 @@ final class CallEndpoint extends Handler.Abstract {
             ToolProtocol.Answer answer = protocol.answer(body, received, headerToken);
             int status = answer.json().has("error") ? status(answer.json().path("error").path("code").asText()) : 200;
             gate.answered("/v1/call", status);
+            JsonNode wait = answer.json().path("error").path("retry_after_ms");
+            if (wait.isIntegralNumber()) { // Google's rate limit said how long: HTTP's way, in whole seconds
+                response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString((wait.asLong() + 999) / 1_000));
+            }
             Answers.json(response, callback, status, answer.line());
         } finally {
             gate.leave();

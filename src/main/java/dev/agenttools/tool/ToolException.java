@@ -55,6 +55,7 @@ public final class ToolException extends RuntimeException {
     private final Kind kind;
     private final boolean sameOnRerun;
     private final String words;
+    private final java.time.Duration retryAfter;
 
     public ToolException(Kind kind, String message) {
         this(kind, message, null, false);
@@ -70,14 +71,26 @@ public final class ToolException extends RuntimeException {
      *                    rerun it (see {@link #sameOnRerun()})
      */
     public ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun) {
-        this(kind, message, cause, sameOnRerun, null);
+        this(kind, message, cause, sameOnRerun, null, null);
     }
 
-    private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words) {
+    private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words,
+                          java.time.Duration retryAfter) {
         super(message, cause);
         this.kind = kind;
         this.sameOnRerun = sameOnRerun;
         this.words = words;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * A {@link Kind#RATE_LIMITED} failure that says how long to wait before trying again: what the upstream asked
+     * for (Retry-After), or the backoff the retries would have waited next. Answered as {@code retry_after_ms}.
+     */
+    public static ToolException rateLimited(String message, Throwable cause, boolean sameOnRerun,
+                                            java.time.Duration retryAfter) {
+        return new ToolException(Kind.RATE_LIMITED, message, cause, sameOnRerun, null,
+                java.util.Objects.requireNonNull(retryAfter, "retryAfter"));
     }
 
     /**
@@ -88,7 +101,7 @@ public final class ToolException extends RuntimeException {
      * @param detail the whole story: the file, the driver's message, what to do
      */
     public static ToolException internal(String words, String detail, Throwable cause) {
-        return new ToolException(Kind.INTERNAL, detail, cause, false, words);
+        return new ToolException(Kind.INTERNAL, detail, cause, false, words, null);
     }
 
     public static ToolException invalidArgument(String message) {
@@ -97,6 +110,11 @@ public final class ToolException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** How long to wait before trying again (see {@link #rateLimited}); null: not said. */
+    public java.time.Duration retryAfter() {
+        return retryAfter;
     }
 
     /** What failed, in words a remote caller may be shown (no path, class name or driver text); null: none given. */

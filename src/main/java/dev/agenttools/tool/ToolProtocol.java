@@ -154,7 +154,12 @@ public final class ToolProtocol {
             ToolResult result = registry.call(call);
             return ok(id, result.data(), result.backend().wireName(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {
-            return error(id, e.kind(), internals.message(named, e));
+            Answer answer = error(id, e.kind(), internals.message(named, e));
+            if (e.retryAfter() != null) { // a rate limit that said how long to wait: for a client's backoff
+                ObjectNode error = (ObjectNode) answer.json().get("error");
+                error.put("retry_after_ms", e.retryAfter().toMillis());
+            }
+            return answer;
         } catch (RuntimeException | StackOverflowError e) {
             return error(id, ToolException.Kind.INTERNAL, internals.unexpected(named, e));
         }
