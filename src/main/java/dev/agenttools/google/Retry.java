@@ -26,17 +26,25 @@ import java.util.concurrent.ThreadLocalRandom;
  *                    c = min(cap, base * 2^(n-1)), or Retry-After when that is longer
  * @param cap         largest backoff ceiling
  * @param maxAttempts attempts in all, the first one included
+ * @param quotaBase   first backoff ceiling after a refusal for a spent quota (not for too many in flight)
  */
-public record Retry(Duration base, Duration cap, int maxAttempts) {
+public record Retry(Duration base, Duration cap, int maxAttempts, Duration quotaBase) {
     /**
-     * Four attempts, waits of about 0.1-0.2, 0.2-0.4 and 0.4-0.8 s between them (longer when Google asks): a
-     * transient 5xx or refusal clears within them, a persistent one costs at most four requests and about 1.5 s. Eight
-     * attempts (23-28 s of waits) outlasted most deadlines, so a persistent failure ended as {@code deadline} after
-     * some 27 requests, hiding what Google said.
+     * Four attempts. After a 5xx, a lost connection or too many requests in flight, waits of about 0.1-0.2, 0.2-0.4
+     * and 0.4-0.8 s: such a failure clears in a moment or not soon, so a persistent one costs four requests and about
+     * 1.5 s. After a spent quota, 0.5-1, 1-2 and 2-4 s: a user's quota refills over seconds, and Google's guide backs
+     * off from 1 s for it. Eight attempts (23-28 s of waits) outlasted most deadlines, so a persistent failure ended as
+     * {@code deadline} after some 27 requests, hiding what Google said.
      */
-    public static final Retry DEFAULT = new Retry(Duration.ofMillis(200), Duration.ofSeconds(8), 4);
+    public static final Retry DEFAULT = new Retry(Duration.ofMillis(200), Duration.ofSeconds(8), 4,
+            Duration.ofSeconds(1));
     /** Attempts at most for a connection that cannot be made: the first and one quick retry. */
     static final int CONNECTION_ATTEMPTS = 2;
+
+    /** The same backoff whatever the failure ({@code quotaBase} = {@code base}). */
+    public Retry(Duration base, Duration cap, int maxAttempts) {
+        this(base, cap, maxAttempts, base);
+    }
 
     /** A call to Google that may be retried. */
     @FunctionalInterface
@@ -168,12 +176,14 @@ public record Retry(Duration base, Duration cap, int maxAttempts) {
     }
 
     /**
-     * How long to wait before retry number {@code attempt}: a random time in [c/2, c] for the backoff ceiling c, or
-     * what Google asked for (Retry-After) when that is longer.
+     * How long to wait before retry number {@code attempt}: a random time in [c/2, c] for the backoff ceiling c (from
+     * {@code quotaBase} after a spent quota, else from {@code base}), or what Google asked for (Retry-After) when that
+     * is longer.
      */
     public long backoffNanos(int attempt, Exception e) {
         Duration retryAfter = GoogleErrors.retryAfter(e);
-        long ceiling = Math.min(cap.toNanos(), base.toNanos() << Math.min(attempt - 1, 20));
+        Duration first = GoogleErrors.rateLimited(e) && !GoogleErrors.concurrencyLimited(e) ? quotaBase : base;
+        long ceiling = Math.min(cap.toNanos(), first.toNanos() << Math.min(attempt - 1, 20));
         long jittered = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
         return retryAfter == null ? jittered : Math.max(retryAfter.toNanos(), jittered);
     }
