@@ -119,7 +119,7 @@ public final class GoogleErrors {
      * No connection could be made (refused, unknown host, no route, none made in time): the server is not there for
      * now, which a retry a moment later rarely changes, and which every strategy meets alike.
      */
-    public static boolean connectionFailed(Throwable e) {
+    static boolean connectionFailed(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
                     || t instanceof java.net.NoRouteToHostException
@@ -217,8 +217,8 @@ public final class GoogleErrors {
      *
      * @param nextWaitNanos the backoff before the next attempt, had there been one
      */
-    public static ToolException givenUp(Throwable e, String operation, int attempts, Deadline deadline,
-                                        long nextWaitNanos, boolean outOfTime) {
+    static ToolException givenUp(Throwable e, String operation, int attempts, Deadline deadline, long nextWaitNanos,
+                                 boolean outOfTime) {
         ToolException t = translate(e, operation, attempts, deadline);
         if (e instanceof ToolException) {
             return t;

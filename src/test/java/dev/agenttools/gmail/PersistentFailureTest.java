@@ -12,6 +12,12 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -137,6 +143,73 @@ class PersistentFailureTest {
         }
         System.err.println("refused:\n  " + String.join("\n  ", seen.stream().map(Seen::toString).toList()));
         soft.assertAll();
+    }
+
+    @Test
+    void aGmailThatStopsListeningAfterTheListEndsTheFetchAtTheFirstRefusal() throws Exception {
+        SoftAssertions soft = new SoftAssertions();
+        for (String strategy : List.of("sequential", "concurrent", "batch")) {
+            try (ListsThenStops gmail = ListsThenStops.start(20);
+                 ToolRegistry tools = Tools.builder().rootUrl(gmail.root()).defaultAccessToken(TOKEN).build()) {
+                long start = System.nanoTime();
+                JsonNode answer = new ToolProtocol(tools).answer("{\"command\": \"gmail.list-emails\", \"params\": "
+                        + "{\"max_results\": 20, \"strategy\": \"" + strategy + "\"}}").json();
+                long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+                // the first get to give up fails the call and cancels the others: not twenty retrying alone
+                String what = strategy + ", " + elapsedMs + " ms: " + answer;
+                soft.assertThat(answer.path("error").path("code").asText()).as(what).isEqualTo("upstream");
+                soft.assertThat(answer.path("error").path("message").asText()).as(what)
+                        .contains("cannot connect to 127.0.0.1:").contains("connection refused");
+                soft.assertThat(elapsedMs).as(what).isLessThanOrEqualTo(REFUSED_WITHIN_MS);
+                System.err.println("lists, then stops: " + what);
+            }
+        }
+        soft.assertAll();
+    }
+
+    /**
+     * A Gmail that answers one messages.list (HTTP/1.1, the connection closed after it) and then stops listening, so
+     * that every get after it is refused.
+     */
+    private record ListsThenStops(ServerSocket server) implements AutoCloseable {
+        static ListsThenStops start(int messages) throws IOException {
+            var server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            StringBuilder list = new StringBuilder("{\"messages\": [");
+            for (int i = 0; i < messages; i++) {
+                list.append(i == 0 ? "" : ", ").append("{\"id\": \"f").append(i).append("\", \"threadId\": \"e")
+                        .append(i).append("\"}");
+            }
+            byte[] body = list.append("], \"resultSizeEstimate\": ").append(messages).append("}").toString()
+                    .getBytes(StandardCharsets.UTF_8);
+            Thread.ofVirtual().start(() -> {
+                try (server; var socket = server.accept()) {
+                    var in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                            StandardCharsets.ISO_8859_1));
+                    for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                        // the request's head: whatever it asked, it gets the list
+                    }
+                    var out = socket.getOutputStream();
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=UTF-8\r\n"
+                            + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.write(body);
+                    out.flush();
+                } catch (IOException e) {
+                    // closed by the test
+                }
+            });
+            return new ListsThenStops(server);
+        }
+
+        String root() {
+            return "http://127.0.0.1:" + server.getLocalPort() + "/";
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close(); // its thread ends with it
+        }
     }
 
     /**
