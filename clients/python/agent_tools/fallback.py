@@ -46,8 +46,8 @@ _SETTINGS = {"access_token", "agent_name", "timeout_ms"}
 _GOOGLE_ROOT = "https://gmail.googleapis.com/"
 # Retries of a request Gmail refused for its rate limits or failed (5xx), with pauses from BACKOFF seconds doubling
 # up to BACKOFF_CAP (a user's quota refills each second), never past the caller's deadline.
-# 8 attempts in all, as the tools' Retry.DEFAULT (an email's error says "on all 8 attempts" alike); shorter pauses
-RETRIES, BACKOFF, BACKOFF_CAP = 7, 0.1, 1.6
+# 4 attempts in all, as the tools' Retry.DEFAULT (an email's error says "on all 4 attempts" alike); shorter pauses
+RETRIES, BACKOFF, BACKOFF_CAP = 3, 0.1, 1.6
 # the credentials whose labels are remembered (5 minutes each), the least recently listed forgotten first
 MAX_LABEL_CACHES = 1000
 

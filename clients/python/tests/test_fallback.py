@@ -145,9 +145,9 @@ class OneEmailsFailureTest(unittest.TestCase):
         from agent_tools.fallback import Failure, _message_error
         exhausted = Failure("upstream", "gmail messages.get (3 of 10) failed with HTTP 503: Backend Error (812 ms)",
                             status=503, google_message="Backend Error", retryable=True)
-        exhausted.attempts = 8
+        exhausted.attempts = 4
         self.assertEqual({"id": "a1", "code": "upstream",
-                          "message": "Gmail answered HTTP 503 on all 8 attempts when asked for this message: Backend Error"},
+                          "message": "Gmail answered HTTP 503 on all 4 attempts when asked for this message: Backend Error"},
                          _message_error("a1", exhausted))
         bad = Failure("invalid_argument", "x", status=400, google_message="Invalid id value")
         self.assertEqual("Gmail answered HTTP 400 when asked for this message: Invalid id value",

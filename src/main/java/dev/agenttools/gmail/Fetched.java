@@ -2,6 +2,7 @@ package dev.agenttools.gmail;
 
 import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.GoogleErrors;
+import dev.agenttools.google.Outcome;
 import dev.agenttools.tool.ToolException;
 
 import java.util.Set;
@@ -55,9 +56,11 @@ sealed interface Fetched {
      * about this message, and a batch could not pin it on one part anyway. An answer that came but cannot be read
      * ({@link GoogleErrors#unreadable}, never retried) is this message's {@code internal} error.
      *
-     * @param maxAttempts the attempts a retryable failure has had (the retry policy's limit)
+     * @param failed      the get's failure and how many attempts it had
+     * @param maxAttempts the retry policy's limit of attempts: a failure that had fewer was cut short by the deadline
      */
-    static Fetched ofFailure(String id, ToolException failure, int maxAttempts) {
+    static Fetched ofFailure(String id, Outcome.Failed<?> failed, int maxAttempts) {
+        ToolException failure = failed.error();
         if (failure.kind() == ToolException.Kind.NOT_FOUND) {
             return new Vanished();
         }
@@ -71,7 +74,10 @@ sealed interface Fetched {
         if (status == 0 || !PER_MESSAGE.contains(failure.kind())) {
             throw failure;
         }
-        String tries = GoogleErrors.retryable(answer) ? " on all " + maxAttempts + " attempts" : "";
+        int attempts = failed.attempts();
+        String tries = !GoogleErrors.retryable(answer) || attempts == 0 ? ""
+                : attempts >= maxAttempts ? " on all " + maxAttempts + " attempts"
+                : attempts == 1 ? " (not retried: no time left)" : " on " + attempts + " attempts (no time left for more)";
         return new Failed(new MessageError(id, failure.kind().code(),
                 "Gmail answered HTTP " + status + tries + " when asked for this message: " + GoogleErrors.message(answer)));
     }

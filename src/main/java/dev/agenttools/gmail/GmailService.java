@@ -347,19 +347,26 @@ final class GmailService implements AutoCloseable {
      */
     Fetched fetchListed(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         try {
-            Message message = get(s, id, view, deadline);
-            return view == View.SUMMARY ? Fetched.Found.decoding(message) : new Fetched.Found(message);
+            return switch (getting(s, id, view, deadline)) {
+                case Outcome.Ok<Message> ok -> view == View.SUMMARY ? Fetched.Found.decoding(ok.value())
+                        : new Fetched.Found(ok.value());
+                case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed, retry().maxAttempts());
+            };
         } catch (ToolException e) {
-            return Fetched.ofFailure(id, e, retry().maxAttempts());
+            return Fetched.ofFailure(id, new Outcome.Failed<>(e), retry().maxAttempts());
         }
     }
 
     Message get(Session s, String id, View view, Deadline deadline) throws InterruptedException {
+        return getting(s, id, view, deadline).orThrow();
+    }
+
+    private Outcome<Message> getting(Session s, String id, View view, Deadline deadline) throws InterruptedException {
         // the bodies of a whole message may be large: gzip pays on a real network; a summary is a few hundred bytes
         String url = settings.rootUrl() + MESSAGES_PATH + "/" + GoogleConnection.encode(id) + "?format=full"
                 + (view == View.SUMMARY ? "&fields=" + SUMMARY_FIELDS_QUERY : "");
-        return calls.one(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> connection.get(s.google, url,
-                GoogleConnection.USER_AGENT, view == View.DETAIL, limit(view), GmailJson::message));
+        return calls.outcome(s.account(), "gmail messages.get " + id, GET_UNITS, deadline, () -> connection.get(s.google,
+                url, GoogleConnection.USER_AGENT, view == View.DETAIL, limit(view), GmailJson::message));
     }
 
     /**
@@ -392,7 +399,7 @@ final class GmailService implements AutoCloseable {
         outcomes.forEach((id, o) -> out.put(id, switch (o) {
             // decoded here as a single get's is: each chunk's thread decodes its own parts, the chunks in parallel
             case Outcome.Ok<Message> ok -> view == View.SUMMARY ? Fetched.Found.decoding(ok.value()) : new Fetched.Found(ok.value());
-            case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed.error(), retry().maxAttempts());
+            case Outcome.Failed<Message> failed -> Fetched.ofFailure(id, failed, retry().maxAttempts());
         }));
         return out;
     }

@@ -16,7 +16,15 @@ import java.util.Map;
 public final class GoogleCalls {
     /** Accounts whose pacing is remembered; beyond, the least recently used start afresh. */
     static final int MAX_ACCOUNTS = 1_000;
-    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * The most a TCP connection to Google may take. A connect to Google's nearest front end takes tens of ms; a SYN
+     * lost once is sent again after 1 s (the initial retransmission timeout of RFC 6298, which Linux, macOS and
+     * Windows use), so 2 s still connects through one lost SYN with a second to spare, and a connect not made by then
+     * is a black-holed address or a dead route, not a slow one. With the one retry a connection failure gets
+     * ({@link Retry}) it is {@code upstream} within about 4 s, leaving an 8 s call time for a fallback; the 10 s
+     * before let one attempt outlast most calls' deadlines.
+     */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
     static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
     /** The deadline of the call whose request is being built on this thread (see {@link #limit}). */
     private static final ScopedValue<Deadline> DEADLINE = ScopedValue.newInstance();
@@ -76,8 +84,14 @@ public final class GoogleCalls {
      */
     public <T> T one(Account account, String what, int units, Deadline deadline, Retry.Call<T> request)
             throws InterruptedException {
+        return outcome(account, what, units, deadline, request).orThrow();
+    }
+
+    /** {@link #one}, its failure given as an outcome (with the attempts it had) rather than thrown. */
+    public <T> Outcome<T> outcome(Account account, String what, int units, Deadline deadline, Retry.Call<T> request)
+            throws InterruptedException {
         Retry.Exchange<String, T> single = (pending, answers) -> answers.ok(what, request.execute());
-        return each(account, what, k -> what, units, List.of(what), deadline, single).get(what).orThrow();
+        return each(account, what, k -> what, units, List.of(what), deadline, single).get(what);
     }
 
     /**

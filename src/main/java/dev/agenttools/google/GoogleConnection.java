@@ -173,7 +173,8 @@ public final class GoogleConnection implements AutoCloseable {
             synchronized (this) {
                 t = transport;
                 if (t == null) {
-                    t = JdkHttpTransport.http2(Duration.ofSeconds(10), trustedCertificate == null ? null : TrustedCertificate.context(trustedCertificate));
+                    t = JdkHttpTransport.http2(GoogleCalls.CONNECT_TIMEOUT,
+                            trustedCertificate == null ? null : TrustedCertificate.context(trustedCertificate));
                     transport = t;
                 }
             }

@@ -116,6 +116,34 @@ public final class GoogleErrors {
     }
 
     /**
+     * No connection could be made (refused, unknown host, no route, none made in time): the server is not there for
+     * now, which a retry a moment later rarely changes, and which every strategy meets alike.
+     */
+    static boolean connectionFailed(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
+                    || t instanceof java.net.NoRouteToHostException
+                    || t instanceof java.nio.channels.UnresolvedAddressException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * No answer came in time: a request's timeout (at most what was left of the call's deadline) passed, waiting for
+     * the answer or for the connection.
+     */
+    static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.http.HttpTimeoutException || t instanceof Unreachable u && u.timedOut()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * An answer that came but cannot be read, which a retry would read the same way: an {@link UnreadableAnswer}
      * (malformed or oversized, from our readers), a parse failure of the Google client's own JSON parser (Gson's), or
      * an HTTP protocol error. The JDK's HTTP client reports every protocol error it detects in what the server sent as
@@ -179,6 +207,36 @@ public final class GoogleErrors {
     }
 
     /**
+     * The error for a failure that retries did not fix, after {@code attempts}: {@link #translate}d (the last status,
+     * Google's message, the attempt and the elapsed time), then why it was not tried again while attempts were left
+     * ({@code outOfTime}: the next attempt would start past the deadline), and for a rate limit how long to wait
+     * ({@link ToolException#retryAfter}: the backoff that would have come next, which is Google's Retry-After when
+     * that is longer). The fallback router does not rerun it ({@link ToolException#sameOnRerun}): a 5xx, a connection
+     * that fails or a spent quota that outlasted the retries meets every strategy alike; only a refusal for too many
+     * requests in flight may spare a sequential rerun, which sends one at a time.
+     *
+     * @param nextWaitNanos the backoff before the next attempt, had there been one
+     */
+    static ToolException givenUp(Throwable e, String operation, int attempts, Deadline deadline, long nextWaitNanos,
+                                 boolean outOfTime) {
+        ToolException t = translate(e, operation, attempts, deadline);
+        if (e instanceof ToolException) {
+            return t;
+        }
+        long nextMs = Math.ceilDiv(nextWaitNanos, 1_000_000L);
+        String message = t.getMessage() + (outOfTime ? "; not tried again: the next attempt, " + nextMs
+                + " ms from now, would start past the deadline of " + deadline.budget().toMillis() + " ms" : "");
+        boolean rerunMayHelp = concurrencyLimited(e);
+        if (t.kind() == ToolException.Kind.RATE_LIMITED) {
+            java.time.Duration asked = retryAfter(e);
+            return ToolException.rateLimited(message + "; retry after " + nextMs + " ms"
+                            + (asked == null ? "" : " (Google asked for " + asked.toMillis() + " ms)"),
+                    java.time.Duration.ofMillis(Math.max(1, nextMs)), e, !rerunMayHelp);
+        }
+        return new ToolException(t.kind(), message, e, !rerunMayHelp || t.sameOnRerun());
+    }
+
+    /**
      * Google's own words for a failure ({@code Invalid id value}), or the exception's class and message when Google
      * said nothing: no operation, attempt or elapsed time, so the same failure always reads the same.
      */
@@ -192,8 +250,8 @@ public final class GoogleErrors {
         if (e instanceof HttpResponseException h) {
             return h.getStatusMessage() == null ? "no message" : h.getStatusMessage();
         }
-        if (e instanceof UnreadableAnswer u) {
-            return u.getMessage();
+        if (e instanceof UnreadableAnswer || e instanceof Unreachable) {
+            return e.getMessage(); // our own words
         }
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + BEARER.matcher(e.getMessage()).replaceAll("Bearer (not shown)"));
     }

@@ -307,10 +307,18 @@ final class JdkHttpTransport extends HttpTransport {
         return u.getScheme() + "://" + u.getRawAuthority();
     }
 
-    /** Sends and waits for the answer's head; its body is left to stream. */
+    /**
+     * Sends and waits for the answer's head; its body is left to stream. A connection that cannot be made is an
+     * {@link Unreachable} naming the server, in words.
+     */
     private static HttpResponse<InputStream> send(HttpClient client, HttpRequest request, String cancelled) throws IOException {
+        long start = System.nanoTime();
         try {
             return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        } catch (java.net.ConnectException | java.net.http.HttpConnectTimeoutException e) {
+            URI u = request.uri();
+            int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+            throw Unreachable.of(u.getHost() + ":" + port, e, (System.nanoTime() - start) / 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException(cancelled + " cancelled");

@@ -7,7 +7,11 @@ public sealed interface Outcome<V> {
     record Ok<V>(V value) implements Outcome<V> {
     }
 
-    record Failed<V>(ToolException error) implements Outcome<V> {
+    /** @param attempts how many times the request was sent (0: not known, the error came from elsewhere) */
+    record Failed<V>(ToolException error, int attempts) implements Outcome<V> {
+        public Failed(ToolException error) {
+            this(error, 0);
+        }
     }
 
     /** The value, or the error thrown. */

@@ -27,7 +27,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ResilienceTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();
-    /** Short backoffs so that hundreds of retries fit in a unit test; the policy is the same, only the scale differs. */
+    /**
+     * Short backoffs so that hundreds of retries fit in a unit test, and twice Retry.DEFAULT's four attempts: at 10 %
+     * faults one request in 10,000 fails four times in a row, which 200 lists of 21 requests would meet in one run of
+     * about fifty (then an email in errors, or a list failing upstream), not a sign that retries do not work.
+     */
     private static final Retry QUICK = new Retry(Duration.ofMillis(5), Duration.ofMillis(100), 8);
 
     private static ToolRegistry registry(GmailSettings settings, Retry retry) {

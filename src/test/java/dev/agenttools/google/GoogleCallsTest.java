@@ -65,10 +65,10 @@ class GoogleCallsTest {
                 () -> requests.buildGetRequest(url));
 
         assertThat(outside.getReadTimeout()).isEqualTo(60_000);
-        assertThat(outside.getConnectTimeout()).isEqualTo(10_000);
+        assertThat(outside.getConnectTimeout()).isEqualTo(2_000);
         assertThat(outside.getNumberOfRetries()).isZero();
         assertThat(inside.getReadTimeout()).isBetween(1, 3_000);
-        assertThat(inside.getConnectTimeout()).isBetween(1, 3_000);
+        assertThat(inside.getConnectTimeout()).isBetween(1, 2_000);
     }
 
     @Test

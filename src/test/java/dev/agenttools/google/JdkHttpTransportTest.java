@@ -427,6 +427,37 @@ class JdkHttpTransportTest {
         assertThat(GoogleErrors.retryable(timedOut)).isTrue();
     }
 
+    @Test
+    void aConnectionThatCannotBeMadeNamesTheServerAndWhyInWords() throws Exception {
+        int stopped;
+        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            stopped = socket.getLocalPort(); // bound, noted and closed: nothing listens there now
+        }
+        JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
+        try {
+            HttpRequest refused = transport.createRequestFactory()
+                    .buildGetRequest(new GenericUrl("http://127.0.0.1:" + stopped + "/gmail/v1/users/me/messages"));
+            HttpRequest unknown = transport.createRequestFactory()
+                    .buildGetRequest(new GenericUrl("https://no-such-host.invalid/gmail/v1/users/me/messages"));
+
+            Unreachable r = catchThrowableOfType(Unreachable.class, refused::execute);
+            Unreachable u = catchThrowableOfType(Unreachable.class, unknown::execute);
+            Unreachable l = catchThrowableOfType(Unreachable.class, () -> transport.get("http://127.0.0.1:" + stopped
+                    + "/x", "Bearer t", "test", false, Duration.ofSeconds(5), 1_000).close());
+
+            assertThat(GoogleErrors.message(r)).isEqualTo("cannot connect to 127.0.0.1:" + stopped + ": connection refused");
+            assertThat(GoogleErrors.message(l)).isEqualTo(GoogleErrors.message(r));
+            assertThat(GoogleErrors.message(u)).isEqualTo("cannot connect to no-such-host.invalid:443: unknown host");
+            assertThat(List.of(r, u, l)).allSatisfy(e -> {
+                assertThat(GoogleErrors.connectionFailed(e)).isTrue();
+                assertThat(GoogleErrors.retryable(e)).isTrue();
+                assertThat(e.timedOut()).isFalse();
+            });
+        } finally {
+            transport.shutdown();
+        }
+    }
+
     private static EmulatorConfig.Builder fastEmulator() {
         return EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO).handshake(Duration.ZERO)
                 .quotaPerMinute(6_000_000).maxConcurrent(1_000).seedMessages(20);

@@ -216,7 +216,7 @@ class RetryTest {
     }
 
     @Test
-    void failsAtOnceWhenRetryAfterAsksForMoreThanTheTimeLeft() {
+    void failsAtOnceWithWhatGoogleSaidWhenRetryAfterAsksForMoreThanTheTimeLeft() {
         AlwaysFails call = new AlwaysFails(retryAfter("30"));
 
         ToolException e = catchThrowableOfType(ToolException.class,
@@ -224,9 +224,11 @@ class RetryTest {
 
         assertThat(call.attempts).isEqualTo(1);
         assertThat(time.sleeps).isEmpty();
-        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
-        assertThat(e).hasMessageStartingWith("deadline of 10000 ms leaves no time to retry; last error: " + OPERATION
-                + " failed with HTTP 503: Service Unavailable (attempt 1, ");
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed with HTTP 503: Service Unavailable (attempt 1, ")
+                .hasMessageEndingWith("; not tried again: the next attempt, 30000 ms from now, would start past the "
+                        + "deadline of 10000 ms");
+        assertThat(e.sameOnRerun()).as("a rerun the surer way meets the same 503").isTrue();
     }
 
     @Test
@@ -239,8 +241,8 @@ class RetryTest {
         // 1 s fits in 1.5 s; the second 1 s would not fit in the 0.5 s left
         assertThat(time.sleeps).containsExactly(Duration.ofSeconds(1).toNanos());
         assertThat(call.attempts).isEqualTo(2);
-        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
-        assertThat(e).hasMessageContaining("(attempt 2, ");
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+        assertThat(e).hasMessageContaining("(attempt 2, ").hasMessageContaining("deadline of 1500 ms");
     }
 
     @Test
@@ -251,9 +253,76 @@ class RetryTest {
         ToolException e = catchThrowableOfType(ToolException.class,
                 () -> new Retry(Duration.ofMillis(100), Duration.ofSeconds(1), 1_000).run(OPERATION, time.deadline(budget), call, time));
 
-        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
         assertThat(time.slept()).isLessThan(budget.toNanos());
         assertThat(call.attempts).isEqualTo(time.sleeps.size() + 1).isLessThan(1_000);
+    }
+
+    @Test
+    void makesFourAttemptsByDefault() {
+        AlwaysFails call = new AlwaysFails(http(500));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(4);
+        assertThat(time.slept()).as("three waits of at most 0.2, 0.4 and 0.8 s").isLessThanOrEqualTo(1_400_000_000L);
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed with HTTP 500: Status 500 (attempt 4, ")
+                .hasMessageEndingWith(" ms)");
+    }
+
+    @Test
+    void aTimeoutWithNoTimeLeftForAnotherAttemptIsTheDeadline() {
+        // a slow upstream: the attempts' own timeouts spent the deadline waiting for answers
+        AlwaysFails call = new AlwaysFails(new HttpTimeoutException("request timed out"));
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(Duration.ofMillis(500)), call, time));
+
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
+        assertThat(e).hasMessageStartingWith("deadline of 500 ms leaves no time to retry; last error: ");
+    }
+
+    @Test
+    void aRateLimitThatOutlastsTheRetriesSaysHowLongToWait() {
+        AlwaysFails quota = new AlwaysFails(http(429));
+        AlwaysFails asked = new AlwaysFails(new HttpResponseException.Builder(429, "Too Many Requests",
+                new HttpHeaders().setRetryAfter("30")).build());
+
+        Retry three = new Retry(Duration.ofMillis(100), Duration.ofSeconds(2), 3);
+        ToolException backoff = catchThrowableOfType(ToolException.class,
+                () -> three.run(OPERATION, time.deadline(HOUR), quota, time));
+        ToolException told = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(Duration.ofSeconds(10)), asked, time));
+
+        // the backoff a fourth attempt would have waited: attempt 3's ceiling is 400 ms
+        assertThat(backoff.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(backoff.retryAfter()).isBetween(Duration.ofMillis(200), Duration.ofMillis(400));
+        assertThat(backoff).hasMessageContaining("(attempt 3, ")
+                .hasMessageEndingWith("; retry after " + backoff.retryAfter().toMillis() + " ms");
+        assertThat(told.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(told.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(told).hasMessageContaining("(attempt 1, ").hasMessageContaining("deadline of 10000 ms")
+                .hasMessageEndingWith("; retry after 30000 ms (Google asked for 30000 ms)");
+        assertThat(asked.attempts).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionThatCannotBeMadeGetsOneQuickRetry() {
+        Unreachable refused = Unreachable.of("gmail.googleapis.com:443",
+                new java.net.ConnectException(), 3);
+        AlwaysFails call = new AlwaysFails(refused);
+
+        ToolException e = catchThrowableOfType(ToolException.class,
+                () -> Retry.DEFAULT.run(OPERATION, time.deadline(HOUR), call, time));
+
+        assertThat(call.attempts).isEqualTo(2);
+        assertThat(time.sleeps).hasSize(1).allSatisfy(w -> assertThat(w).isLessThanOrEqualTo(200_000_000L));
+        assertThat(e.kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+        assertThat(e).hasMessageStartingWith(OPERATION + " failed: cannot connect to gmail.googleapis.com:443: "
+                + "the connection failed (attempt 2, ");
+        assertThat(e.sameOnRerun()).isTrue();
     }
 
     @Test
@@ -359,16 +428,20 @@ class RetryTest {
     }
 
     @Test
-    void partsStillRefusedWhenTimeRunsOutFailWithTheDeadlineAndTheLastError() throws Exception {
+    void partsStillRefusedWhenTimeRunsOutFailWithTheirLastErrorAndTheirAttempts() throws Exception {
+        Retry slow = new Retry(Duration.ofSeconds(1), Duration.ofSeconds(8), 4);
         Retry.Exchange<String, String> batch = (pending, answers) -> pending.forEach(id -> answers.failed(id, http(503)));
 
-        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> id,
+        java.util.Map<String, Outcome<String>> out = slow.runEach(OPERATION, id -> "get " + id,
                 time.deadline(Duration.ofMillis(1_500)), List.of("a", "b"), batch, time);
 
+        // the wait after attempt 1 (0.5-1 s) fits in 1.5 s; the one after attempt 2 (1-2 s) does not
         assertThat(out.values()).allSatisfy(o -> assertThat(o).isInstanceOfSatisfying(Outcome.Failed.class, f -> {
-            assertThat(f.error().kind()).isEqualTo(ToolException.Kind.DEADLINE);
-            assertThat(f.error()).hasMessageContaining("leaves no time to retry 2 refused parts of a batch")
-                    .hasMessageContaining("HTTP 503");
+            assertThat(f.error().kind()).isEqualTo(ToolException.Kind.UPSTREAM);
+            assertThat(f.attempts()).isEqualTo(2);
+            assertThat(f.error()).hasMessageStartingWith("get ").hasMessageContaining("HTTP 503")
+                    .hasMessageContaining("(attempt " + f.attempts() + ", ")
+                    .hasMessageContaining("would start past the deadline of 1500 ms");
         }));
         assertThat(time.slept()).isLessThan(Duration.ofMillis(1_500).toNanos());
     }
