@@ -67,7 +67,8 @@ target("hot user: refusals (rate_limited), their latency and retry_after_ms",
 # what a call that succeeds spent, mail index off: list_emails(n) is messages.list and n messages.get, 5 units each
 units = {"list": 5 * (1 + max_results), "get": 5}
 ok_units = sum(units[r["tool"]] for r in hot if r.get("ok"))
-# the quota over the phase: from the hot user's first arrival to its last answer (a backlog is served after arrivals end)
+# the quota over the phase: from the hot step's start to the hot user's last answer (a backlog is served after arrivals
+# end)
 window = (max(r["at"] + r["ms"] for r in hot) - start) / 1000 if hot else 0
 share = ok_units / (quota / 60 * window) if window else 0
 target("hot user: share of its quota spent on calls that succeed",
@@ -101,7 +102,8 @@ target("tracking rows / calls answered (hot phase, DynamoDB down 10 s)", {"rows"
 slower, kinds = 0, {}
 for who, base_whos in (("hot", ("hot",)), ("tail", ("tail", "tail-alone"))):
     for tool in ("list", "get"):
-        p99 = pct([r["ms"] for r in records if r["who"] in base_whos and r["tool"] == tool and ended_before_outage(r)], 0.99)
+        base = [r for r in records if r["who"] in base_whos and r["tool"] == tool and ended_before_outage(r)]
+        p99 = pct([r["ms"] for r in base], 0.99)
         hit = [r for r in records if r["who"] == who and r["tool"] == tool and not ended_before_outage(r)]
         if p99 and hit:
             over = sum(1 for r in hit if r["ms"] > 1.2 * p99)

@@ -50,7 +50,10 @@ async function callOnce(user, command, params, check, base = config.balancer) {
   try {
     const r = await fetch(`${base}v1/call`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': callerToken(user), 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': callerToken(user),
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({ command, params }),
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
@@ -97,8 +100,8 @@ async function mcpOnce(client, name, args, check) {
     const ms = performance.now() - started;
     const text = result.content?.[0]?.text ?? '';
     if (result.isError) {
-      return { ms, error: `tool error: ${text.slice(0, 200)}`, code: text.split(':')[0], retryAfter: hasRetryAfterMs(result),
-        answered: true };
+      return { ms, error: `tool error: ${text.slice(0, 200)}`, code: text.split(':')[0],
+        retryAfter: hasRetryAfterMs(result), answered: true };
     }
     const flaw = check(JSON.parse(text));
     return flaw ? { ms, wrong: flaw, answered: true } : { ms, ok: true, answered: true };
@@ -121,7 +124,9 @@ const subjectFlaw = (user, subject) => {
 const sameMail = (user, want, what) => (data) => {
   const emails = data.emails ?? [];
   const got = emails.map((m) => m.id);
-  if (JSON.stringify(got) !== JSON.stringify(want)) return `${what} of user ${user}: got ${got.slice(0, 3)}..., want ${want.slice(0, 3)}...`;
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    return `${what} of user ${user}: got ${got.slice(0, 3)}..., want ${want.slice(0, 3)}...`;
+  }
   const flaw = emails.map((m) => subjectFlaw(user, m.subject)).find((f) => f);
   return flaw ? `${what}: ${flaw}` : null;
 };
@@ -160,7 +165,9 @@ async function mixed() {
   const lists = new Map();
   for (const [u, t] of truth) {
     const key = JSON.stringify(t.list);
-    if (lists.has(key)) throw new Error(`users ${lists.get(key)} and ${u} list the same ids: a swap between them would pass`);
+    if (lists.has(key)) {
+      throw new Error(`users ${lists.get(key)} and ${u} list the same ids: a swap between them would pass`);
+    }
     lists.set(key, u);
   }
   const total = users.length * 20;
@@ -189,9 +196,14 @@ async function mixed() {
     const callLane = async () => {
       for (let i = 0; i < 10; i++) {
         const k = i % 4;
-        if (k === 0) await run(() => viaCall(u, 'gmail.list-emails', { max_results: 10 }, sameMail(u, t.list, 'list_emails')));
-        else if (k === 1) await run(() => viaCall(u, 'gmail.get-email', { message_id: t.list[i % t.list.length] }, isEmail(u, t.list[i % t.list.length])));
-        else if (k === 2) await run(() => viaCall(u, 'gmail.search-emails', { query: 'has:attachment', max_results: 5 }, sameMail(u, t.search, 'search_emails')));
+        const id = t.list[i % t.list.length];
+        const list = sameMail(u, t.list, 'list_emails');
+        if (k === 0) await run(() => viaCall(u, 'gmail.list-emails', { max_results: 10 }, list));
+        else if (k === 1) await run(() => viaCall(u, 'gmail.get-email', { message_id: id }, isEmail(u, id)));
+        else if (k === 2) {
+          await run(() => viaCall(u, 'gmail.search-emails', { query: 'has:attachment', max_results: 5 },
+            sameMail(u, t.search, 'search_emails')));
+        }
         else await run(() => viaCall(u, 'calendar.list-events', { time_min: '2026-06-01', max_results: 10 }, hasEvents));
       }
     };
@@ -206,9 +218,14 @@ async function mixed() {
       try {
         for (let i = 0; i < 10; i++) {
           const k = (i + 2) % 4;
-          if (k === 0) await run(() => viaMcp(client, 'list_emails', { max_results: 10 }, sameMail(u, t.list, 'list_emails')));
-          else if (k === 1) await run(() => viaMcp(client, 'get_email', { message_id: t.list[(i + 5) % t.list.length] }, isEmail(u, t.list[(i + 5) % t.list.length])));
-          else if (k === 2) await run(() => viaMcp(client, 'search_emails', { query: 'has:attachment', max_results: 5 }, sameMail(u, t.search, 'search_emails')));
+          const id = t.list[(i + 5) % t.list.length];
+          const list = sameMail(u, t.list, 'list_emails');
+          if (k === 0) await run(() => viaMcp(client, 'list_emails', { max_results: 10 }, list));
+          else if (k === 1) await run(() => viaMcp(client, 'get_email', { message_id: id }, isEmail(u, id)));
+          else if (k === 2) {
+            await run(() => viaMcp(client, 'search_emails', { query: 'has:attachment', max_results: 5 },
+              sameMail(u, t.search, 'search_emails')));
+          }
           else await run(() => viaMcp(client, 'list_events', { time_min: '2026-06-01', max_results: 10 }, hasEvents));
         }
       } finally {
@@ -319,7 +336,8 @@ async function hot() {
     const t = truth.get(u);
     const id = t[Math.floor(random() * t.length)];
     const at = Date.now();
-    const args = list ? { max_results: c.maxResults, cache: 'off', timeout_ms: c.timeoutMs } : { message_id: id, timeout_ms: c.timeoutMs };
+    const args = list ? { max_results: c.maxResults, cache: 'off', timeout_ms: c.timeoutMs }
+      : { message_id: id, timeout_ms: c.timeoutMs };
     const check = list ? sameMail(u, t.slice(0, c.maxResults), 'list_emails') : isEmail(u, id);
     const r = mcp ? await viaMcp(clients.get(u), list ? 'list_emails' : 'get_email', args, check)
       : await viaCall(u, list ? 'gmail.list-emails' : 'gmail.get-email', args, check, base);
