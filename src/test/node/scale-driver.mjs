@@ -4,11 +4,16 @@
 //
 //   node scale-driver.mjs mixed  CONFIG.json   100 users x 20 mixed calls; SIGKILLs one instance half-way
 //   node scale-driver.mjs shared CONFIG.json   one user's calls arriving at a multiple of its Gmail quota
+//   node scale-driver.mjs hot    CONFIG.json   a hot user over its quota beside a Zipf tail of users (see hot())
 //
 // CONFIG: {"balancer": URL, "emulator": URL, "key": service key, "out": results file, and for mixed: "users",
 // "killPid", "killAt" (share of calls answered before the kill); for shared: "user", "rate" (calls a second),
-// "seconds" (how long calls arrive), "maxResults"}. Each answer is checked against what the emulator itself lists
-// for that user: an answer from another user's mailbox counts as wrong (and fails the run), not as ok.
+// "seconds" (how long calls arrive), "maxResults"}; for hot, see hot() below. Each answer is checked against its own
+// user: its ids against what the emulator itself lists for that user, its subjects against the mark only that user's
+// mail carries (the emulator ends every subject of user n >= 2 with [usern]; user 1's carry none). An answer from
+// another user's mailbox counts as wrong (and fails the run), not as ok. "swap": [a, b] in any CONFIG gives user a's
+// calls user b's token and b's a's, the emulator's truth still asked with each user's own: it proves the check (the
+// run must fail), and is never set otherwise.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -18,6 +23,11 @@ const config = JSON.parse(readFileSync(configFile, 'utf8'));
 const CALL_TIMEOUT_MS = 90_000;
 
 const tokenOf = (user) => `emulator-user-${user}`;
+/** The token a user's calls carry: its own, unless CONFIG swaps it with another user's. */
+const callerToken = (user) => {
+  const [a, b] = config.swap ?? [];
+  return tokenOf(user === a ? b : user === b ? a : user);
+};
 
 /** What the emulator lists for the user, asked directly (the truth each answer is checked against). */
 async function expected(user) {
@@ -31,16 +41,19 @@ async function expected(user) {
 }
 
 /** One call over POST /v1/call: {ok, wrong, error, ms}. */
-async function viaCall(user, command, params, check) {
-  return { protocol: 'call', ...(await callOnce(user, command, params, check)) };
+async function viaCall(user, command, params, check, base) {
+  return { protocol: 'call', ...(await callOnce(user, command, params, check, base)) };
 }
 
-async function callOnce(user, command, params, check) {
+async function callOnce(user, command, params, check, base = config.balancer) {
   const started = performance.now();
   try {
-    const r = await fetch(`${config.balancer}v1/call`, {
+    const r = await fetch(`${base}v1/call`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': tokenOf(user), 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': callerToken(user),
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({ command, params }),
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
@@ -52,7 +65,12 @@ async function callOnce(user, command, params, check) {
     } catch {
       return { ms, error: `HTTP ${r.status}, not JSON: ${text.slice(0, 120).replace(/\s+/g, ' ')}`, answered: false };
     }
-    if (answer.status !== 'ok') return { ms, error: `HTTP ${r.status} ${answer.error?.code}: ${answer.error?.message}`, answered: true };
+    if (answer.status !== 'ok') {
+      // a refusal's wait, as the caller finds it: retry_after_ms in the error and, on 429, HTTP's Retry-After
+      const retryAfter = hasRetryAfterMs(answer.error) && (r.status !== 429 || r.headers.has('retry-after'));
+      return { ms, error: `HTTP ${r.status} ${answer.error?.code}: ${answer.error?.message}`, code: answer.error?.code,
+        retryAfter, answered: true };
+    }
     const flaw = check(answer.data);
     return flaw ? { ms, wrong: flaw, answered: true } : { ms, ok: true, answered: true };
   } catch (e) {
@@ -63,7 +81,7 @@ async function callOnce(user, command, params, check) {
 /** An MCP client of the user's own (one session per user, as an agent keeps one). */
 async function mcpClient(user) {
   const transport = new StreamableHTTPClientTransport(new URL(`${config.balancer}mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': tokenOf(user) } },
+    requestInit: { headers: { Authorization: `Bearer ${config.key}`, 'X-Google-Access-Token': callerToken(user) } },
   });
   const client = new Client({ name: 'scale-test', version: '1.0.0' });
   await client.connect(transport);
@@ -81,7 +99,10 @@ async function mcpOnce(client, name, args, check) {
     const result = await client.callTool({ name, arguments: args }, { timeout: CALL_TIMEOUT_MS });
     const ms = performance.now() - started;
     const text = result.content?.[0]?.text ?? '';
-    if (result.isError) return { ms, error: `tool error: ${text.slice(0, 200)}`, answered: true };
+    if (result.isError) {
+      return { ms, error: `tool error: ${text.slice(0, 200)}`, code: text.split(':')[0],
+        retryAfter: hasRetryAfterMs(result), answered: true };
+    }
     const flaw = check(JSON.parse(text));
     return flaw ? { ms, wrong: flaw, answered: true } : { ms, ok: true, answered: true };
   } catch (e) {
@@ -89,11 +110,31 @@ async function mcpOnce(client, name, args, check) {
   }
 }
 
-const sameIds = (want, what) => (data) => {
-  const got = (data.emails ?? []).map((m) => m.id);
-  return JSON.stringify(got) === JSON.stringify(want) ? null : `${what}: got ${got.slice(0, 3)}..., want ${want.slice(0, 3)}...`;
+/** Whether a refusal names how long to wait: a retry_after_ms number anywhere in it (the error, MCP's result). */
+const hasRetryAfterMs = (x) => /retry_after_ms[\\"' ]*[:=]\s*\d/.test(JSON.stringify(x ?? null));
+
+/** Whose mail a subject is, by the emulator's mark (user 1's carry none), or null when it is `user`'s own. */
+const SUBJECT_MARK = /\[user([1-9][0-9]*)\]$/;
+const subjectFlaw = (user, subject) => {
+  const mark = SUBJECT_MARK.exec(subject ?? '');
+  const owner = mark ? Number(mark[1]) : 1;
+  return owner === user ? null : `subject "${subject}" is user ${owner}'s, not user ${user}'s`;
 };
-const isEmail = (id) => (data) => (data.id === id ? null : `get_email ${id}: got ${data.id}`);
+/** The answer lists exactly `want` (ids, in order), each with a subject of `user`'s own. */
+const sameMail = (user, want, what) => (data) => {
+  const emails = data.emails ?? [];
+  const got = emails.map((m) => m.id);
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    return `${what} of user ${user}: got ${got.slice(0, 3)}..., want ${want.slice(0, 3)}...`;
+  }
+  const flaw = emails.map((m) => subjectFlaw(user, m.subject)).find((f) => f);
+  return flaw ? `${what}: ${flaw}` : null;
+};
+const isEmail = (user, id) => (data) => {
+  if (data.id !== id) return `get_email ${id} of user ${user}: got ${data.id}`;
+  const flaw = subjectFlaw(user, data.subject);
+  return flaw ? `get_email ${id}: ${flaw}` : null;
+};
 const hasEvents = (data) => (Array.isArray(data.events) ? null : 'list_events: no events array');
 
 function percentile(sorted, p) {
@@ -119,6 +160,15 @@ async function mixed() {
   const truth = new Map();
   for (let i = 0; i < users.length; i += 20) {
     await Promise.all(users.slice(i, i + 20).map(async (u) => truth.set(u, await expected(u))));
+  }
+  // the check is blind to a swap between two users whose mail lists alike: none may
+  const lists = new Map();
+  for (const [u, t] of truth) {
+    const key = JSON.stringify(t.list);
+    if (lists.has(key)) {
+      throw new Error(`users ${lists.get(key)} and ${u} list the same ids: a swap between them would pass`);
+    }
+    lists.set(key, u);
   }
   const total = users.length * 20;
   const results = [];
@@ -146,9 +196,14 @@ async function mixed() {
     const callLane = async () => {
       for (let i = 0; i < 10; i++) {
         const k = i % 4;
-        if (k === 0) await run(() => viaCall(u, 'gmail.list-emails', { max_results: 10 }, sameIds(t.list, 'list_emails')));
-        else if (k === 1) await run(() => viaCall(u, 'gmail.get-email', { message_id: t.list[i % t.list.length] }, isEmail(t.list[i % t.list.length])));
-        else if (k === 2) await run(() => viaCall(u, 'gmail.search-emails', { query: 'has:attachment', max_results: 5 }, sameIds(t.search, 'search_emails')));
+        const id = t.list[i % t.list.length];
+        const list = sameMail(u, t.list, 'list_emails');
+        if (k === 0) await run(() => viaCall(u, 'gmail.list-emails', { max_results: 10 }, list));
+        else if (k === 1) await run(() => viaCall(u, 'gmail.get-email', { message_id: id }, isEmail(u, id)));
+        else if (k === 2) {
+          await run(() => viaCall(u, 'gmail.search-emails', { query: 'has:attachment', max_results: 5 },
+            sameMail(u, t.search, 'search_emails')));
+        }
         else await run(() => viaCall(u, 'calendar.list-events', { time_min: '2026-06-01', max_results: 10 }, hasEvents));
       }
     };
@@ -163,9 +218,14 @@ async function mixed() {
       try {
         for (let i = 0; i < 10; i++) {
           const k = (i + 2) % 4;
-          if (k === 0) await run(() => viaMcp(client, 'list_emails', { max_results: 10 }, sameIds(t.list, 'list_emails')));
-          else if (k === 1) await run(() => viaMcp(client, 'get_email', { message_id: t.list[(i + 5) % t.list.length] }, isEmail(t.list[(i + 5) % t.list.length])));
-          else if (k === 2) await run(() => viaMcp(client, 'search_emails', { query: 'has:attachment', max_results: 5 }, sameIds(t.search, 'search_emails')));
+          const id = t.list[(i + 5) % t.list.length];
+          const list = sameMail(u, t.list, 'list_emails');
+          if (k === 0) await run(() => viaMcp(client, 'list_emails', { max_results: 10 }, list));
+          else if (k === 1) await run(() => viaMcp(client, 'get_email', { message_id: id }, isEmail(u, id)));
+          else if (k === 2) {
+            await run(() => viaMcp(client, 'search_emails', { query: 'has:attachment', max_results: 5 },
+              sameMail(u, t.search, 'search_emails')));
+          }
           else await run(() => viaMcp(client, 'list_events', { time_min: '2026-06-01', max_results: 10 }, hasEvents));
         }
       } finally {
@@ -201,7 +261,7 @@ async function shared() {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     // the mail index off: every call asks Gmail, so the calls spend the user's quota
     calls.push(viaCall(u, 'gmail.list-emails', { max_results: config.maxResults, cache: 'off', timeout_ms: CALL_TIMEOUT_MS - 5_000 },
-      sameIds(want, 'list_emails')).then((r) => results.push(r)));
+      sameMail(u, want, 'list_emails')).then((r) => results.push(r)));
   }
   const arrivedMs = performance.now() - started;
   await Promise.all(calls);
@@ -215,9 +275,118 @@ async function shared() {
   return out;
 }
 
-const out = mode === 'mixed' ? await mixed() : mode === 'shared' ? await shared() : null;
+/** A seeded random source in [0, 1) (mulberry32): the same CONFIG makes the same arrivals and choices. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Calls `fire()` at the arrivals of a Poisson process of `rate` a second for `seconds`; all its calls' results. */
+async function poisson(random, rate, seconds, fire) {
+  const started = performance.now();
+  const calls = [];
+  for (let t = -Math.log(1 - random()) / rate; t < seconds; t += -Math.log(1 - random()) / rate) {
+    const wait = started + t * 1000 - performance.now();
+    if (wait > 0) await sleep(wait);
+    calls.push(fire());
+  }
+  return Promise.all(calls);
+}
+
+/** Picks one of `users` by Zipf(s): the k-th is picked in proportion to 1 / k^s. */
+function zipf(users, s, random) {
+  const weights = users.map((_, k) => 1 / (k + 1) ** s);
+  const total = weights.reduce((a, b) => a + b, 0);
+  return () => {
+    let x = random() * total;
+    for (let k = 0; k < users.length; k++) if ((x -= weights[k]) < 0) return users[k];
+    return users.at(-1);
+  };
+}
+
+/**
+ * The hot user beside a tail (issue 44's load): every call list_emails(maxResults, mail index off: each spends the
+ * user's quota) or get_email, half each, a share `mcpShare` over /mcp, each with `timeoutMs`, and each answer checked
+ * against its own user. In order: `warmUsers[i]` warm instance i directly (so that no user is spread over
+ * instances yet); `probeUsers.quiet` make one list each, one after another (nobody spread); the tail alone, Poisson at
+ * `tailRate` a second by Zipf(`zipf`) over `tailUsers`, for `tailSeconds`, with `probeUsers.tail` one each from 2 s;
+ * then `startedFile` is written (the script times DynamoDB's outage from it) and the tail goes on beside `hotUser` at
+ * `hotRate` for `hotSeconds`, with `probeUsers.hot` one each from 2 s. Every call is written out with its user, kind,
+ * start (epoch ms), time and outcome, for the script to measure; with the emulator's counters around the last step.
+ */
+async function hot() {
+  const c = config;
+  const random = seeded(c.seed ?? 44);
+  const probes = [...c.probeUsers.quiet, ...c.probeUsers.tail, ...c.probeUsers.hot];
+  const users = [c.hotUser, ...c.tailUsers, ...probes, ...c.warmUsers];
+  const truth = new Map();
+  for (let i = 0; i < users.length; i += 20) {
+    await Promise.all(users.slice(i, i + 20).map(async (u) => truth.set(u, (await expected(u)).list)));
+  }
+  const records = [];
+  const clients = new Map();
+  const call = async (who, u, { list, mcp, base }) => {
+    const t = truth.get(u);
+    const id = t[Math.floor(random() * t.length)];
+    const at = Date.now();
+    const args = list ? { max_results: c.maxResults, cache: 'off', timeout_ms: c.timeoutMs }
+      : { message_id: id, timeout_ms: c.timeoutMs };
+    const check = list ? sameMail(u, t.slice(0, c.maxResults), 'list_emails') : isEmail(u, id);
+    const r = mcp ? await viaMcp(clients.get(u), list ? 'list_emails' : 'get_email', args, check)
+      : await viaCall(u, list ? 'gmail.list-emails' : 'gmail.get-email', args, check, base);
+    const record = { who, user: u, tool: list ? 'list' : 'get', at, ...r, ms: +r.ms.toFixed(1) };
+    records.push(record);
+    return record;
+  };
+  const userCall = (who, u) => call(who, u, { list: random() < 0.5, mcp: random() < c.mcpShare });
+  const probe = (who, u) => call(who, u, { list: true, mcp: false });
+
+  for (let i = 0; i < c.warmUsers.length; i++) {
+    for (let n = 0; n < 6; n++) await call('warm', c.warmUsers[i], { list: n === 0, mcp: false, base: c.instances[i] });
+  }
+  for (const u of c.probeUsers.quiet) await probe('probe-quiet', u);
+  for (const u of [c.hotUser, ...c.tailUsers]) clients.set(u, await mcpClient(u));
+  const tailUser = zipf(c.tailUsers, c.zipf, random);
+  const probing = (who, list) => Promise.all(list.map(async (u, i) => {
+    await sleep(2_000 + i * 1_000);
+    return probe(who, u);
+  }));
+  const tailStarted = Date.now();
+  await Promise.all([poisson(random, c.tailRate, c.tailSeconds, () => userCall('tail-alone', tailUser())),
+    probing('probe-tail', c.probeUsers.tail)]);
+  const counters = async () => (await (await fetch(`${c.emulator}emulator/v1/counters`)).json()).users;
+  const before = await counters();
+  const hotStarted = Date.now();
+  writeFileSync(c.startedFile, String(hotStarted));
+  await Promise.all([poisson(random, c.tailRate, c.hotSeconds, () => userCall('tail', tailUser())),
+    poisson(random, c.hotRate, c.hotSeconds, () => userCall('hot', c.hotUser)),
+    probing('probe-hot', c.probeUsers.hot)]);
+  const after = await counters();
+  await Promise.all([...clients.values()].map((client) => client.close().catch(() => {})));
+  const out = {
+    mode: 'hot', tail_started_ms: tailStarted, hot_started_ms: hotStarted, hot_elapsed_ms: Date.now() - hotStarted,
+    ...summary(records), emulator_before: before, emulator_after: after, records,
+    errors: records.filter((r) => r.error).map((r) => `${r.who}: ${r.error}`).slice(0, 50),
+    wrong_answers: records.filter((r) => r.wrong).map((r) => r.wrong).slice(0, 20),
+  };
+  writeFileSync(c.out, JSON.stringify(out));
+  delete out.records;
+  delete out.emulator_before;
+  delete out.emulator_after;
+  return out;
+}
+
+const modes = { mixed, shared, hot };
+const out = modes[mode] ? await modes[mode]() : null;
 if (!out) {
-  console.error('usage: node scale-driver.mjs mixed|shared CONFIG.json');
+  console.error('usage: node scale-driver.mjs mixed|shared|hot CONFIG.json');
   process.exit(2);
 }
 const { errors, wrong_answers, ...head } = out;

@@ -79,8 +79,8 @@ public final class Emulator implements AutoCloseable {
                     @Override
                     public Mailbox mailbox(int number, String address) {
                         return number == 1 ? mailbox
-                                : MailboxSource.seeded(address, userSeed(config.seed(), number), config.seedMessages(),
-                                config.anchor());
+                                : MailboxSource.seeded(address, number, userSeed(config.seed(), number),
+                                config.seedMessages(), config.anchor());
                     }
 
                     @Override
@@ -211,11 +211,15 @@ public final class Emulator implements AutoCloseable {
     }
 
     /**
-     * Each further user's seed: a fixed odd-constant step from the configured one (the golden ratio's, as
-     * SplittableRandom mixes), so users' mailboxes differ and stay the same from run to run.
+     * Each further user's seed: the configured one and the user's number, mixed (SplittableRandom's own finalizer), so
+     * users' mailboxes stay the same from run to run and share nothing. A plain step of SplittableRandom's gamma, as
+     * before, gave user n user 1's stream shifted by n - 1 draws: most users' mail was another's, dates and all.
      */
-    private static long userSeed(long seed, int number) {
-        return seed + 0x9E3779B97F4A7C15L * (number - 1);
+    static long userSeed(long seed, int number) {
+        long z = seed + 0x9E3779B97F4A7C15L * number;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     /** Refresh-token grants the OAuth token endpoint has answered (to check that concurrent calls share one). */

@@ -75,6 +75,31 @@ class MultiUserTest {
     }
 
     @Test
+    void noTwoUsersShareAMessageIdAndEveryFurtherUsersSubjectCarriesItsNumber() throws Exception {
+        // the scale test's shape: 101 users of 40 messages (before, 48 of them listed another's ten newest ids)
+        Emulator emulator = emulators.start(users(101).seedMessages(40).build());
+        Map<String, Integer> owners = new HashMap<>();
+        for (int n = 1; n <= 101; n++) {
+            String token = emulator.tokenFor(emulator.userAddress(n));
+            JsonNode list = json(get(emulator, "gmail/v1/users/me/messages?maxResults=500&includeSpamTrash=true",
+                    token), 200);
+            assertThat(list.get("messages")).hasSize(40);
+            for (JsonNode m : list.get("messages")) {
+                Integer before = owners.put(m.get("id").asText(), n);
+                assertThat(before).as("message %s of user %d is also user %s's", m.get("id").asText(), n, before)
+                        .isNull();
+            }
+            List<String> subjects = subjects(emulator, token);
+            if (n == 1) {
+                assertThat(subjects).as("user 1's mail is as it always was").noneMatch(s -> s.contains("[user"));
+            } else {
+                int user = n;
+                assertThat(subjects).as("user %d's subjects", n).allMatch(s -> s.endsWith(" [user" + user + "]"));
+            }
+        }
+    }
+
+    @Test
     void aUsersTokenOnAnotherUsersPathIsRefusedAsGmailDelegationDenied() throws Exception {
         Emulator emulator = emulators.start(users(3).build());
         String user2 = emulator.tokenFor("user2@example.com");

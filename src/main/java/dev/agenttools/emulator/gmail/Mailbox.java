@@ -62,6 +62,15 @@ public final class Mailbox {
      */
     static Mailbox load(String email, List<MailInput> inputs, Function<byte[], ParsedMessage> parser,
                         Consumer<String> warnings) {
+        return load(email, inputs, parser, warnings, 0);
+    }
+
+    /**
+     * As {@link #load(String, List, Function, Consumer)}, with ids that carry {@code owner}, a further user's number
+     * (0: none, the first user's ids as they always were; see {@link #nextId(long, int, long, int)}).
+     */
+    static Mailbox load(String email, List<MailInput> inputs, Function<byte[], ParsedMessage> parser,
+                        Consumer<String> warnings, int owner) {
         Mailbox box = new Mailbox(email, new LabelCatalog());
         List<MailInput> byArrival = new ArrayList<>(inputs);
         byArrival.sort(Comparator.comparingLong(MailInput::internalDate));
@@ -82,7 +91,7 @@ public final class Mailbox {
                 continue;
             }
             sequence++;
-            id = nextId(in.internalDate(), sequence, id);
+            id = nextId(in.internalDate(), sequence, id, owner);
             long threadId = box.threadFor(in, parsed, id, threadByKey, threadByMessageId);
             Set<String> labelIds = box.resolveLabels(in.labelIds());
             // History ids increase but are not contiguous, as in Gmail.
@@ -113,8 +122,18 @@ public final class Mailbox {
      * the top clamp leaves room for 2^32 ids above it, more than a list can hold.
      */
     static long nextId(long internalDate, int sequence, long previousId) {
+        return nextId(internalDate, sequence, previousId, 0);
+    }
+
+    /**
+     * As {@link #nextId(long, int, long)}; with an {@code owner} (a further user's number, not 0) its low 8 bits take
+     * the top of the low 20 and the counter the 12 below: two users' messages that arrived in the same millisecond
+     * still get different ids (seeded users' dates differ already; this makes a shared id need both to coincide).
+     */
+    static long nextId(long internalDate, int sequence, long previousId, int owner) {
         long time = Math.clamp(internalDate, MIN_ID_TIME, MAX_ID_TIME);
-        return Math.max((time << 20) | (sequence & 0xFFFFF), previousId + 1);
+        long low = owner == 0 ? sequence & 0xFFFFF : (owner & 0xFFL) << 12 | (sequence & 0xFFF);
+        return Math.max((time << 20) | low, previousId + 1);
     }
 
     /** One line for the skip warning: what went wrong, with any line breaks flattened. */

@@ -73,12 +73,16 @@ public final class MailboxSource {
     }
 
     /**
-     * The seeded mailbox of one more user: {@code seedMessages} generated from {@code seed}, without the three large
-     * messages the first user's mailbox has (1.1 MB of HTML, a 1.5 MB attachment: a thousand users could not hold them).
+     * The seeded mailbox of one more user, user {@code number} (2 or more): {@code seedMessages} generated from
+     * {@code seed}, without the three large messages the first user's mailbox has (1.1 MB of HTML, a 1.5 MB attachment:
+     * a thousand users could not hold them). Its mail is the user's alone, as a real mailbox's is: every subject ends
+     * with {@code [user<number>]} and the number is in every id, so a caller shown another user's mail can tell by
+     * either (a scale test's check of answers relies on it).
      */
-    public static Mailbox seeded(String userEmail, long seed, int seedMessages, Instant anchor) {
-        return Mailbox.load(userEmail, SeedMailbox.generate(seed, seedMessages, anchor, userEmail, false),
-                MimeParser::parse, System.err::println);
+    public static Mailbox seeded(String userEmail, int number, long seed, int seedMessages, Instant anchor) {
+        String tag = "[user" + number + "]";
+        return Mailbox.load(userEmail, SeedMailbox.generate(seed, seedMessages, anchor, userEmail, tag),
+                MimeParser::parse, System.err::println, number);
     }
 
     /** The folder's .eml files, any depth, in path order; a file that cannot be read is named and skipped. */

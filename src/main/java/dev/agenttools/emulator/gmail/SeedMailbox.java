@@ -48,13 +48,16 @@ final class SeedMailbox {
     private final SplittableRandom random;
     private final Instant anchor;
     private final InternetAddress me;
+    /** What ends every subject, or null (the first user's mailbox, as it always was). */
+    private final String subjectTag;
     private final List<MailInput> out = new ArrayList<>();
     private final List<byte[]> images = new ArrayList<>();
     private int sequence;
 
-    private SeedMailbox(long seed, Instant anchor, String me) {
+    private SeedMailbox(long seed, Instant anchor, String me, String subjectTag) {
         this.random = new SplittableRandom(seed);
         this.anchor = anchor;
+        this.subjectTag = subjectTag;
         try {
             this.me = new InternetAddress(me, "Alex Morgan", "UTF-8");
         } catch (UnsupportedEncodingException e) {
@@ -66,15 +69,17 @@ final class SeedMailbox {
     }
 
     static List<MailInput> generate(long seed, int count, Instant anchor, String me) {
-        return generate(seed, count, anchor, me, true);
+        return generate(seed, count, anchor, me, null);
     }
 
     /**
-     * As {@link #generate(long, int, Instant, String)}; without {@code specials} the three large messages are left out
-     * (over 3 MB of mail, too much to give each of a thousand users).
+     * As {@link #generate(long, int, Instant, String)}; with a {@code subjectTag}, a further user's mailbox: the three
+     * large messages are left out (over 3 MB of mail, too much to give each of a thousand users) and every subject ends
+     * with the tag (" [user7]"), so that no two users' mail looks alike.
      */
-    static List<MailInput> generate(long seed, int count, Instant anchor, String me, boolean specials) {
-        SeedMailbox box = new SeedMailbox(seed, anchor, me);
+    static List<MailInput> generate(long seed, int count, Instant anchor, String me, String subjectTag) {
+        boolean specials = subjectTag == null;
+        SeedMailbox box = new SeedMailbox(seed, anchor, me, subjectTag);
         try {
             if (specials) {
                 box.specials(count);
@@ -352,7 +357,7 @@ final class SeedMailbox {
         m.setFrom(from);
         m.setRecipient(Message.RecipientType.TO, to);
         if (subject != null) {
-            m.setSubject(subject, charset);
+            m.setSubject(subjectTag == null ? subject : subject + " " + subjectTag, charset);
         }
         m.setSentDate(Date.from(at));
         m.setHeader("Delivered-To", me.getAddress());

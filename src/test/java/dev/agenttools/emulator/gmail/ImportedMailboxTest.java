@@ -143,6 +143,8 @@ class ImportedMailboxTest {
         }
         // an ordinary date keeps the id Gmail's shape suggests: the time in ms above a 20-bit counter
         assertThat(Mailbox.nextId(1_767_607_200_000L, 7, 0)).isEqualTo((1_767_607_200_000L << 20) | 7);
+        // a further user's ids carry its number above a 12-bit counter, so two users' mail of one ms differs
+        assertThat(Mailbox.nextId(1_767_607_200_000L, 7, 0, 3)).isEqualTo((1_767_607_200_000L << 20) | 3 << 12 | 7);
         // more than 2^20 messages at the latest time still get distinct, positive ids
         boolean increasing = true;
         for (int sequence = 1; sequence <= (1 << 21); sequence++) {
