@@ -19,6 +19,7 @@ import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
 import dev.agenttools.google.PageTokens;
 import dev.agenttools.google.Retry;
+import dev.agenttools.google.Strategy;
 import dev.agenttools.google.StreamingJson;
 import dev.agenttools.tool.Deadline;
 
@@ -153,6 +154,17 @@ final class CalendarService {
 
     /** The question asked of each calendar: a time range, a text, a page size and the calendar's page token. */
     record EventQuery(Instant min, Instant max, String text, int maxResults) {
+    }
+
+    /**
+     * Admits a list of {@code calendars} calendars' events fetched by {@code strategy}: the quota of an events.list per
+     * calendar is promised to it, or it is refused at once (rate_limited, with when to try again) when the account's
+     * Calendar quota could not serve it before its deadline ({@link GoogleCalls#admit}), so that no calendar's
+     * request is spent on a list that the next one's refusal would leave half answered.
+     */
+    GoogleCalls.Promise admitEvents(Session s, int calendars, Strategy strategy, Deadline deadline) {
+        int rounds = strategy == Strategy.SEQUENTIAL ? calendars : 1;
+        return calls.admit(s.account(), calendars * UNITS, rounds, deadline, "calendar events.list x" + calendars);
     }
 
     /** One calendar's events in the range, instances of series expanded, in start order. */

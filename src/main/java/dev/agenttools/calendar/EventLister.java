@@ -80,9 +80,11 @@ final class EventLister {
         Map<String, String> pages = asked == null ? Map.of() : asked.pages();
         Strategy strategy = r.strategy().resolve(ids.size());
         Strategy.Source<String, Outcome<Events>> source = source(s, q, pages, r.deadline());
-        List<Outcome<Events>> fetched = strategy.fetch(ids, source,
-                new Strategy.Limits(service.maxInFlight(s), service.settings().batchSize()), r.deadline(),
-                "calendar events of " + ids.size() + " calendars");
+        List<Outcome<Events>> fetched;
+        try (var _ = service.admitEvents(s, ids.size(), strategy, r.deadline())) {
+            fetched = strategy.fetch(ids, source, new Strategy.Limits(service.maxInFlight(s), service.settings().batchSize()),
+                    r.deadline(), "calendar events of " + ids.size() + " calendars");
+        }
         Map<String, Outcome<Events>> answers = new LinkedHashMap<>();
         for (int i = 0; i < ids.size(); i++) {
             answers.put(ids.get(i), fetched.get(i));

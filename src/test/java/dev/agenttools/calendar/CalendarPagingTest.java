@@ -193,8 +193,10 @@ class CalendarPagingTest {
             ToolRegistry tools = Tools.builder().rootUrl(server.rootUrl()).defaultAccessToken("t").calendarPacing(1, 1, 1).build();
             call(tools, CalendarTools.LIST_CALENDARS, "{}");
             ToolException e = failure(tools, CalendarTools.LIST_CALENDARS, "{}");
-            assertThat(e.kind()).isEqualTo(ToolException.Kind.DEADLINE);
-            assertThat(e.getMessage()).contains("the Calendar quota allows no more calls in time").doesNotContain("Gmail");
+            // refused at once, before it waits or spends anything, saying when to try again
+            assertThat(e.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+            assertThat(e.retryAfter()).isPositive();
+            assertThat(e.getMessage()).contains("the Calendar quota of this account is spoken for").doesNotContain("Gmail");
         }
     }
 }

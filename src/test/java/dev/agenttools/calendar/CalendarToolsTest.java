@@ -127,6 +127,33 @@ class CalendarToolsTest {
     }
 
     @Test
+    void aListOfCalendarsTheQuotaCannotServeInTimeIsRefusedWholeBeforeAnyCalendarIsAsked() throws Exception {
+        Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).build());
+        // 60 requests a minute, a bucket of 9: a list of eight calendars' events leaves it empty, so a second one
+        // cannot have its eight events.list within a second
+        try (ToolRegistry paced = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken("t")
+                .calendarPacing(60, 10, 10).build()) {
+            List<String> ids = new ArrayList<>();
+            paced.call(ToolCall.of(CalendarTools.LIST_CALENDARS, Json.object())).data().get("calendars")
+                    .forEach(c -> ids.add(c.get("id").asText()));
+            ObjectNode day = (ObjectNode) Json.MAPPER.readTree("{\"time_min\": \"2026-06-02T00:00:00+02:00\", "
+                    + "\"time_max\": \"2026-06-03T00:00:00+02:00\", \"strategy\": \"concurrent\", \"timeout_ms\": 30000}");
+            ids.subList(8, ids.size()).clear();
+            ids.forEach(day.putArray("calendar_ids")::add);
+            paced.call(ToolCall.of(CalendarTools.LIST_EVENTS, day));
+            long calls = emulator.counters().apiCalls();
+            assertThatThrownBy(() -> paced.call(ToolCall.of(CalendarTools.LIST_EVENTS, day.deepCopy().put("timeout_ms", 1000))))
+                    .isInstanceOfSatisfying(ToolException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+                        assertThat(e.retryAfter()).isPositive();
+                        assertThat(e).hasMessageContaining("calendar events.list x8: the Calendar quota of this account is spoken for");
+                    });
+            assertThat(emulator.counters().apiCalls()).as("no calendar asked: none left unanswered").isEqualTo(calls);
+        }
+    }
+
+    @Test
     void badInputIsAClearErrorNamingTheField() {
         assertThatThrownBy(() -> call(CalendarTools.LIST_EVENTS, "{\"time_min\": \"tomorrow\"}"))
                 .isInstanceOfSatisfying(ToolException.class, e -> {
