@@ -99,7 +99,11 @@ target("fresh user's list_emails(4) p50 while the hot user is spread / nobody sp
 # than 1.2x the p99 of its kind (who, tool) among the calls that ended before it.
 target("tracking rows / calls answered (hot phase, DynamoDB down 10 s)", {"rows": rows, "answered": answered}, "equal",
        rows == answered)
-slower, kinds = 0, {}
+# The tail's calls only: the hot user's wait is its own quota's backlog, which admission lets grow to three quarters of
+# its deadline whatever DynamoDB does (its backlog builds over the phase, so its calls before the outage wait less than
+# those after it); the outage's cost to it is what the "past their deadline" target above counts. Its figures are
+# shown beside, for reference.
+slower, kinds, hot_kinds = 0, {}, {}
 for who, base_whos in (("hot", ("hot",)), ("tail", ("tail", "tail-alone"))):
     for tool in ("list", "get"):
         base = [r for r in records if r["who"] in base_whos and r["tool"] == tool and ended_before_outage(r)]
@@ -107,11 +111,14 @@ for who, base_whos in (("hot", ("hot",)), ("tail", ("tail", "tail-alone"))):
         hit = [r for r in records if r["who"] == who and r["tool"] == tool and not ended_before_outage(r)]
         if p99 and hit:
             over = sum(1 for r in hit if r["ms"] > 1.2 * p99)
-            slower += over
-            kinds[f"{who} {tool}"] = {"no_outage_p99_ms": p99, "max_ms": max(r["ms"] for r in hit), "calls": len(hit),
-                                      "slower": over}
-target("calls ended after the outage began, slower than 1.2x their kind's no-outage p99",
-       {"slower": slower, "by_kind": kinds}, "0", down is not None and slower == 0)
+            figures = {"no_outage_p99_ms": p99, "max_ms": max(r["ms"] for r in hit), "calls": len(hit), "slower": over}
+            if who == "hot":
+                hot_kinds[f"{who} {tool}"] = figures
+            else:
+                slower += over
+                kinds[f"{who} {tool}"] = figures
+target("tail calls ended after the outage began, slower than 1.2x their kind's no-outage p99",
+       {"slower": slower, "by_kind": kinds, "hot_user_for_reference": hot_kinds}, "0", down is not None and slower == 0)
 
 report = json.load(open(f"{out}/report.json"))
 report["hot"] = {

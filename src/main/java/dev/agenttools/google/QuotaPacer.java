@@ -58,6 +58,12 @@ final class QuotaPacer {
     static final double INITIAL_LATENCY_NANOS = 200e6;
     /** How much each request's time moves the average: about the last ten count. */
     static final double LATENCY_WEIGHT = 0.1;
+    /**
+     * The part of a call's time left (less its round trips) that its wait for quota may fill when it is admitted: the
+     * rest absorbs a rate that drops after it was admitted (another instance's demand rises, Google refuses), so that
+     * an admitted call does not miss its deadline.
+     */
+    static final double ADMIT_SHARE = 0.75;
     /** The longest a waiting call sleeps before it looks again: a share raised meanwhile is used within this. */
     static final long MAX_SLEEP_NANOS = 250_000_000;
 
@@ -283,7 +289,7 @@ final class QuotaPacer {
         double shortfall = promised + waitingUnpromised + units - this.units;
         double quotaWait = shortfall <= 0 ? 0 : shortfall / unitsPerNano;
         double wait = Math.max(quotaWait, pausedUntil - now);
-        double usable = deadline.remainingNanos(now) - rounds * latencyNanos;
+        double usable = (deadline.remainingNanos(now) - rounds * latencyNanos) * ADMIT_SHARE;
         if (wait <= 0 || wait <= usable) {
             return;
         }

@@ -29,7 +29,7 @@ import java.util.function.LongSupplier;
  * What the instances serving each account ask of its limits, kept in DynamoDB as leases that carry demand: an
  * instance that served an account in the last {@link #LEASE} renews its lease on that account's item, one
  * {@code UpdateItem} that writes its own expiry and its demand on each API (quota units a second asked here, decayed
- * over {@link #DEMAND_WINDOW}) and returns the item, whose live leases are the others' demand
+ * over {@link #DEMAND_WINDOW}: long enough that a user's few calls a second do not make its shares jitter) and returns the item, whose live leases are the others' demand
  * ({@link #demand} answers from memory). Each instance then paces the account at a share that follows demand
  * ({@code QuotaPacer.fraction}): the instance that serves a user alone has all of its quota; a user spread by round
  * robin is split evenly; a user whose calls mostly reach one instance gets most of its quota there.
@@ -61,7 +61,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     /** How far an instance's demand moves (a share of the larger of then and now) before it tells the others early. */
     static final double DEMAND_MOVE = 0.5;
     /** Over how long demand is measured: an exponential decay with this time constant. */
-    static final Duration DEMAND_WINDOW = Duration.ofSeconds(2);
+    static final Duration DEMAND_WINDOW = Duration.ofSeconds(4);
     /** Demand below this (units a second: 3 a minute) is none: an instance asking so little is not counted. */
     static final double NO_DEMAND = 0.05;
     /** Accounts whose lease this instance keeps at most (past it the least recently seen are let go). */
@@ -116,8 +116,10 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         final java.util.concurrent.atomic.AtomicBoolean renewing = new java.util.concurrent.atomic.AtomicBoolean();
         /** The others' demand by API, as the last renewal read it. */
         volatile Map<String, Others> others = Map.of();
-        /** This instance's demand by API as the last renewal wrote it. */
+        /** This instance's demand by API as the last renewal wrote it, when, and as the one before wrote it. */
         volatile Map<String, Double> told = Map.of();
+        volatile long toldAt;
+        volatile Map<String, Double> toldBefore = Map.of();
         /** Other instances' leases found expired at the last renewal: their attributes, removed at the next. */
         volatile List<String> stale = List.of();
 
@@ -180,7 +182,25 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         Meter meter = lease.meter(api);
         double own = meter == null ? 0 : unitsAsked > 0 ? meter.add(now, unitsAsked) : meter.rateAt(now);
         Others others = lease.others.getOrDefault(api, Others.NONE);
-        return new Demand(own, others.demand(), others.instances());
+        if (others.instances() == 0) {
+            return new Demand(own, 0, 0); // alone: the whole of the limits, whatever it asks
+        }
+        return new Demand(ownForShare(lease, api, now), others.demand(), others.instances());
+    }
+
+    /**
+     * This instance's demand as its share should weigh it: what it told the others, not what it measures now, so that
+     * every instance weighs each one alike; and a rise only once the others have read it (a {@link #SOONEST} after it
+     * was told: each renews, and reads, that often while it serves the user too), a fall at once. So the shares of
+     * the instances add up to no more than the whole while demand moves (a rise taken before the others give way is
+     * what Google refuses), at the cost of a second's lag on a rise.
+     */
+    private static double ownForShare(Lease lease, String api, long now) {
+        double told = lease.told.getOrDefault(api, 0.0);
+        if (now - lease.toldAt >= SOONEST.toMillis()) {
+            return told;
+        }
+        return Math.min(told, lease.toldBefore.getOrDefault(api, 0.0));
     }
 
     /** Why the last renewal failed (null: it did not); each instance then paces at what it last knew. */
@@ -288,7 +308,9 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
                     .expressionAttributeValues(values)
                     .returnValues(ReturnValue.ALL_NEW).build()).attributes();
             read(item, now, lease);
+            lease.toldBefore = lease.told;
             lease.told = Map.copyOf(told);
+            lease.toldAt = now;
             lastError = null;
         } catch (RuntimeException e) {
             lastError = e.getClass().getSimpleName() + ": " + e.getMessage();

@@ -226,11 +226,11 @@ class QuotaPacerTest {
 
         // refused before it waited or spent anything, saying when a call of the same deadline would fit: the unit
         // refills in 1 s, and 500 ms less a request's round trip (180 ms: 200 before any was timed, moved a tenth of
-        // the way to the first request's 0 in virtual time) leaves 320 ms
+        // the way to the first request's 0 in virtual time) leaves 320 ms, of which a wait may fill three quarters
         assertThat(e.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
         assertThat(e).hasMessageStartingWith("messages.list: the Gmail quota of this account is spoken for: this call would"
-                + " wait about 1.0 s for its turn, and its deadline leaves 0.3 s; try again in 0.7 s");
-        assertThat(e.retryAfter()).isEqualTo(Duration.ofMillis(680));
+                + " wait about 1.0 s for its turn, and its deadline leaves 0.2 s; try again in 0.8 s");
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofMillis(760));
         assertThat(time.sleeps).isEmpty();
         // the slot went back, and a deadline the refill fits in is met by waiting
         pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list").close();
@@ -407,7 +407,8 @@ class QuotaPacerTest {
                 () -> pacer.acquire(1, 1, time.deadline(Duration.ofSeconds(2)), "messages.list"));
         assertThat(tooSoon.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
         assertThat(tooSoon).hasMessageStartingWith("messages.list: Gmail asked us to wait 3.0 s before the next call of this account");
-        assertThat(tooSoon.retryAfter()).isEqualTo(Duration.ofMillis(1_180)); // 3 s less (2 s less a 180 ms round trip)
+        // 3 s less three quarters of (2 s less a 180 ms round trip)
+        assertThat(tooSoon.retryAfter()).isEqualTo(Duration.ofMillis(1_635));
         assertThat(time.sleeps).isEmpty();
 
         pacer.acquire(1, 1, time.deadline(HOUR), "messages.list").close();
@@ -477,9 +478,9 @@ class QuotaPacerTest {
         QuotaPacer.Promise list = pacer.admit(55, 2, first, "a list of 10"); // 27 now, 28 more within 2.8 s
         Deadline second = time.deadline(Duration.ofSeconds(5));
         ToolException refused = catchThrowableOfType(ToolException.class, () -> pacer.admit(25, 2, second, "a list of 4"));
-        // 55 promised + 25 - 27 in the bucket: 5.3 s at ten a second, past 5 s less two round trips
+        // 55 promised + 25 - 27 in the bucket: 5.3 s at ten a second, past three quarters of 5 s less two round trips
         assertThat(refused.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
-        assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(700));
+        assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(1_850));
         assertThat(time.sleeps).as("refused without waiting").isEmpty();
 
         // the admitted list's requests go, waiting their turn, never refused for time: 11 of 5 units
@@ -489,7 +490,7 @@ class QuotaPacerTest {
         assertThat(time.slept()).isCloseTo(2_800_000_000L, within(ROUNDING));
         list.close();
         // what a closed promise did not spend is given back: nothing promised, so a list that fits goes
-        pacer.admit(25, 2, time.deadline(Duration.ofSeconds(3)), "a list of 4 again").close();
+        pacer.admit(25, 2, time.deadline(Duration.ofSeconds(4)), "a list of 4 again").close();
     }
 
     @Test

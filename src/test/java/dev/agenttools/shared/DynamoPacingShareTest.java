@@ -46,8 +46,8 @@ class DynamoPacingShareTest {
     private static final java.util.concurrent.Executor NOWHERE = r -> { };
 
     /**
-     * Each instance asks {@code units} of the account's Gmail quota twice at one moment ({@code units} a second over
-     * the 2 s window), then all renew, twice over: the second round reads what the first wrote.
+     * Each instance asks {@code units} of the account's Gmail quota twice at one moment ({@code units / 2} a second
+     * over the 4 s window), then all renew, twice over: the second round reads what the first wrote.
      */
     private static void rounds(List<DynamoPacingShare> instances, String account, int units) {
         for (DynamoPacingShare s : instances) {
@@ -75,9 +75,9 @@ class DynamoPacingShareTest {
         rounds(List.of(a, b, c), shared, 10);
         PacingShare.Demand fromA = seen(a, shared);
         assertThat(fromA.otherInstances()).isEqualTo(2);
-        // 10 units asked twice at one moment, over a window of 2 s: 10 units a second each
-        assertThat(fromA.own()).isCloseTo(10, within(0.01));
-        assertThat(fromA.others()).isCloseTo(20, within(0.01));
+        // 10 units asked twice at one moment, over a window of 4 s: 5 units a second each
+        assertThat(fromA.own()).isCloseTo(5, within(0.01));
+        assertThat(fromA.others()).isCloseTo(10, within(0.01));
         assertThat(seen(c, shared).otherInstances()).isEqualTo(2);
         assertThat(seen(a, "acct-fedcba9876543210").otherInstances()).as("an account a serves alone").isZero();
 
@@ -156,6 +156,10 @@ class DynamoPacingShareTest {
         b.renewDue();
         a.renewAll();
         assertThat(seen(a, account).others()).as("b's demand, told early").isGreaterThan(3 * before);
+        // b weighs its own rise only once the others have had a renewal to read it (a fall it would weigh at once)
+        assertThat(seen(b, account).own()).as("b's share, before a has read its rise").isCloseTo(before, within(0.01));
+        clock.addAndGet(DynamoPacingShare.SOONEST.toMillis());
+        assertThat(seen(b, account).own()).as("after").isGreaterThan(3 * before);
         a.close();
         b.close();
     }
