@@ -461,7 +461,7 @@ class ManyCallsTest(unittest.TestCase):
         self.assertEqual(3, len(store.rows))
 
     def test_stats_counts_an_error_agent_tools_answered_and_the_fallbacks_answer_after_it(self):
-        # agent-tools answers (Gmail at a closed port: "deadline" within the call's timeout_ms), Python then answers
+        # agent-tools answers (Gmail at a closed port: "upstream", cannot connect, at once), Python then answers
         env = tools_env("http://127.0.0.1:%d" % closed_port())
         recorder = Recorder(TrackingSettings.from_environment({"AGENT_TOOLS_TRACKING_DB": env["AGENT_TOOLS_TRACKING_DB"]}))
         client = AgentToolsClient(env=env, fallback=GmailFallback(access_token="t", root_url=self.root))
@@ -483,7 +483,7 @@ class ManyCallsTest(unittest.TestCase):
         self.assertEqual((2, 0.5, 0.5), (both["calls"], both["error_rate"], both["fallback_rate"]))
         with sqlite3.connect(env["AGENT_TOOLS_TRACKING_DB"]) as db:
             codes = sorted(db.execute("SELECT status, error_code, backend FROM calls"), key=str)
-        self.assertEqual([("error", "deadline", None), ("ok", None, "python")], codes)
+        self.assertEqual([("error", "upstream", None), ("ok", None, "python")], codes)
 
 
 class ForkTest(unittest.TestCase):
