@@ -146,6 +146,23 @@ class DocsTest {
         return names;
     }
 
+    @Test
+    void theReadmeAndTheDocsNameNoSettingTheCodeDoesNotRead() throws IOException {
+        // the history (CHANGES.md) may name settings that are gone; nothing else may
+        Set<String> known = settingsTheCodeReads();
+        Pattern buildArgument = Pattern.compile("(?m)^ARG (AGENT_TOOLS_\\w+)");
+        for (Path containerfile : List.of(Path.of("Containerfile"), Path.of("examples/python-agent/Containerfile"))) {
+            buildArgument.matcher(Files.readString(containerfile)).results().forEach(r -> known.add(r.group(1)));
+        }
+        List<Path> pages = new ArrayList<>(List.of(README, Path.of("clients/python/README.md")));
+        pages.addAll(files(Path.of("docs"), ".md"));
+        for (Path page : pages) {
+            Set<String> unknown = names(Files.readString(page));
+            unknown.removeAll(known);
+            assertThat(unknown).as("settings %s names that no code reads", page).isEmpty();
+        }
+    }
+
     private static Set<String> names(String text) {
         Set<String> names = new TreeSet<>();
         Pattern.compile("\\bAGENT_TOOLS_[A-Z0-9_]*[A-Z0-9]\\b").matcher(text).results().forEach(r -> names.add(r.group()));
