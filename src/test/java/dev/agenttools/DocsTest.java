@@ -184,19 +184,37 @@ class DocsTest {
     }
 
     @Test
-    void everyLocalLinkInTheReadmeAndTheDocsLeadsToAFile() throws IOException {
+    void everyLocalLinkInTheReadmeAndTheDocsLeadsToAFileAndHeading() throws IOException {
         List<Path> pages = new ArrayList<>(List.of(README, Path.of("CHANGES.md")));
         pages.addAll(files(Path.of("docs"), ".md"));
-        Pattern link = Pattern.compile("\\]\\(([^)#\\s]+)(#[^)\\s]*)?\\)");
+        Pattern link = Pattern.compile("\\]\\(([^)#\\s]*)(?:#([^)\\s]*))?\\)");
         List<String> broken = new ArrayList<>();
         for (Path page : pages) {
             for (Matcher m = link.matcher(Files.readString(page)); m.find(); ) {
                 String target = m.group(1);
-                if (!target.matches("[a-z]+:.*") && !Files.exists(page.toAbsolutePath().getParent().resolve(target))) {
+                if (target.matches("[a-z]+:.*")) {
+                    continue;
+                }
+                Path file = target.isEmpty() ? page : page.toAbsolutePath().getParent().resolve(target).normalize();
+                if (!Files.exists(file)) {
                     broken.add(page + " -> " + target);
+                } else if (m.group(2) != null && file.toString().endsWith(".md") && !anchors(file).contains(m.group(2))) {
+                    broken.add(page + " -> " + target + "#" + m.group(2));
                 }
             }
         }
-        assertThat(broken).as("links to files that do not exist").isEmpty();
+        assertThat(broken).as("links to files or headings that do not exist").isEmpty();
+    }
+
+    /** The anchors GitHub makes of a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+    private static Set<String> anchors(Path page) throws IOException {
+        Set<String> anchors = new TreeSet<>();
+        for (String line : Files.readAllLines(page)) {
+            if (line.matches("#{1,6} .*")) {
+                anchors.add(line.replaceFirst("#+ ", "").strip().toLowerCase(Locale.ROOT)
+                        .replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 }
