@@ -16,7 +16,8 @@ import java.util.concurrent.Callable;
         description = {"Benchmark the Gmail and Calendar tools' fetch strategies against each other.",
                 "Runs list_emails, search_emails, get_email, list_events (today across every shown calendar) and get_event "
                         + "with each fetch strategy (1 warm-up + 50 runs by default) against the embedded emulator at 150 ms "
-                        + "per call, prints a comparison table and writes the results as JSON (and a chart with --sweep)."})
+                        + "per call, and times the Habit tools on a store of their own; prints a comparison table and writes the "
+                        + "results as JSON and a chart (PNG), and with --sweep a second chart of p50 against the list size."})
 final class BenchCommand implements Callable<Integer> {
     // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
 

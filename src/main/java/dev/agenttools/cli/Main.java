@@ -12,7 +12,7 @@ import java.time.Duration;
  * failure into an exit status ({@link #exitStatus}): commands return 0 (or a result's status) and throw on failure.
  */
 @Command(name = "agent-tools", mixinStandardHelpOptions = true, version = "agent-tools 0.1.0",
-        description = "Fast, dependable Gmail tools for AI agents, with a Gmail API emulator.",
+        description = "Fast, dependable Gmail, Calendar and Habit tools for AI agents, with a Gmail and Calendar API emulator.",
         subcommands = {CallCommand.class, ServeCommand.class, McpCommand.class, ServerCommand.class, AuthCommand.class, StatsCommand.class, EmulatorCommand.class, TrainAotCommand.class, DaemonCommand.class,
                 BenchCommand.class, CacheCommand.class})
 public final class Main {
@@ -26,6 +26,7 @@ public final class Main {
     /** The configured command line (tests run commands through it and capture their output). */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
+        McpCommand.describe(cli.getSubcommands().get("mcp").getCommandSpec().usageMessage());
         cli.registerConverter(Duration.class, new DurationConverter());
         cli.setExitCodeExceptionMapper(Main::exitStatus);
         cli.setExecutionStrategy(Main::refuseUnmatched);

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Tools;
 import dev.agenttools.auth.AuthException;
 import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,16 @@ class MainTest {
                 .contains("among list_emails, search_emails, get_email")
                 .contains("among sequential, concurrent, batch");
         assertThat(run("stats", "--help").out().replaceAll("\\s+", " ")).contains("Output: table, json (default: table)");
+    }
+
+    @Test
+    void mcpHelpNamesEveryToolTheServerServes() {
+        // made from the registry's commands: a written list once named 7 of the 14 tools served
+        assertThat(Tools.SHORT_NAMES.keySet()).containsExactlyInAnyOrderElementsOf(Tools.commands());
+        String help = run("mcp", "--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains("every tool of the registry (" + String.join(", ",
+                Tools.commands().stream().map(Tools.SHORT_NAMES::get).toList()) + ")");
+        assertThat(run("--help").out()).contains("Gmail, Calendar and Habit tools");
     }
 
     @Test
