@@ -147,6 +147,21 @@ class DocsTest {
     }
 
     @Test
+    void theTestsSeeNoSettingFromTheDevelopersShell() throws IOException {
+        // surefire drops the settings pom.xml lists from the environment it hands the tests, and sets two of its own
+        String pom = Files.readString(Path.of("pom.xml"));
+        Matcher listed = Pattern.compile("<agent\\.tools\\.environment>([^<]*)</agent\\.tools\\.environment>").matcher(pom);
+        assertThat(listed.find()).as("pom.xml's agent.tools.environment").isTrue();
+        Set<String> isolated = new TreeSet<>(List.of(listed.group(1).split(",")));
+        Matcher set = Pattern.compile("<environmentVariables>(.*?)</environmentVariables>", Pattern.DOTALL).matcher(pom);
+        assertThat(set.find()).isTrue();
+        isolated.addAll(names(set.group(1).replaceAll("<!--.*?-->", "")));
+        Set<String> reachTheTests = new TreeSet<>(settingsTheCodeReads());
+        reachTheTests.removeAll(isolated);
+        assertThat(reachTheTests).as("settings of the developer's shell that would reach the tests").isEmpty();
+    }
+
+    @Test
     void theReadmeAndTheDocsNameNoSettingTheCodeDoesNotRead() throws IOException {
         // the history (CHANGES.md) may name settings that are gone; nothing else may
         Set<String> known = settingsTheCodeReads();
