@@ -83,11 +83,14 @@ final class StatsCommand implements Callable<Integer> {
         } else if (rows.isEmpty()) {
             out.println("no calls recorded in the last " + DurationConverter.text(since) + " (" + settings.sink() + ")");
         } else {
-            out.printf(Locale.ROOT, "%-22s %-11s %7s %7s %9s %9s %9s %9s%n", "tool", "backend", "calls", "errors", "fallback",
-                    "p50 ms", "p90 ms", "p99 ms");
+            // the columns as wide as the longest name shown (calendar.list-calendars is 23), so that rows stay aligned
+            int tool = Math.max(22, rows.stream().mapToInt(r -> r.tool().length()).max().orElse(0));
+            int backend = Math.max(11, rows.stream().mapToInt(r -> r.backend().length()).max().orElse(0));
+            out.printf(Locale.ROOT, "%-" + tool + "s %-" + backend + "s %7s %7s %9s %9s %9s %9s%n", "tool", "backend",
+                    "calls", "errors", "fallback", "p50 ms", "p90 ms", "p99 ms");
             for (StatsRow r : rows) {
-                out.printf(Locale.ROOT, "%-22s %-11s %7d %6.1f%% %8.1f%% %9.1f %9.1f %9.1f%n", r.tool(), r.backend(), r.calls(),
-                        100 * r.errorRate(), 100 * r.fallbackRate(), r.p50Ms(), r.p90Ms(), r.p99Ms());
+                out.printf(Locale.ROOT, "%-" + tool + "s %-" + backend + "s %7d %6.1f%% %8.1f%% %9.1f %9.1f %9.1f%n", r.tool(),
+                        r.backend(), r.calls(), 100 * r.errorRate(), 100 * r.fallbackRate(), r.p50Ms(), r.p90Ms(), r.p99Ms());
             }
         }
         out.flush();

@@ -21,6 +21,7 @@ import java.sql.Statement;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -75,6 +76,7 @@ class TrackingEndToEndTest {
     private static void makeCalls(Map<String, String> env) throws Exception {
         run(env, "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2, \"agent_name\": \"e2e\"}}", "call");
         run(env, "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}", "call");
+        run(env, "{\"command\": \"calendar.list-calendars\", \"params\": {}}", "call"); // the longest tool name
         run(env, """
                 {"id": 1, "command": "gmail.list-emails", "params": {"max_results": 1, "strategy": "batch"}}
                 {"id": 2, "command": "gmail.search-emails", "params": {"query": "has:attachment", "max_results": 1}}
@@ -97,7 +99,10 @@ class TrackingEndToEndTest {
         assertThat(rows.findValuesAsText("backend")).contains("batch", "concurrent");
         assertThat(rows.findValuesAsText("tool")).contains("gmail.get-email", "gmail.search-emails");
         String table = run(env, "", "stats", "--since", "1h");
-        assertThat(table).contains("gmail.list-emails", "p50 ms", "all");
+        assertThat(table).contains("gmail.list-emails", "calendar.list-calendars", "p50 ms", "all");
+        // fixed-width columns, each as wide as its longest value: every line of the table is as long as its header
+        List<String> lines = table.lines().toList();
+        assertThat(lines).as(table).allSatisfy(line -> assertThat(line).hasSize(lines.getFirst().length()));
     }
 
     @Test
