@@ -75,19 +75,20 @@ final class McpToolCalls {
                     .meta(Map.of("backend", result.backend().wireName(), "duration_ms", result.duration().toNanos() / 1e6))
                     .isError(false).build();
         } catch (ToolException e) {
-            if (e.retryAfter() != null) {
-                // when to try again, as the tool protocol's retry_after_ms: in the result's _meta, for a client's backoff
-                long ms = Math.max(1, (e.retryAfter().toNanos() + 999_999) / 1_000_000);
-                return McpSchema.CallToolResult.builder().addTextContent(e.kind().code() + ": " + internals.message(command, e))
-                        .meta(Map.of("retry_after_ms", ms)).isError(true).build();
-            }
-            return error(e.kind().code() + ": " + internals.message(command, e));
+            // when to try again, as the tool protocol's retry_after_ms: in the result's _meta, for a client's backoff
+            Long retryAfterMs = e.retryAfterMs();
+            return error(e.kind().code() + ": " + internals.message(command, e),
+                    retryAfterMs == null ? null : Map.of("retry_after_ms", retryAfterMs));
         } catch (RuntimeException e) {
             return error("internal: " + internals.unexpected(command, e).replaceFirst("^internal error: ", ""));
         }
     }
 
     static McpSchema.CallToolResult error(String text) {
-        return McpSchema.CallToolResult.builder().addTextContent(text).isError(true).build();
+        return error(text, null);
+    }
+
+    private static McpSchema.CallToolResult error(String text, Map<String, Object> meta) {
+        return McpSchema.CallToolResult.builder().addTextContent(text).meta(meta).isError(true).build();
     }
 }

@@ -110,6 +110,14 @@ public final class ToolException extends RuntimeException {
     }
 
     /**
+     * {@link #retryAfter} as answers carry it ({@code retry_after_ms}): whole milliseconds, rounded up so that a caller
+     * honouring it is not early; null when the failure does not say.
+     */
+    public Long retryAfterMs() {
+        return retryAfter == null ? null : Math.max(1, (retryAfter.toNanos() + 999_999) / 1_000_000);
+    }
+
+    /**
      * An {@link Kind#INTERNAL} failure told two ways: {@code words} for a remote caller, {@code detail} for the user on
      * their own machine and for the server's log (see {@link InternalErrors}).
      *

@@ -154,7 +154,7 @@ public final class ToolProtocol {
             ToolResult result = registry.call(call);
             return ok(id, result.data(), result.backend().wireName(), result.duration().toNanos() / 1e6);
         } catch (ToolException e) {
-            return error(id, e.kind(), internals.message(named, e), e.retryAfter());
+            return error(id, e.kind(), internals.message(named, e), e.retryAfterMs());
         } catch (RuntimeException | StackOverflowError e) {
             return error(id, ToolException.Kind.INTERNAL, internals.unexpected(named, e));
         }
@@ -206,16 +206,16 @@ public final class ToolProtocol {
         return error(id, kind, message, null);
     }
 
-    /** @param retryAfter when to try again ({@code retry_after_ms}, whole milliseconds rounded up), or null */
-    static Answer error(JsonNode id, ToolException.Kind kind, String message, java.time.Duration retryAfter) {
+    /** @param retryAfterMs when to try again ({@code retry_after_ms}, {@link ToolException#retryAfterMs}), or null */
+    static Answer error(JsonNode id, ToolException.Kind kind, String message, Long retryAfterMs) {
         ObjectNode out = Json.object();
         if (id != null && !id.isNull()) {
             out.set("id", id);
         }
         out.put("status", "error");
         ObjectNode error = out.putObject("error").put("code", kind.code()).put("message", message);
-        if (retryAfter != null) {
-            error.put("retry_after_ms", Math.max(1, (retryAfter.toNanos() + 999_999) / 1_000_000));
+        if (retryAfterMs != null) {
+            error.put("retry_after_ms", retryAfterMs);
         }
         return new Answer(out, kind.exitStatus());
     }

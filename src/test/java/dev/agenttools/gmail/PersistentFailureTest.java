@@ -77,21 +77,14 @@ class PersistentFailureTest {
 
         List<Seen> seen = runAtOnce(requests, always500, TIMEOUT_MS);
 
-        SoftAssertions soft = new SoftAssertions();
-        for (Seen s : seen) {
-            soft.assertThat(s.error()).as(s.toString()).isNotNull();
-            if (s.error() == null) {
-                continue;
-            }
+        assertEachFailed("always 500", seen, (soft, s) -> {
             soft.assertThat(s.error().path("code").asText()).as(s.toString()).isEqualTo("upstream");
             soft.assertThat(s.error().path("message").asText()).as(s.toString())
                     .contains("HTTP 500: Internal error encountered.").containsPattern("\\(attempt [1-4], \\d+ ms\\)");
             soft.assertThat(s.error().has("retry_after_ms")).as(s.toString()).isFalse();
             soft.assertThat(s.requests()).as(s.toString()).isBetween(2L, (long) MAX_REQUESTS);
             soft.assertThat(s.elapsedMs()).as(s.toString()).isLessThan(TIMEOUT_MS + 1_000L);
-        }
-        System.err.println("always 500:\n  " + String.join("\n  ", seen.stream().map(Seen::toString).toList()));
-        soft.assertAll();
+        });
     }
 
     @Test
@@ -102,12 +95,7 @@ class PersistentFailureTest {
 
         List<Seen> seen = runAtOnce(GMAIL_CALLS, spent, TIMEOUT_MS);
 
-        SoftAssertions soft = new SoftAssertions();
-        for (Seen s : seen) {
-            soft.assertThat(s.error()).as(s.toString()).isNotNull();
-            if (s.error() == null) {
-                continue;
-            }
+        assertEachFailed("quota spent", seen, (soft, s) -> {
             soft.assertThat(s.error().path("code").asText()).as(s.toString()).isEqualTo("rate_limited");
             soft.assertThat(s.error().path("message").asText()).as(s.toString())
                     .containsPattern("HTTP (429|403)").contains("quota is spent").contains("retry after");
@@ -115,9 +103,7 @@ class PersistentFailureTest {
             soft.assertThat(s.error().path("retry_after_ms").asLong()).as(s.toString()).isPositive();
             soft.assertThat(s.requests()).as(s.toString()).isBetween(2L, (long) MAX_REQUESTS);
             soft.assertThat(s.elapsedMs()).as(s.toString()).isLessThan(TIMEOUT_MS + 1_000L);
-        }
-        System.err.println("quota spent:\n  " + String.join("\n  ", seen.stream().map(Seen::toString).toList()));
-        soft.assertAll();
+        });
     }
 
     @Test
@@ -129,19 +115,29 @@ class PersistentFailureTest {
         // the default timeout_ms (30 s): the bound must come from the failure, not from the deadline
         List<Seen> seen = runAtOnce(requests, null, 0);
 
-        SoftAssertions soft = new SoftAssertions();
-        for (Seen s : seen) {
-            soft.assertThat(s.error()).as(s.toString()).isNotNull();
-            if (s.error() == null) {
-                continue;
-            }
+        assertEachFailed("refused", seen, (soft, s) -> {
             soft.assertThat(s.error().path("code").asText()).as(s.toString()).isEqualTo("upstream");
             soft.assertThat(s.error().path("message").asText()).as(s.toString())
                     .contains("cannot connect to 127.0.0.1:1: connection refused")
                     .doesNotContain("Exception", "\n\tat ");
             soft.assertThat(s.elapsedMs()).as(s.toString()).isLessThanOrEqualTo(REFUSED_WITHIN_MS);
+        });
+    }
+
+    /**
+     * Every call of {@code seen} failed, and each failure meets {@code check}; all the calls are shown on stderr under
+     * {@code what}, and every miss is reported at once.
+     */
+    private static void assertEachFailed(String what, List<Seen> seen,
+                                         java.util.function.BiConsumer<SoftAssertions, Seen> check) {
+        SoftAssertions soft = new SoftAssertions();
+        for (Seen s : seen) {
+            soft.assertThat(s.error()).as(s.toString()).isNotNull();
+            if (s.error() != null) {
+                check.accept(soft, s);
+            }
         }
-        System.err.println("refused:\n  " + String.join("\n  ", seen.stream().map(Seen::toString).toList()));
+        System.err.println(what + ":\n  " + String.join("\n  ", seen.stream().map(Seen::toString).toList()));
         soft.assertAll();
     }
 
