@@ -6,6 +6,10 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.PacingStats;
 import dev.agenttools.tool.ToolRegistry;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -89,6 +94,12 @@ class PacingMetricsTest {
         }
     }
 
+    /** An emulator that answers at once and limits nothing: the pacing under test is the client's own. */
+    private static EmulatorConfig unlimitedEmulator() {
+        return EmulatorConfig.builder().seedMessages(20).latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).burst(1_000_000).maxConcurrent(100).build();
+    }
+
     /** The value of one series in Prometheus' text format (its name and labels exactly as written), or NaN when absent. */
     private static double value(String metrics, String series) {
         Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(metrics);
@@ -133,8 +144,7 @@ class PacingMetricsTest {
 
     @Test
     void aListTheQuotaCannotServeBeforeItsDeadlineIsRefusedAtOnceWithWhenToTryAgain() throws Exception {
-        Emulator emulator = emulators.start(EmulatorConfig.builder().seedMessages(20).latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).burst(1_000_000).maxConcurrent(100).build());
+        Emulator emulator = emulators.start(unlimitedEmulator());
         // 600 units a minute (10 a second), a bucket of 54: one list of 10 (55 units) goes, a second must wait ~5 s
         try (Served served = Served.start(emulator, b -> b.pacing(600, 60, 20))) {
             String token = emulator.tokenFor(emulator.userAddress(1));
@@ -162,9 +172,37 @@ class PacingMetricsTest {
     }
 
     @Test
+    void anMcpToolCallTheQuotaCannotServeInTimeSaysWhenToTryAgainInItsMeta() throws Exception {
+        Emulator emulator = emulators.start(unlimitedEmulator());
+        // as above: one list of 10 empties a bucket of 54 at 10 units a second, so a second must wait ~5 s
+        try (Served served = Served.start(emulator, b -> b.pacing(600, 60, 20))) {
+            String token = emulator.tokenFor(emulator.userAddress(1));
+            var transport = HttpClientStreamableHttpTransport
+                    .builder("http://127.0.0.1:" + served.service().port()).endpoint("/mcp")
+                    .jsonMapper(new JacksonMcpJsonMapper(
+                            tools.jackson.databind.json.JsonMapper.builder().build()))
+                    .requestBuilder(HttpRequest.newBuilder().header("Authorization", "Bearer " + KEY)
+                            .header(Gate.GOOGLE_TOKEN_HEADER, token))
+                    .build();
+            try (var client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(30))
+                    .build()) {
+                client.initialize();
+                var list = McpSchema.CallToolRequest.builder("list_emails")
+                        .arguments(Map.of("max_results", 10, "timeout_ms", 1000)).build();
+                assertThat(client.callTool(list).isError()).isFalse();
+                var refused = client.callTool(list);
+                assertThat(refused.isError()).as(refused.toString()).isTrue();
+                assertThat(((McpSchema.TextContent) refused.content().getFirst()).text())
+                        .startsWith("rate_limited:").contains("try again in");
+                assertThat(refused.meta()).as(refused.toString()).containsKey("retry_after_ms");
+                assertThat(((Number) refused.meta().get("retry_after_ms")).longValue()).isPositive();
+            }
+        }
+    }
+
+    @Test
     void showsQuotaWaitsWhenABurstOutrunsTheConfiguredQuota() throws Exception {
-        Emulator emulator = emulators.start(EmulatorConfig.builder().seedMessages(20).latency(Duration.ZERO).jitter(Duration.ZERO)
-                .handshake(Duration.ZERO).quotaPerMinute(60_000_000).burst(1_000_000).maxConcurrent(100).build());
+        Emulator emulator = emulators.start(unlimitedEmulator());
         // 600 units a minute (10 a second, a bucket of 18): four lists of one message (10 units each) cannot all go at once
         try (Served served = Served.start(emulator, b -> b.pacing(600, 20, 20))) {
             String token = emulator.tokenFor(emulator.userAddress(1));
