@@ -129,7 +129,7 @@ final class EmulatorCommand implements Callable<Integer> {
                 + jitter.toMillis() + "ms, quota " + quota + " units/min, max " + maxConcurrent + " concurrent"
                 + (config.tls() ? "; certificate " + emulator.certificate() : ""));
         if (users > 1) {
-            // the tokens are the emulator's own stand-ins, documented in the README: no secret is printed
+            // the tokens are the emulator's own stand-ins, documented in docs/emulator.md: no secret is printed
             err.println("emulator: user n's token is emulator-user-n" + (token != null ? " (user 1's is --token)" : "")
                     + "; an OAuth sign-in signs in the user its login_hint names");
         }

@@ -62,7 +62,7 @@ public record EmulatorConfig(
     public static final Duration DEFAULT_SLOW_BY = Duration.ofSeconds(2);
     public static final int DEFAULT_SEED_MESSAGES = 1_200;
     public static final String DEFAULT_USER = "me@example.com";
-    /** The most users one emulator serves (each used one holds its own mailbox: see the README for memory). */
+    /** The most users one emulator serves (each used one holds its own mailbox: see docs/emulator.md, "Many users", for memory). */
     public static final int MAX_USERS = 100_000;
     /**
      * 35 MiB (36,700,160 bytes): the largest upload the Gmail discovery document allows for messages.send, insert and

@@ -107,7 +107,7 @@ public final class GoogleCalls {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
             // a request of an admitted call was counted as demand when the call was admitted
-            pacer.share(share.demand(account.shareKey(), apiKey, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()));
+            follow(account, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size());
         }
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
             try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
@@ -144,9 +144,19 @@ public final class GoogleCalls {
     public Promise admit(Account account, int units, int rounds, Deadline deadline, String what) {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
-            pacer.share(share.demand(account.shareKey(), apiKey, units));
+            follow(account, pacer, units);
         }
         return pacer.admit(units, rounds, deadline, what)::close;
+    }
+
+    /**
+     * Paces {@code account} at this instance's share of its limits now, counting {@code units} more asked; and has its
+     * waiting calls look at the share again while they wait ({@link QuotaPacer#followShare}).
+     */
+    private void follow(Account account, QuotaPacer pacer, int units) {
+        String key = account.shareKey();
+        pacer.share(share.demand(key, apiKey, units));
+        pacer.followShare(() -> pacer.share(share.demand(key, apiKey, 0)));
     }
 
     /** What the answers teach the pacer: a refusal cuts (once per burst), a success wins a little back. */

@@ -226,6 +226,10 @@ final class QuotaPacer {
                         try {
                             // in steps: a share raised meanwhile (another instance's demand fell) shortens the wait
                             ticker.sleep(Math.min(waitNanos, MAX_SLEEP_NANOS));
+                            Runnable follow = followShare;
+                            if (follow != null) {
+                                follow.run(); // no new call may come to ask: the waiting ones look at the share
+                            }
                         } finally {
                             lock.lock();
                         }
@@ -307,6 +311,17 @@ final class QuotaPacer {
     private static String seconds(double nanos) {
         return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
     }
+
+    /**
+     * What a call waiting for quota runs each time it looks again ({@link #MAX_SLEEP_NANOS}): it asks the store that
+     * shares the account's limits for this instance's share now and paces at it ({@link #share}), since while every
+     * call waits none comes to ask. Null: the account is paced alone.
+     */
+    void followShare(Runnable follow) {
+        followShare = follow;
+    }
+
+    private volatile Runnable followShare;
 
     /** Whether the tool call of {@code deadline} holds a promise ({@link #admit}). */
     boolean holdsPromise(Deadline deadline) {

@@ -92,7 +92,6 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     static final class Meter {
         private double rate;
         private long at;
-
         /** Adds {@code units} asked at {@code now} (ms) and answers the rate then. */
         synchronized double add(long now, int units) {
             rate = rateAt(now) + units * 1000.0 / DEMAND_WINDOW.toMillis();
@@ -189,18 +188,18 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     }
 
     /**
-     * This instance's demand as its share should weigh it: what it told the others, not what it measures now, so that
-     * every instance weighs each one alike; and a rise only once the others have read it (a {@link #SOONEST} after it
-     * was told: each renews, and reads, that often while it serves the user too), a fall at once. So the shares of
-     * the instances add up to no more than the whole while demand moves (a rise taken before the others give way is
-     * what Google refuses), at the cost of a second's lag on a rise.
+     * This instance's demand as its share should weigh it: as the others weigh it, so that the shares add up to the
+     * whole. They read what it told at their own renewals, each within a {@link #SOONEST} of its telling (each renews,
+     * and reads, that often while it serves the user too): so for a {@code SOONEST} after it tells a new value, it
+     * weighs itself at the one before, whether demand rose or fell, and at the new one after. Weighing a rise late
+     * and a fall at once (as it first did) left the shares short of the whole every time demand moved, which a
+     * user's calls arriving at random make it do all the time: ~4 % of the quota of a user over it went unspent.
      */
     private static double ownForShare(Lease lease, String api, long now) {
-        double told = lease.told.getOrDefault(api, 0.0);
         if (now - lease.toldAt >= SOONEST.toMillis()) {
-            return told;
+            return lease.told.getOrDefault(api, 0.0);
         }
-        return Math.min(told, lease.toldBefore.getOrDefault(api, 0.0));
+        return lease.toldBefore.getOrDefault(api, 0.0);
     }
 
     /** Why the last renewal failed (null: it did not); each instance then paces at what it last knew. */

@@ -506,6 +506,32 @@ class QuotaPacerTest {
         assertThat(time.sleeps).isEmpty();
     }
 
+    @Test
+    void aCallWaitingForQuotaLooksAtItsShareAgainAndGoesSoonerWhenTheOthersGiveWay() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        // an instance asking nothing beside one asking the whole quota: the floor, a small share
+        PacingShare.Demand crowded = new PacingShare.Demand(0, 20, 1);
+        pacer.share(crowded);
+        double floorShare = QuotaPacer.fraction(crowded, TEN_A_SECOND / 60.0);
+        int[] looks = {0};
+        // the other instance's calls end: at the waiting call's first look again it is alone
+        pacer.followShare(() -> {
+            looks[0]++;
+            pacer.share(PacingShare.Demand.ALONE);
+        });
+        Deadline d = time.deadline(HOUR);
+        double bucketAtShare = Math.max(1, 10 * QuotaPacer.HEADROOM * floorShare);
+        pacer.acquire((int) Math.floor(bucketAtShare), 1, d, "the share's bucket").close();
+
+        pacer.acquire(5, 1, d, "a get").close();
+
+        assertThat(looks[0]).as("it looked again while it waited").isPositive();
+        double atFloor = 5 / (TEN_A_SECOND / 60.0 * floorShare) * 1e9;
+        // first look after at most MAX_SLEEP_NANOS, then the rest at the whole quota: far less than at the floor
+        assertThat((double) time.slept()).isLessThan(QuotaPacer.MAX_SLEEP_NANOS + 5 * ONE_UNIT_NANOS + ROUNDING)
+                .isLessThan(atFloor / 2);
+    }
+
     private Thread waiter(QuotaPacer pacer, String name, Duration budget, List<String> order, List<QuotaPacer.Permit> held) {
         return Thread.ofVirtual().name(name).start(() -> {
             try {

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SharedOAuthStoreTest {
     private static final String USER = "me@example.com";
-    /** DynamoOAuthStore.CHECK_CACHE_LIFETIME, as README promises it. */
+    /** DynamoOAuthStore.CHECK_CACHE_LIFETIME, as docs/authorization.md promises it. */
     private static final Duration CACHE_BOUND = Duration.ofSeconds(5);
 
     @RegisterExtension

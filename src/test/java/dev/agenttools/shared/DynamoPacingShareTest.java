@@ -156,10 +156,42 @@ class DynamoPacingShareTest {
         b.renewDue();
         a.renewAll();
         assertThat(seen(a, account).others()).as("b's demand, told early").isGreaterThan(3 * before);
-        // b weighs its own rise only once the others have had a renewal to read it (a fall it would weigh at once)
+        // b weighs its own rise only once the others have had a renewal to read it (a fall alike)
         assertThat(seen(b, account).own()).as("b's share, before a has read its rise").isCloseTo(before, within(0.01));
         clock.addAndGet(DynamoPacingShare.SOONEST.toMillis());
         assertThat(seen(b, account).own()).as("after").isGreaterThan(3 * before);
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void anInstanceWeighsAFallOfItsDemandAsTheOthersDoOnlyOnceTheyCanHaveReadIt() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        String table = "pacing-" + System.nanoTime();
+        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        String account = "acct-00000000000000c2";
+        rounds(List.of(a, b), account, 40); // b asks 20 units a second
+        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) { // past the early renewals
+            a.renewAll();
+            b.renewAll();
+        }
+        clock.addAndGet(DynamoPacingShare.SOONEST.toMillis());
+        b.renewAll();
+        a.renewAll();
+        double busy = seen(a, account).others(); // b's demand as a holds it
+
+        // b's calls stop: its demand decays; after 4 s it is down by more than half and b tells it at its next look
+        clock.addAndGet(4 * DynamoPacingShare.SOONEST.toMillis());
+        b.renewDue();
+        double fallen = seen(b, account).own();
+        // the share b weighs itself at is still the one a read (weighing the fall at once while a still counts the
+        // old demand left the two shares short of the whole, every time demand moved)
+        assertThat(fallen).as("b, before a can have read its fall: as a holds it").isCloseTo(busy, within(0.01));
+        a.renewAll();
+        assertThat(seen(a, account).others()).as("a has read it").isLessThan(busy / 2);
+        clock.addAndGet(DynamoPacingShare.SOONEST.toMillis());
+        assertThat(seen(b, account).own()).as("b, a second after telling it").isLessThan(busy / 2);
         a.close();
         b.close();
     }

@@ -25,7 +25,7 @@ import java.util.Optional;
 public final class CalendarSet {
     /**
      * How far an open-ended series is expanded when a request gives no upper bound: Google pages through instances
-     * without end; the emulator stops here (documented in the README).
+     * without end; the emulator stops here (documented in docs/emulator.md).
      */
     static final Duration OPEN_END_HORIZON = Duration.ofDays(2 * 366);
     private final String owner;

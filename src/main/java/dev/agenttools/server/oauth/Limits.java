@@ -3,7 +3,7 @@ package dev.agenttools.server.oauth;
 import java.time.Duration;
 
 /**
- * The bounds on the authorization server's endpoints that anyone may call without a token (README, "Limits of the
+ * The bounds on the authorization server's endpoints that anyone may call without a token (docs/authorization.md, "Limits of the
  * sign-in endpoints"; docs/mcp-authorization.md, "Registration under a flood").
  *
  * @param register              {@code POST /oauth/register} per client address

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * The proxies whose {@code X-Forwarded-For} the sign-in endpoints' limits believe ({@code
- * AGENT_TOOLS_SERVER_TRUSTED_PROXIES}), and the client address a request is counted under (README, "Limits of the
+ * AGENT_TOOLS_SERVER_TRUSTED_PROXIES}), and the client address a request is counted under (docs/authorization.md, "Limits of the
  * sign-in endpoints"; the HTTP front's limits on {@code /mcp} and {@code /v1/call} count by it too, docs/http-limits.md).
  * Nothing else in the server reads the header: what clients are told comes from the public URL. Immutable,
  * thread-safe. Public only for the HTTP front (internal).
