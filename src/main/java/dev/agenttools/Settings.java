@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * Every setting of a process, read once at its start and typed: the configuration file {@code config.properties}
@@ -40,6 +41,8 @@ import java.util.Properties;
  */
 public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSettings calendar, CacheSettings mailIndex,
                        AuthSettings auth, TrackingSettings tracking, HabitSettings habit, Map<String, String> values) {
+    /** The config files whose unknown keys this process has warned about already. */
+    private static final Set<Path> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The environment variable holding the token for calls that bring none. */
     private static final String ACCESS_TOKEN = "AGENT_TOOLS_ACCESS_TOKEN";
 
@@ -69,8 +72,16 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
                 HabitSettings.fromEnvironment(values), values);
     }
 
-    /** The config file that {@code env} points at (or the default one), overlaid by {@code env}. */
+    /**
+     * The config file that {@code env} points at (or the default one), overlaid by {@code env}. A key of the file that
+     * no setting is (a misspelling, most often) is warned about on stderr, once a process, with the nearest name.
+     */
     public static Map<String, String> read(Map<String, String> env) {
+        return read(env, System.err::println);
+    }
+
+    /** {@link #read(Map)}, its warnings given to {@code warn}. */
+    static Map<String, String> read(Map<String, String> env, java.util.function.Consumer<String> warn) {
         Map<String, String> merged = new HashMap<>();
         Path file = file(env);
         if (Files.isRegularFile(file)) {
@@ -81,6 +92,9 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
                 throw new UncheckedIOException("cannot read the config file " + file + ": " + e.getMessage(), e);
             }
             p.stringPropertyNames().forEach(k -> merged.put(k, p.getProperty(k).strip()));
+            if (WARNED.add(file.toAbsolutePath().normalize())) { // once a process, though several commands read it
+                KnownSettings.warnings(p.stringPropertyNames()).forEach(warn);
+            }
         }
         merged.putAll(env);
         return merged;

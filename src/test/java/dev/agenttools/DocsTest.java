@@ -129,6 +129,17 @@ class DocsTest {
         assertThat(unknown).as("settings docs/configuration.md names that no code reads").isEmpty();
     }
 
+    @Test
+    void theListOfKnownSettingsTheConfigFileIsCheckedAgainstIsEverySettingTheCodeReads() throws IOException {
+        Path list = Path.of("src/main/resources/dev/agenttools/settings.txt");
+        String expected = "# every setting the code reads: a config-file key not here is warned about (DocsTest keeps it)\n"
+                + String.join("\n", settingsTheCodeReads()) + "\n";
+        if (Boolean.getBoolean("docs.update") && !expected.equals(Files.exists(list) ? Files.readString(list) : "")) {
+            Files.writeString(list, expected);
+        }
+        assertThat(Files.readString(list)).as("%s (-Ddocs.update=true writes it)", list).isEqualTo(expected);
+    }
+
     /**
      * Every {@code AGENT_TOOLS_*} setting the code reads: the names written as string literals in the Java sources
      * (Settings, each family's settings record, the commands), the bash launcher's and the Python client package's.

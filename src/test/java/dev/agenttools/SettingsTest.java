@@ -29,4 +29,39 @@ class SettingsTest {
         assertThatThrownBy(() -> Settings.from(Map.of("AGENT_TOOLS_CALENDAR_QUOTA", "0")).calendar())
                 .hasMessageContaining("AGENT_TOOLS_CALENDAR_QUOTA").hasMessageContaining("from 1 up");
     }
+
+    @Test
+    void aConfigFileKeyThatNoSettingIsIsWarnedAboutOnceWithTheNearestName(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("config.properties");
+        java.nio.file.Files.writeString(file, """
+                AGENT_TOOLS_GMAIL_QOUTA=6000
+                GMAIL_MAX_IN_FLIGHT=4
+                AGENT_TOOLS_CACHE=off
+                SOMETHING_ELSE_ENTIRELY=1
+                """);
+        java.util.List<String> warnings = new java.util.ArrayList<>();
+        Map<String, String> values = Settings.read(Map.of("AGENT_TOOLS_CONFIG", file.toString()), warnings::add);
+
+        assertThat(values).containsEntry("AGENT_TOOLS_CACHE", "off").containsEntry("AGENT_TOOLS_GMAIL_QOUTA", "6000");
+        assertThat(warnings).containsExactly(
+                "agent-tools: the config file sets AGENT_TOOLS_GMAIL_QOUTA, which no setting is; it is ignored"
+                        + " (did you mean AGENT_TOOLS_GMAIL_QUOTA?)",
+                "agent-tools: the config file sets GMAIL_MAX_IN_FLIGHT, which no setting is; it is ignored"
+                        + " (did you mean AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT?)",
+                "agent-tools: the config file sets SOMETHING_ELSE_ENTIRELY, which no setting is; it is ignored"
+                        + " (docs/configuration.md lists them)");
+        assertThat(warnings).as("no value is shown: a misspelt token setting holds a secret").noneMatch(w -> w.contains("6000"));
+
+        Settings.read(Map.of("AGENT_TOOLS_CONFIG", file.toString()), warnings::add);
+        assertThat(warnings).as("once a process, though several commands read the file").hasSize(3);
+    }
+
+    @Test
+    void aVeryLongUnknownKeyIsCutInItsWarning() {
+        String key = "X".repeat(10_000);
+        assertThat(KnownSettings.warnings(java.util.List.of(key))).singleElement()
+                .satisfies(w -> assertThat(w.length()).isLessThan(KnownSettings.MAX_KEY_SHOWN + 120));
+        assertThat(KnownSettings.names()).contains("AGENT_TOOLS_GMAIL_QUOTA", "AGENT_TOOLS_CONFIG");
+    }
 }

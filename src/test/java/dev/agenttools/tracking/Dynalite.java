@@ -55,7 +55,8 @@ public final class Dynalite implements AutoCloseable {
         if (!cli.toFile().exists()) {
             throw new IllegalStateException("dynalite is missing: the build installs it with 'npm install' in " + dir);
         }
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", cli.toString(),
+        // its wrapper: a client that goes away mid-request (a test stopping a server) does not end the store
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", dir.resolve("dynalite.cjs").toString(),
                 "--host", "127.0.0.1", "--port", Integer.toString(port), "--createTableMs", "20"));
         if (store != null) {
             command.addAll(java.util.List.of("--path", store.toString()));
