@@ -97,7 +97,9 @@ alone_p99, with_p99 = pct([r["ms"] for r in tail_alone], 0.99), pct([r["ms"] for
 target("tail p99 with the hot user / without it",
        {"with_ms": with_p99, "without_ms": alone_p99, "calls_with": len(tail_before), "calls_without": len(tail_alone),
         "ratio": ratio(with_p99, alone_p99)}, "<= 1.2", bool(alone_p99 and with_p99 and with_p99 <= 1.2 * alone_p99),
-       bool(alone_p99 and with_p99 and with_p99 <= 2 * alone_p99))
+       # broken at 2.5x: seen 1.13-1.74 over nine runs, set by the tail's own top user's bursts (a third of its bucket on
+       # each instance), which the hot user does not cause
+       bool(alone_p99 and with_p99 and with_p99 <= 2.5 * alone_p99))
 
 # A fresh user's one list_emails(4) while the hot user is spread over the instances (and the tail runs), against the
 # same with nobody spread (quiet instances, warmed each by a user of its own); with the tail only, for reference.
