@@ -59,6 +59,15 @@ class DynamoPacingShareTest {
         }
     }
 
+    /** Renews every instance's leases until their early renewals are behind them. */
+    private static void pastEarlyRenewals(DynamoPacingShare... instances) {
+        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) {
+            for (DynamoPacingShare s : instances) {
+                s.renewAll();
+            }
+        }
+    }
+
     private static PacingShare.Demand seen(DynamoPacingShare s, String account) {
         return s.demand(account, "gmail", 0);
     }
@@ -142,10 +151,7 @@ class DynamoPacingShareTest {
         DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
         String account = "acct-00000000000000c1";
         rounds(List.of(a, b), account, 5);
-        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) { // past the early renewals
-            a.renewAll();
-            b.renewAll();
-        }
+        pastEarlyRenewals(a, b);
         double before = seen(a, account).others();
 
         // b's calls quadruple: a learns it at b's next look at its leases after a second, not 5 s later
@@ -172,10 +178,7 @@ class DynamoPacingShareTest {
         DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
         String account = "acct-00000000000000c2";
         rounds(List.of(a, b), account, 40); // b asks 20 units a second
-        for (int i = 0; i < DynamoPacingShare.EARLY_RENEWALS.size(); i++) { // past the early renewals
-            a.renewAll();
-            b.renewAll();
-        }
+        pastEarlyRenewals(a, b);
         clock.addAndGet(DynamoPacingShare.SOONEST.toMillis());
         b.renewAll();
         a.renewAll();
