@@ -6,7 +6,6 @@ import dev.agenttools.google.PacingShare;
 import dev.agenttools.google.PacingStats;
 import dev.agenttools.server.HttpService;
 import dev.agenttools.shared.DynamoPacingShare;
-import dev.agenttools.store.DynamoClients;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.Tracking;
@@ -163,8 +162,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         var tracking = settings.tracking(); // the DynamoDB endpoint and region, as tracking reads them
         String table = settings.value(SHARED_TABLE) == null ? "agent-tools-shared" : settings.value(SHARED_TABLE);
-        return new DynamoPacingShare(DynamoClients.client(tracking.dynamoEndpoint(), tracking.region()), table,
-                tracking.dynamoEndpoint() != null);
+        return DynamoPacingShare.open(tracking.dynamoEndpoint(), tracking.region(), table);
     }
 
     private HttpService.Options options(Settings settings) {

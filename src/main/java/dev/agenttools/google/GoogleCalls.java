@@ -105,12 +105,20 @@ public final class GoogleCalls {
                                           int unitsEach, List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
             throws InterruptedException {
         QuotaPacer pacer = pacer(account);
+        // spread over instances: each request's quota not booked with its call is booked in the shared bucket
+        QuotaPacer.SharedBucket shared = null;
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
+            String key = account.shareKey();
             // a request of an admitted call was counted as demand when the call was admitted
-            follow(account, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size());
+            if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).otherInstances() > 0) {
+                shared = sharedBucket(key);
+            }
         }
+        QuotaPacer.SharedBucket bucket = shared;
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
-            try (QuotaPacer.Permit permit = pacer.acquire(unitsEach * pending.size(), pending.size(), deadline, what)) {
+            int cost = unitsEach * pending.size();
+            try (var _ = bucket == null ? null : pacer.bookRequest(cost, deadline, what, bucket);
+                 QuotaPacer.Permit permit = pacer.acquire(cost, pending.size(), deadline, what)) {
                 try {
                     ScopedValue.where(DEADLINE, deadline).call(() -> {
                         exchange.send(pending, answers);
@@ -144,19 +152,47 @@ public final class GoogleCalls {
     public Promise admit(Account account, int units, int rounds, Deadline deadline, String what) {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
-            follow(account, pacer, units);
+            String key = account.shareKey();
+            if (follow(key, pacer, units).otherInstances() > 0) {
+                // served by other instances too: its quota booked in the bucket they all spend from, exactly
+                QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, sharedBucket(key));
+                if (booked != null) {
+                    return booked::close;
+                }
+            }
         }
         return pacer.admit(units, rounds, deadline, what)::close;
     }
 
     /**
-     * Paces {@code account} at this instance's share of its limits now, counting {@code units} more asked; and has its
-     * waiting calls look at the share again while they wait ({@link QuotaPacer#followShare}).
+     * Paces the account ({@code key}: {@link Account#shareKey}) at this instance's share of its limits now, counting
+     * {@code units} more asked; and has its waiting calls look at the share again while they wait
+     * ({@link QuotaPacer#followShare}).
+     *
+     * @return the demand on its limits, this instance's and the others'
      */
-    private void follow(Account account, QuotaPacer pacer, int units) {
-        String key = account.shareKey();
-        pacer.share(share.demand(key, apiKey, units));
+    private PacingShare.Demand follow(String key, QuotaPacer pacer, int units) {
+        PacingShare.Demand demand = share.demand(key, apiKey, units);
+        pacer.share(demand);
         pacer.followShare(() -> pacer.share(share.demand(key, apiKey, 0)));
+        return demand;
+    }
+
+    /** The bucket of the account's quota that the instances serving it share, as its pacer books in it. */
+    private QuotaPacer.SharedBucket sharedBucket(String key) {
+        return new QuotaPacer.SharedBucket() {
+            @Override
+            public QuotaPacer.Booked book(double units, PacingShare.Bucket bucket, long maxWaitNanos) {
+                long now = System.currentTimeMillis(); // the store's time: every instance's wall clock
+                PacingShare.Booking b = share.book(key, apiKey, bucket, units, now + maxWaitNanos / 1_000_000);
+                return new QuotaPacer.Booked(b.outcome(), (b.atMillis() - now) * 1_000_000);
+            }
+
+            @Override
+            public void giveBack(double units, PacingShare.Bucket bucket) {
+                share.giveBack(key, apiKey, bucket, units);
+            }
+        };
     }
 
     /** What the answers teach the pacer: a refusal cuts (once per burst), a success wins a little back. */

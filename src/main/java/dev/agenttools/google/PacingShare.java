@@ -22,6 +22,55 @@ public interface PacingShare {
     Demand demand(String accountKey, String api, int unitsAsked);
 
     /**
+     * Books {@code units} of the account's quota at {@code api} in a bucket that every instance serving it spends from
+     * (its rate and burst: {@code bucket}), for a tool call that may start no later than {@code latestStartMillis}
+     * (epoch ms): when those units are the call's, or when they would be, past that, so that the call is refused
+     * before it spends any. Asked only for an account that other instances serve too ({@link Demand#otherInstances});
+     * one request to the store, on the call's path, bounded in time. {@link Booking#unshared} when the store cannot
+     * answer now (or shares no bucket): the call is paced at this instance's share of the limits instead.
+     *
+     * @param api as in {@link #demand}
+     */
+    default Booking book(String accountKey, String api, Bucket bucket, double units, long latestStartMillis) {
+        return Booking.unshared();
+    }
+
+    /** Gives back {@code units} booked ({@link #book}) that the call did not spend; in the background, never failing. */
+    default void giveBack(String accountKey, String api, Bucket bucket, double units) {
+    }
+
+    /** A quota bucket: its rate (units a second) and how many units it holds full. */
+    record Bucket(double unitsPerSecond, double burst) {
+        public Bucket {
+            if (!(unitsPerSecond > 0) || !(burst > 0)) {
+                throw new IllegalArgumentException("a bucket needs a positive rate and burst, got " + unitsPerSecond
+                        + " and " + burst);
+            }
+        }
+    }
+
+    /**
+     * What a booking ({@link #book}) gave: the units are the call's from {@code atMillis} (epoch ms, perhaps now or
+     * before); or the call was refused, and the units would be free only at {@code atMillis}, past its latest start;
+     * or the store could not answer.
+     */
+    record Booking(Outcome outcome, long atMillis) {
+        public enum Outcome { BOOKED, REFUSED, UNSHARED }
+
+        public static Booking booked(long atMillis) {
+            return new Booking(Outcome.BOOKED, atMillis);
+        }
+
+        public static Booking refused(long freeAtMillis) {
+            return new Booking(Outcome.REFUSED, freeAtMillis);
+        }
+
+        public static Booking unshared() {
+            return new Booking(Outcome.UNSHARED, 0);
+        }
+    }
+
+    /**
      * Quota units a second asked of one account's limits at one API, each instance's as it measured its own over the
      * last seconds.
      *

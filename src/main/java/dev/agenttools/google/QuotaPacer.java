@@ -179,11 +179,18 @@ final class QuotaPacer {
         boolean waited = false; // the usual case: counted nowhere, so a call that need not wait pays nothing more
         lock.lockInterruptibly();
         Promise promise = promises.get(deadline);
+        // quota booked in the bucket the instances share: this request waits for its booked start, then only for a slot
+        boolean booked = promise != null && promise.shared != null && promise.left + 1e-9 >= cost;
+        long bookedWait = booked ? promise.notBefore - arrived : 0;
         double unpromised = 0;
         try {
             refill(arrived);
             double needed = Math.min(cost, capacity);
-            if (promise == null || promise.left < needed) {
+            if (booked) {
+                if (bookedWait > deadline.remainingNanos(arrived)) {
+                    throw deadline.exceeded(what + " (the " + api + " quota allows no more calls in time)");
+                }
+            } else if (promise == null || promise.left < needed) {
                 // not (wholly) promised: refused now, before it spends anything, when its turn would come too late
                 unpromised = needed - (promise == null ? 0 : promise.left);
                 refuseIfTooLate(arrived, unpromised, deadline, 1, what);
@@ -191,6 +198,13 @@ final class QuotaPacer {
         } catch (RuntimeException e) {
             lock.unlock();
             throw e;
+        }
+        if (bookedWait > 0) {
+            // its start in the shared bucket: no other call of the line waits behind this wait
+            lock.unlock();
+            waited = true;
+            ticker.sleep(bookedWait); // interrupted: ends here, holding nothing
+            lock.lock();
         }
         waitingUnpromised += unpromised;
         Waiter me = new Waiter(deadline.endNanos(), arrivals++);
@@ -204,14 +218,14 @@ final class QuotaPacer {
                         refill(now);
                         boolean paused = now < pausedUntil;
                         // a call costing more than the bucket holds waits for a full bucket, not forever
-                        double needed = Math.min(cost, capacity);
+                        double needed = booked ? 0 : Math.min(cost, capacity);
                         if (!paused && units >= needed) {
                             units -= needed;
                             inFlight += wanted;
                             sentAny = true;
                             waiting.poll();
                             if (promise != null) {
-                                promise.spend(needed);
+                                promise.spend(booked ? cost : needed);
                             }
                             changed.signalAll();
                             return permit(wanted, now, inFlight);
@@ -285,6 +299,144 @@ final class QuotaPacer {
     }
 
     /**
+     * The bucket of the user's quota that every instance serving the user spends from ({@code PacingShare#book}), as
+     * {@link GoogleCalls} reaches it for one account.
+     */
+    interface SharedBucket {
+        /**
+         * Books {@code units} for a call that may start within {@code maxWaitNanos}: BOOKED and how long until they
+         * are its (0 or less: now); REFUSED and how long until they would be; or UNSHARED (the store cannot answer).
+         */
+        Booked book(double units, PacingShare.Bucket bucket, long maxWaitNanos);
+
+        /** Gives back {@code units} booked that the call did not spend. */
+        void giveBack(double units, PacingShare.Bucket bucket);
+    }
+
+    /** What a booking gave, as {@link SharedBucket#book} says. */
+    record Booked(PacingShare.Booking.Outcome outcome, long inNanos) {
+    }
+
+    /**
+     * Admits a tool call as {@link #admit} does, but books its quota in the bucket that the instances serving the user
+     * share rather than promising it from this instance's share of the limits: exact, whatever the spread of the
+     * user's demand over the instances. Its requests then wait for the booked start and a slot, and spend nothing of
+     * the local bucket. Refused at once when the shared bucket could not serve it in time, or Google asked for a pause
+     * past that.
+     *
+     * @return the promise, or null when the shared bucket cannot answer now: {@link #admit} instead
+     * @throws ToolException RATE_LIMITED, with when to try again, when it could not be served in time
+     */
+    Promise admitShared(int units, int rounds, Deadline deadline, String what, SharedBucket shared) {
+        long now;
+        long usable;
+        double learned;
+        PacingShare.Bucket bucket;
+        lock.lock();
+        try {
+            if (promises.containsKey(deadline)) {
+                return new Promise(deadline, 0); // a call admitted already: its first promise covers it
+            }
+            now = ticker.nanoTime();
+            usable = usableNanos(now, deadline, rounds);
+            refuseIfPausedPast(now, usable, what);
+            bucket = sharedBucket();
+            learned = rateShare;
+        } finally {
+            lock.unlock();
+        }
+        Booked booked = shared.book(units / learned, bucket, usable);
+        return switch (booked.outcome()) {
+            case UNSHARED -> null;
+            case REFUSED -> throw tooLate(booked.inNanos(), usable, 0, what);
+            case BOOKED -> {
+                lock.lock();
+                try {
+                    Promise promise = new Promise(deadline, units, now + booked.inNanos(), shared, bucket, learned);
+                    promises.put(deadline, promise);
+                    yield promise;
+                } finally {
+                    lock.unlock();
+                }
+            }
+        };
+    }
+
+    /**
+     * Books in the shared bucket what a request costing {@code cost} needs beyond its call's booked promise (a get on
+     * its own; a retry): its call's promise grows by it, or a promise of its own is made for it.
+     *
+     * @return the promise made for this request (closed after it), or null: none made (its call's covers it, grew,
+     *         or the call is paced locally, or the shared bucket cannot answer now)
+     * @throws ToolException RATE_LIMITED when the shared bucket could not serve it in time
+     */
+    Promise bookRequest(int cost, Deadline deadline, String what, SharedBucket shared) {
+        long now;
+        long usable;
+        double extra;
+        double learned;
+        PacingShare.Bucket bucket;
+        lock.lock();
+        try {
+            Promise promise = promises.get(deadline);
+            if (promise != null && (promise.shared == null || promise.left + 1e-9 >= cost)) {
+                return null; // paced locally, or booked already
+            }
+            now = ticker.nanoTime();
+            usable = usableNanos(now, deadline, 1);
+            refuseIfPausedPast(now, usable, what);
+            extra = cost - (promise == null ? 0 : promise.left);
+            bucket = sharedBucket();
+            learned = rateShare;
+        } finally {
+            lock.unlock();
+        }
+        Booked booked = shared.book(extra / learned, bucket, usable);
+        switch (booked.outcome()) {
+            case UNSHARED:
+                return null;
+            case REFUSED:
+                throw tooLate(booked.inNanos(), usable, 0, what);
+            default:
+                break;
+        }
+        lock.lock();
+        try {
+            Promise promise = promises.get(deadline);
+            if (promise != null && promise.shared != null) {
+                promise.left += extra;
+                promise.notBefore = Math.max(promise.notBefore, now + booked.inNanos());
+                return null;
+            }
+            Promise own = new Promise(deadline, extra, now + booked.inNanos(), shared, bucket, learned);
+            if (promise == null) {
+                promises.put(deadline, own);
+            }
+            return own;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The user's whole bucket as this pacer knows it (the rate learned from refusals), for the shared one. */
+    private PacingShare.Bucket sharedBucket() {
+        return new PacingShare.Bucket(configuredUnitsPerMinute * rateShare / 60.0,
+                Math.max(1, configuredBurst * rateShare * HEADROOM));
+    }
+
+    /** How long a call admitted now may wait for quota: a share of its time left less its round trips. Under the lock. */
+    private long usableNanos(long now, Deadline deadline, int rounds) {
+        return (long) Math.max(0, (deadline.remainingNanos(now) - rounds * latencyNanos) * ADMIT_SHARE);
+    }
+
+    /** Refuses a call that a pause Google asked for holds past {@code usable}. Under the lock. */
+    private void refuseIfPausedPast(long now, long usable, String what) {
+        if (pausedUntil - now > usable) {
+            throw tooLate(pausedUntil - now, usable, pausedUntil - now, what);
+        }
+    }
+
+    /**
      * Refuses (RATE_LIMITED, with when to try again) a call wanting {@code units} that could not be served before its
      * deadline: the quota promised and wanted ahead of it, and its own, at the rate now (or after a pause Google asked
      * for), plus its {@code rounds} round trips. Under the lock.
@@ -297,14 +449,22 @@ final class QuotaPacer {
         if (wait <= 0 || wait <= usable) {
             return;
         }
+        throw tooLate(wait, usable, pausedUntil - now, what);
+    }
+
+    /**
+     * The refusal of a call that would wait {@code wait} ns for its turn (of which {@code paused} for a pause Google
+     * asked for), when its deadline lets it wait {@code usable}; counted.
+     */
+    private ToolException tooLate(double wait, double usable, double paused, String what) {
         counts.refusedForTime();
         // whole milliseconds, rounded up (less a hair of floating-point error), so that a caller honouring it is not early
         Duration retryAfter = Duration.ofMillis(Math.max(1, (long) Math.ceil((wait - Math.max(0, usable)) / 1e6 - 1e-6)));
-        String why = pausedUntil - now >= quotaWait ? api + " asked us to wait " + seconds(pausedUntil - now)
+        String why = paused >= wait ? api + " asked us to wait " + seconds(paused)
                 + " s before the next call of this account"
                 : "the " + api + " quota of this account is spoken for: this call would wait about " + seconds(wait)
                 + " s for its turn";
-        throw ToolException.rateLimited(what + ": " + why + ", and its deadline leaves " + seconds(Math.max(0, usable))
+        return ToolException.rateLimited(what + ": " + why + ", and its deadline leaves " + seconds(Math.max(0, usable))
                 + " s; try again in " + seconds(retryAfter.toNanos()) + " s", retryAfter, null, true);
     }
 
@@ -337,28 +497,53 @@ final class QuotaPacer {
     public final class Promise implements AutoCloseable {
         private final Deadline deadline;
         private double left; // guarded by the pacer's lock
+        /** Where its quota was booked, or null: promised from this instance's bucket. */
+        private final SharedBucket shared;
+        private final PacingShare.Bucket bucket;
+        /** What a unit of it cost in the shared bucket (the rate learned, as a share of the configured one). */
+        private final double rateShareAtBooking;
+        /** When the quota booked for it is its ({@link Ticker#nanoTime}); guarded by the pacer's lock. */
+        private long notBefore;
 
         private Promise(Deadline deadline, double units) {
+            this(deadline, units, 0, null, null, 1);
+        }
+
+        private Promise(Deadline deadline, double units, long notBefore, SharedBucket shared, PacingShare.Bucket bucket,
+                        double rateShareAtBooking) {
             this.deadline = deadline;
             this.left = units;
+            this.notBefore = notBefore;
+            this.shared = shared;
+            this.bucket = bucket;
+            this.rateShareAtBooking = rateShareAtBooking;
         }
 
         /** Under the lock: a request of the call went, spending {@code units} of the promise (at most what is left). */
         private void spend(double units) {
             double spent = Math.min(left, units);
             left -= spent;
-            promised -= spent;
+            if (shared == null) {
+                promised -= spent;
+            }
         }
 
         @Override
         public void close() {
+            double unspent;
             lock.lock();
             try {
-                promised -= left;
+                unspent = left;
+                if (shared == null) {
+                    promised -= left;
+                }
                 left = 0;
                 promises.remove(deadline, this);
             } finally {
                 lock.unlock();
+            }
+            if (shared != null && unspent >= 1) {
+                shared.giveBack(unspent / rateShareAtBooking, bucket);
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.agenttools.shared;
 
 import dev.agenttools.google.PacingShare;
 import dev.agenttools.store.DynamoClients;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -68,6 +69,12 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     static final int MAX_ACCOUNTS = 100_000;
     /** APIs whose demand a lease carries at most (a store is not given names without end). */
     static final int MAX_APIS = 4;
+    /**
+     * The longest a booking in the shared bucket ({@link #book}) may take, on the call's path: a store slower than
+     * this is taken as down for a moment, and the call paces at its share. A DynamoDB write in the same region takes
+     * a few ms.
+     */
+    public static final Duration BOOKING_TIMEOUT = Duration.ofMillis(300);
     private static final String KEY = "account";
     private static final String PREFIX = "i_";
     /** Demand attributes: {@code d_<api>_<instance>}, the instance's name beginning {@link #PREFIX}. */
@@ -75,6 +82,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
 
     private final DynamoDbClient client;
     private final String table;
+    private final DynamoQuotaBucket bucket;
     private final String instance = PREFIX + UUID.randomUUID().toString().replace("-", "");
     private final LongSupplier clock;
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
@@ -132,10 +140,30 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     }
 
     /**
+     * The share kept in {@code table} at DynamoDB's {@code endpoint} (null: AWS's, where the table is made beforehand;
+     * a local DynamoDB's is made when missing).
+     */
+    public static DynamoPacingShare open(java.net.URI endpoint, String region, String table) {
+        // bookings in the shared bucket are on the calls' path: one retry, and a store slower than this is skipped
+        var bookings = ClientOverrideConfiguration.builder().retryStrategy(b -> b.maxAttempts(2))
+                .apiCallTimeout(BOOKING_TIMEOUT).build();
+        return new DynamoPacingShare(DynamoClients.client(endpoint, region),
+                DynamoClients.client(endpoint, region, bookings), table, endpoint != null);
+    }
+
+    /**
      * @param createTable make the table when it is missing (a local DynamoDB, tests); in AWS, make it beforehand
      */
     public DynamoPacingShare(DynamoDbClient client, String table, boolean createTable) {
-        this(client, table, createTable, System::currentTimeMillis, true, r -> Thread.ofVirtual().start(r));
+        this(client, client, table, createTable);
+    }
+
+    /**
+     * @param bookingClient the client bookings in the shared bucket use, on the calls' path: retries and time bounded
+     *                      to {@link #BOOKING_TIMEOUT}
+     */
+    public DynamoPacingShare(DynamoDbClient client, DynamoDbClient bookingClient, String table, boolean createTable) {
+        this(client, bookingClient, table, createTable, System::currentTimeMillis, true, r -> Thread.ofVirtual().start(r));
     }
 
     /**
@@ -144,7 +172,13 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      */
     DynamoPacingShare(DynamoDbClient client, String table, boolean createTable, LongSupplier clock, boolean renewInBackground,
                       java.util.concurrent.Executor firstRenewals) {
+        this(client, client, table, createTable, clock, renewInBackground, firstRenewals);
+    }
+
+    private DynamoPacingShare(DynamoDbClient client, DynamoDbClient bookingClient, String table, boolean createTable,
+                              LongSupplier clock, boolean renewInBackground, java.util.concurrent.Executor firstRenewals) {
         this.client = client;
+        this.bucket = new DynamoQuotaBucket(bookingClient, table, clock);
         this.table = table;
         this.clock = clock;
         this.firstRenewals = firstRenewals;
@@ -202,9 +236,28 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         return lease.toldBefore.getOrDefault(api, 0.0);
     }
 
+    /**
+     * Books the units in the account's bucket that all instances share ({@link DynamoQuotaBucket}): one conditional
+     * write, on the call's path, for a user other instances serve too; a user served here alone never books.
+     */
+    @Override
+    public Booking book(String accountKey, String api, Bucket bucket, double units, long latestStartMillis) {
+        return this.bucket.book(accountKey, api, bucket, units, latestStartMillis);
+    }
+
+    @Override
+    public void giveBack(String accountKey, String api, Bucket bucket, double units) {
+        Thread.ofVirtual().start(() -> this.bucket.giveBack(accountKey, api, bucket, units)); // off the call's path
+    }
+
     /** Why the last renewal failed (null: it did not); each instance then paces at what it last knew. */
     public String lastError() {
         return lastError;
+    }
+
+    /** Why the last booking in the shared bucket failed (null: none did); calls then pace at their share a moment. */
+    public String lastBookingError() {
+        return bucket.lastError();
     }
 
     private void renewEvery() {

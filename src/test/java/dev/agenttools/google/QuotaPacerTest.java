@@ -532,6 +532,121 @@ class QuotaPacerTest {
                 .isLessThan(atFloor / 2);
     }
 
+    /**
+     * The bucket the instances serving a user share, in the test's virtual time, as the store keeps it (a theoretical
+     * arrival time moved by each booking); with what was booked and given back.
+     */
+    private final class FakeSharedBucket implements QuotaPacer.SharedBucket {
+        long tat = time.nanoTime();
+        final List<Double> booked = new CopyOnWriteArrayList<>();
+        final List<Double> givenBack = new CopyOnWriteArrayList<>();
+        boolean down;
+
+        @Override
+        public synchronized QuotaPacer.Booked book(double units, PacingShare.Bucket bucket, long maxWaitNanos) {
+            if (down) {
+                return new QuotaPacer.Booked(PacingShare.Booking.Outcome.UNSHARED, 0);
+            }
+            long now = time.nanoTime();
+            long perUnit = (long) (1e9 / bucket.unitsPerSecond());
+            long from = Math.max(tat, now);
+            long start = from + (long) (units * perUnit) - (long) (bucket.burst() * perUnit);
+            if (start - now > maxWaitNanos) {
+                return new QuotaPacer.Booked(PacingShare.Booking.Outcome.REFUSED, start - now);
+            }
+            booked.add(units);
+            tat = from + (long) (units * perUnit);
+            return new QuotaPacer.Booked(PacingShare.Booking.Outcome.BOOKED, start - now);
+        }
+
+        @Override
+        public synchronized void giveBack(double units, PacingShare.Bucket bucket) {
+            givenBack.add(units);
+            tat -= (long) (units * 1e9 / bucket.unitsPerSecond());
+        }
+
+        /** Another instance books {@code units} now. */
+        void elsewhere(double units) {
+            book(units, new PacingShare.Bucket(TEN_A_SECOND / 60.0, 9), Long.MAX_VALUE);
+        }
+    }
+
+    @Test
+    void aCallOfAUserOtherInstancesServeTooBooksItsQuotaInTheSharedBucketAndWaitsOnlyForItsStart() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        FakeSharedBucket shared = new FakeSharedBucket();
+        shared.elsewhere(9); // another instance spent the whole burst a moment ago
+        Deadline d = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise list = pacer.admitShared(25, 2, d, "a list of 4", shared);
+        assertThat(list).isNotNull();
+        assertThat(shared.booked).containsExactly(9.0, 25.0);
+        assertThat(time.sleeps).as("admitted without waiting").isEmpty();
+
+        pacer.acquire(5, 1, d, "messages.list").close();
+        pacer.acquire(20, 4, d, "4 messages.get").close();
+        // its 25 units are free once the 9 before them and 16 of its own have been paid: 2.5 s, waited once
+        assertThat(time.sleeps).hasSize(1);
+        assertThat(time.slept()).isCloseTo(25 * ONE_UNIT_NANOS, within(ROUNDING));
+        list.close();
+        assertThat(shared.givenBack).as("all of it spent").isEmpty();
+        // none of it came out of this instance's own bucket: a call paced locally still finds it full
+        time.sleeps.clear();
+        pacer.acquire(9, 1, time.deadline(HOUR), "a local call").close();
+        assertThat(time.sleeps).isEmpty();
+    }
+
+    @Test
+    void aCallTheSharedBucketCannotServeInTimeIsRefusedAtOnceAndTakesNothing() {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
+        FakeSharedBucket shared = new FakeSharedBucket();
+        shared.elsewhere(59); // 5 s of the rate booked by the other instances
+        Deadline d = time.deadline(Duration.ofSeconds(5));
+        ToolException refused = catchThrowableOfType(ToolException.class,
+                () -> pacer.admitShared(25, 2, d, "a list of 4", shared));
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        // free at 59 + 25 - 9 = 75 units: 7.5 s; it may wait three quarters of 5 s less two round trips (0.2 s each)
+        assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(7_500 - 3_450));
+        assertThat(refused.getMessage()).contains("Gmail quota of this account is spoken for");
+        assertThat(shared.booked).as("nothing booked for it").containsExactly(59.0);
+        assertThat(time.sleeps).isEmpty();
+    }
+
+    @Test
+    void whatABookedCallDidNotSpendGoesBackAndAStoreThatCannotAnswerLeavesTheCallToTheLocalShare() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
+        FakeSharedBucket shared = new FakeSharedBucket();
+        Deadline d = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise list = pacer.admitShared(25, 2, d, "a list of 4", shared);
+        pacer.acquire(5, 1, d, "messages.list").close(); // the index held the four: only the list was spent
+        list.close();
+        assertThat(shared.givenBack).containsExactly(20.0);
+
+        // a get of its own: booked for itself, closed after its request; a request of a booked call books nothing more
+        Deadline get = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise own = pacer.bookRequest(5, get, "messages.get", shared);
+        assertThat(own).isNotNull();
+        pacer.acquire(5, 1, get, "messages.get").close();
+        own.close();
+        assertThat(shared.booked).containsExactly(25.0, 5.0);
+        assertThat(shared.givenBack).as("the get spent its booking").containsExactly(20.0);
+
+        shared.down = true;
+        assertThat(pacer.admitShared(25, 2, time.deadline(Duration.ofSeconds(10)), "a list, store down", shared))
+                .as("paced at the local share instead").isNull();
+        assertThat(pacer.bookRequest(5, time.deadline(Duration.ofSeconds(10)), "a get, store down", shared)).isNull();
+    }
+
+    @Test
+    void aRateLearnedFromGooglesRefusalsChargesTheSharedBucketMoreForEachUnit() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
+        FakeSharedBucket shared = new FakeSharedBucket();
+        try (QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused")) {
+            pacer.rateLimited(p, false, null); // the quota is lower than configured (another app spends it too)
+        }
+        pacer.admitShared(10, 2, time.deadline(Duration.ofSeconds(10)), "a list of 1", shared).close();
+        assertThat(shared.booked).as("10 units at half the rate").containsExactly(20.0);
+    }
+
     private Thread waiter(QuotaPacer pacer, String name, Duration budget, List<String> order, List<QuotaPacer.Permit> held) {
         return Thread.ofVirtual().name(name).start(() -> {
             try {
