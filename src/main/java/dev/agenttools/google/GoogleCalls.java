@@ -110,11 +110,21 @@ public final class GoogleCalls {
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
             String key = account.shareKey();
             // a request of an admitted call was counted as demand when the call was admitted
-            if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).otherInstances() > 0) {
-                shared = sharedBucket(key);
+            if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).books()) {
+                shared = booking(account, key, pacer);
             }
         }
         QuotaPacer.SharedBucket bucket = shared;
+        // booked once for all its attempts: a request Google refuses spent nothing there, and its retry reuses the booking
+        try (var _ = bucket == null ? null : pacer.bookRequest(unitsEach * keys.size(), deadline, what, bucket)) {
+            return attempts(pacer, bucket, what, whatOf, unitsEach, keys, deadline, exchange);
+        }
+    }
+
+    private <K, V> Map<K, Outcome<V>> attempts(QuotaPacer pacer, QuotaPacer.SharedBucket bucket, String what,
+                                               java.util.function.Function<K, String> whatOf, int unitsEach,
+                                               List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
+            throws InterruptedException {
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {
             int cost = unitsEach * pending.size();
             try (var _ = bucket == null ? null : pacer.bookRequest(cost, deadline, what, bucket);
@@ -129,7 +139,7 @@ public final class GoogleCalls {
                 } catch (Exception e) {
                     answers.failUnanswered(pending, e); // here, not only in Retry: the pacer learns from it below
                 }
-                learn(pacer, permit, answers);
+                learn(pacer, permit, answers, bucket);
             }
         });
     }
@@ -153,9 +163,9 @@ public final class GoogleCalls {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
             String key = account.shareKey();
-            if (follow(key, pacer, units).otherInstances() > 0) {
+            if (follow(key, pacer, units).books()) {
                 // served by other instances too: its quota booked in the bucket they all spend from, exactly
-                QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, sharedBucket(key));
+                QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, booking(account, key, pacer));
                 if (booked != null) {
                     return booked::close;
                 }
@@ -173,9 +183,26 @@ public final class GoogleCalls {
      */
     private PacingShare.Demand follow(String key, QuotaPacer pacer, int units) {
         PacingShare.Demand demand = share.demand(key, apiKey, units);
-        pacer.share(demand);
-        pacer.followShare(() -> pacer.share(share.demand(key, apiKey, 0)));
+        look(key, pacer, demand);
+        pacer.followShare(() -> look(key, pacer, share.demand(key, apiKey, 0)));
         return demand;
+    }
+
+    /** Paces the account's calls as {@code demand} says: at a share of its limits, and booked when it is spread. */
+    private void look(String key, QuotaPacer pacer, PacingShare.Demand demand) {
+        pacer.share(demand);
+        pacer.sharedWith(demand.books() ? sharedBucket(key) : null);
+    }
+
+    /**
+     * Books {@code account}'s calls in the bucket the instances share from now on: once per pacer, what was booked
+     * under the name its credential had before its address was known is carried to the address's.
+     */
+    private QuotaPacer.SharedBucket booking(Account account, String key, QuotaPacer pacer) {
+        if (account.formerly() != null && pacer.firstBookingAs(key)) {
+            share.carry(account.formerly().shareKey(), key, apiKey);
+        }
+        return sharedBucket(key);
     }
 
     /** The bucket of the account's quota that the instances serving it share, as its pacer books in it. */
@@ -192,18 +219,29 @@ public final class GoogleCalls {
             public void giveBack(double units, PacingShare.Bucket bucket) {
                 share.giveBack(key, apiKey, bucket, units);
             }
+
+            @Override
+            public void empty(PacingShare.Bucket bucket) {
+                share.empty(key, apiKey, bucket);
+            }
         };
     }
 
     /** What the answers teach the pacer: a refusal cuts (once per burst), a success wins a little back. */
-    private static <K, V> void learn(QuotaPacer pacer, QuotaPacer.Permit permit, Answers<K, V> answers) {
-        boolean[] refused = {false};
+    private static <K, V> void learn(QuotaPacer pacer, QuotaPacer.Permit permit, Answers<K, V> answers,
+                                     QuotaPacer.SharedBucket shared) {
+        boolean[] refused = {false, false};
         answers.forEachFailure((k, e) -> {
             if (GoogleErrors.rateLimited(e)) {
                 refused[0] = true;
-                pacer.rateLimited(permit, GoogleErrors.concurrencyLimited(e), GoogleErrors.retryAfter(e));
+                boolean concurrency = GoogleErrors.concurrencyLimited(e);
+                refused[1] |= !concurrency;
+                pacer.rateLimited(permit, concurrency, GoogleErrors.retryAfter(e));
             }
         });
+        if (refused[1] && shared != null) {
+            shared.empty(pacer.fullBucket()); // once per exchange, however many of its parts were refused
+        }
         if (!refused[0]) {
             for (int i = 0; i < answers.successes(); i++) {
                 pacer.succeeded(permit);

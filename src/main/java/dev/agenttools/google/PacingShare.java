@@ -39,6 +39,21 @@ public interface PacingShare {
     default void giveBack(String accountKey, String api, Bucket bucket, double units) {
     }
 
+    /**
+     * Google refused a call of the account for its quota at {@code api}: its bucket is empty, so the shared one
+     * ({@link #book}) is made empty too (what is booked from now on starts at least a full bucket's time later).
+     */
+    default void empty(String accountKey, String api, Bucket bucket) {
+    }
+
+    /**
+     * The account known as {@code fromKey} (by its credential, before its address was known) is now known as
+     * {@code toKey}: what was booked under the first name counts under the second, so that the instances, which learn
+     * the address each at its own moment, do not find a full bucket under the new name. Once per account and instance.
+     */
+    default void carry(String fromKey, String toKey, String api) {
+    }
+
     /** A quota bucket: its rate (units a second) and how many units it holds full. */
     record Bucket(double unitsPerSecond, double burst) {
         public Bucket {
@@ -78,14 +93,28 @@ public interface PacingShare {
      * @param others         the other instances' together, as they last told the store
      * @param otherInstances how many other instances ask anything of it now (0: this one alone)
      */
-    record Demand(double own, double others, int otherInstances) {
+    record Demand(double own, double others, int otherInstances, boolean provisional) {
         /** No other instance: the whole of the limits is this one's. */
         public static final Demand ALONE = new Demand(0, 0, 0);
 
+        /**
+         * @param provisional the account is new here and the store has not yet said whether others serve it too:
+         *                    paced as if alone, its calls book in the shared bucket ({@link #book}) meanwhile, so that
+         *                    instances that start serving a user together do not each spend its whole burst
+         */
         public Demand {
             own = Double.isFinite(own) ? Math.max(0, own) : 0;
             others = Double.isFinite(others) ? Math.max(0, others) : 0;
             otherInstances = Math.max(0, otherInstances);
+        }
+
+        public Demand(double own, double others, int otherInstances) {
+            this(own, others, otherInstances, false);
+        }
+
+        /** Whether calls book in the shared bucket: others serve the account too, or may. */
+        public boolean books() {
+            return otherInstances > 0 || provisional;
         }
     }
 }

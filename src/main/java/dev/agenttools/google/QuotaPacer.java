@@ -102,6 +102,18 @@ final class QuotaPacer {
     private volatile double fraction = 1.0; // written under the lock; read without it by share()'s unchanged case
     /** Other instances asking of this user's limits, as last told. */
     private volatile int otherInstances;
+    /**
+     * Whether this pacer sent calls at a larger share before other instances were found serving the user too: the
+     * bucket they share holds less than it says then, and is emptied before this pacer's next booking.
+     */
+    private boolean emptyShared;
+    /**
+     * Quota units booked in the shared bucket for this instance's calls and not spent yet: calls paced here (the store
+     * has failed) count them as promised, since those go at their booked times.
+     */
+    private double bookedLeft;
+    /** The most booked units a call paced here waits behind: as many as this instance's share refills in this long. */
+    static final long MAX_BOOKED_AHEAD_NANOS = 10_000_000_000L;
     /** Quota units promised to tool calls admitted ({@link #admit}) and not spent yet. */
     private double promised;
     /** Quota units wanted by the requests waiting in line that hold no promise. */
@@ -160,6 +172,15 @@ final class QuotaPacer {
         /** Our calls in flight for this user when it was let go, its own slots included. */
         int inFlightAtSend();
 
+        /** Whether its quota was booked in the bucket the instances serving the user share. */
+        default boolean booked() {
+            return false;
+        }
+
+        /** Google refused the call it let go for a limit: what it spent of its booking is its call's again. */
+        default void refused() {
+        }
+
         @Override
         void close();
     }
@@ -180,14 +201,15 @@ final class QuotaPacer {
         lock.lockInterruptibly();
         Promise promise = promises.get(deadline);
         // quota booked in the bucket the instances share: this request waits for its booked start, then only for a slot
-        boolean booked = promise != null && promise.shared != null && promise.left + 1e-9 >= cost;
-        long bookedWait = booked ? promise.notBefore - arrived : 0;
+        boolean booked = coveredByBooking(promise, cost);
+        /* a promise made here for this request alone (its call found spread while it waited): let go once spent */
+        Promise ownBooking = null;
         double unpromised = 0;
         try {
             refill(arrived);
             double needed = Math.min(cost, capacity);
             if (booked) {
-                if (bookedWait > deadline.remainingNanos(arrived)) {
+                if (promise.notBefore - arrived > deadline.remainingNanos(arrived)) {
                     throw deadline.exceeded(what + " (the " + api + " quota allows no more calls in time)");
                 }
             } else if (promise == null || promise.left < needed) {
@@ -199,38 +221,76 @@ final class QuotaPacer {
             lock.unlock();
             throw e;
         }
-        if (bookedWait > 0) {
-            // its start in the shared bucket: no other call of the line waits behind this wait
-            lock.unlock();
-            waited = true;
-            ticker.sleep(bookedWait); // interrupted: ends here, holding nothing
-            lock.lock();
-        }
         waitingUnpromised += unpromised;
         Waiter me = new Waiter(deadline.endNanos(), arrivals++);
-        waiting.add(me);
         try {
             while (true) {
+                long now = ticker.nanoTime();
+                if (booked && promise.notBefore > now) {
+                    // its start in the shared bucket, out of the line: no other call waits behind this wait
+                    waiting.remove(me);
+                    lock.unlock();
+                    waited = true;
+                    try {
+                        ticker.sleep(promise.notBefore - now);
+                    } finally {
+                        lock.lock();
+                    }
+                    continue;
+                }
+                if (!waiting.contains(me)) {
+                    waiting.add(me);
+                }
                 if (waiting.peek() == me) {
                     int wanted = Math.max(1, Math.min(slots, cap));
                     if (inFlight + wanted <= cap) {
-                        long now = ticker.nanoTime();
                         refill(now);
                         boolean paused = now < pausedUntil;
                         // a call costing more than the bucket holds waits for a full bucket, not forever
                         double needed = booked ? 0 : Math.min(cost, capacity);
-                        if (!paused && units >= needed) {
-                            units -= needed;
+                        // paced here while calls booked in the shared bucket are still to go (the store has just
+                        // failed): those go first, as the bucket promised them, so this one waits for them too
+                        double ahead = booked ? 0 : Math.min(bookedLeft, unitsPerNano * MAX_BOOKED_AHEAD_NANOS);
+                        if (!paused && units - ahead >= needed) {
+                            // booked: spent from this bucket too (as far as it holds), so that if the store fails and
+                            // the user is paced at this instance's share again, that share does not start full
+                            units = booked ? Math.max(0, units - Math.min(cost, capacity)) : units - needed;
                             inFlight += wanted;
                             sentAny = true;
                             waiting.poll();
                             if (promise != null) {
                                 promise.spend(booked ? cost : needed);
                             }
+                            if (ownBooking != null) {
+                                promises.remove(deadline, ownBooking);
+                            }
                             changed.signalAll();
-                            return permit(wanted, now, inFlight);
+                            return permit(wanted, now, inFlight, booked ? promise : null, cost);
                         }
-                        long waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed - units) / unitsPerNano);
+                        SharedBucket spread = sharedNow;
+                        if (!paused && spread != null) {
+                            // waiting for this instance's quota while the user is found spread: its quota is booked in
+                            // the bucket the instances share instead, not spent besides what they book
+                            lock.unlock();
+                            Promise made = null;
+                            try {
+                                made = bookRequest(cost, deadline, what, spread);
+                            } catch (ToolException refused) {
+                                // no time for it there: it stays paced here, as it was admitted
+                            } finally {
+                                lock.lock();
+                            }
+                            Promise current = promises.get(deadline);
+                            if (coveredByBooking(current, cost)) {
+                                promise = current;
+                                booked = true;
+                                ownBooking = made;
+                                waitingUnpromised -= unpromised;
+                                unpromised = 0;
+                                continue;
+                            }
+                        }
+                        long waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed + ahead - units) / unitsPerNano);
                         if (waitNanos > deadline.remainingNanos(now)) {
                             throw deadline.exceeded(what + (paused ? " (" + api + " asked us to wait before the next call)"
                                     : " (the " + api + " quota allows no more calls in time)"));
@@ -264,12 +324,48 @@ final class QuotaPacer {
             if (waiting.remove(me)) {
                 changed.signalAll(); // gave up (deadline, interrupt): the next in line may go
             }
+            if (ownBooking != null && promises.remove(deadline, ownBooking) && ownBooking.left >= 1) {
+                Promise unspent = ownBooking;
+                lock.unlock();
+                unspent.close(); // gave up: what it booked goes back
+                lock.lock();
+            }
             lock.unlock();
             if (waited) {
                 counts.waited(ticker.nanoTime() - arrived);
             }
         }
     }
+
+    /** Whether {@code promise} holds quota booked in the shared bucket for a request costing {@code cost}. */
+    private static boolean coveredByBooking(Promise promise, int cost) {
+        return promise != null && promise.shared != null && promise.left + 1e-9 >= cost;
+    }
+
+    /**
+     * The bucket this user's quota is booked in while other instances serve it too, or null while this instance serves
+     * it alone ({@link GoogleCalls} says which, at each call and each look of a waiting one): calls waiting for this
+     * instance's quota when the user is found spread book theirs there instead.
+     */
+    void sharedWith(SharedBucket shared) {
+        sharedNow = shared;
+    }
+
+    private volatile SharedBucket sharedNow;
+
+    /**
+     * Whether this is this pacer's first booking of the account under {@code shareKey} (a name it did not book under
+     * last: an address learned after its credential's first calls), which carries the old name's bookings over first.
+     */
+    boolean firstBookingAs(String shareKey) {
+        if (shareKey.equals(bookedAs)) {
+            return false; // the usual case
+        }
+        bookedAs = shareKey;
+        return true;
+    }
+
+    private volatile String bookedAs;
 
     /**
      * Admits a tool call that will make requests costing {@code units} in all, promising it that quota: its requests
@@ -311,6 +407,9 @@ final class QuotaPacer {
 
         /** Gives back {@code units} booked that the call did not spend. */
         void giveBack(double units, PacingShare.Bucket bucket);
+
+        /** Google refused a call for the quota: its bucket is empty, and the shared one becomes so too. */
+        void empty(PacingShare.Bucket bucket);
     }
 
     /** What a booking gave, as {@link SharedBucket#book} says. */
@@ -330,7 +429,7 @@ final class QuotaPacer {
     Promise admitShared(int units, int rounds, Deadline deadline, String what, SharedBucket shared) {
         long now;
         long usable;
-        double learned;
+        boolean empty;
         PacingShare.Bucket bucket;
         lock.lock();
         try {
@@ -341,18 +440,22 @@ final class QuotaPacer {
             usable = usableNanos(now, deadline, rounds);
             refuseIfPausedPast(now, usable, what);
             bucket = sharedBucket();
-            learned = rateShare;
+            empty = emptyShared;
+            emptyShared = false;
         } finally {
             lock.unlock();
         }
-        Booked booked = shared.book(units / learned, bucket, usable);
+        if (empty) {
+            shared.empty(fullBucket());
+        }
+        Booked booked = shared.book(units, bucket, usable);
         return switch (booked.outcome()) {
-            case UNSHARED -> null;
+            case UNSHARED -> unshared();
             case REFUSED -> throw tooLate(booked.inNanos(), usable, 0, what);
             case BOOKED -> {
                 lock.lock();
                 try {
-                    Promise promise = new Promise(deadline, units, now + booked.inNanos(), shared, bucket, learned);
+                    Promise promise = new Promise(deadline, units, now + booked.inNanos(), shared, bucket);
                     promises.put(deadline, promise);
                     yield promise;
                 } finally {
@@ -364,7 +467,9 @@ final class QuotaPacer {
 
     /**
      * Books in the shared bucket what a request costing {@code cost} needs beyond its call's booked promise (a get on
-     * its own; a retry): its call's promise grows by it, or a promise of its own is made for it.
+     * its own; a retry): its call's promise grows by it, or a promise of its own is made for it. A call promised from
+     * this instance's bucket before the user was found spread has what it has left booked instead, and is paced by the
+     * shared bucket from then on (or stays as it was when that bucket cannot serve it in time: it was admitted).
      *
      * @return the promise made for this request (closed after it), or null: none made (its call's covers it, grew,
      *         or the call is paced locally, or the shared bucket cannot answer now)
@@ -374,28 +479,39 @@ final class QuotaPacer {
         long now;
         long usable;
         double extra;
-        double learned;
+        boolean local;
+        boolean empty;
         PacingShare.Bucket bucket;
         lock.lock();
         try {
             Promise promise = promises.get(deadline);
-            if (promise != null && (promise.shared == null || promise.left + 1e-9 >= cost)) {
-                return null; // paced locally, or booked already
+            local = promise != null && promise.shared == null;
+            if (promise != null && !local && promise.left + 1e-9 >= cost) {
+                return null; // booked already
             }
             now = ticker.nanoTime();
             usable = usableNanos(now, deadline, 1);
-            refuseIfPausedPast(now, usable, what);
-            extra = cost - (promise == null ? 0 : promise.left);
+            if (!local) {
+                refuseIfPausedPast(now, usable, what);
+            }
+            extra = local ? Math.max(cost, promise.left) : cost - (promise == null ? 0 : promise.left);
             bucket = sharedBucket();
-            learned = rateShare;
+            empty = emptyShared;
+            emptyShared = false;
         } finally {
             lock.unlock();
         }
-        Booked booked = shared.book(extra / learned, bucket, usable);
+        if (empty) {
+            shared.empty(fullBucket());
+        }
+        Booked booked = shared.book(extra, bucket, usable);
         switch (booked.outcome()) {
             case UNSHARED:
-                return null;
+                return unshared();
             case REFUSED:
+                if (local) {
+                    return null; // admitted already: it keeps its local promise
+                }
                 throw tooLate(booked.inNanos(), usable, 0, what);
             default:
                 break;
@@ -403,25 +519,62 @@ final class QuotaPacer {
         lock.lock();
         try {
             Promise promise = promises.get(deadline);
-            if (promise != null && promise.shared != null) {
+            if (promise != null && promise.shared == null) {
+                // the local promise becomes a booked one: its units leave this instance's promises
+                promised -= promise.left;
+                bookedLeft += extra;
+                promise.left = extra;
+                promise.shared = shared;
+                promise.bucket = bucket;
+                promise.notBefore = now + booked.inNanos();
+                return null;
+            }
+            if (promise != null) {
                 promise.left += extra;
+                bookedLeft += extra;
                 promise.notBefore = Math.max(promise.notBefore, now + booked.inNanos());
                 return null;
             }
-            Promise own = new Promise(deadline, extra, now + booked.inNanos(), shared, bucket, learned);
-            if (promise == null) {
-                promises.put(deadline, own);
-            }
+            Promise own = new Promise(deadline, extra, now + booked.inNanos(), shared, bucket);
+            promises.put(deadline, own);
             return own;
         } finally {
             lock.unlock();
         }
     }
 
-    /** The user's whole bucket as this pacer knows it (the rate learned from refusals), for the shared one. */
-    private PacingShare.Bucket sharedBucket() {
-        return new PacingShare.Bucket(configuredUnitsPerMinute * rateShare / 60.0,
-                Math.max(1, configuredBurst * rateShare * HEADROOM));
+    /**
+     * The shared bucket cannot answer (the store is down): the call is paced at this instance's share, which the
+     * bucket will not have seen when it answers again; so it is emptied before the next booking.
+     *
+     * @return null, for the caller to answer
+     */
+    private Promise unshared() {
+        lock.lock();
+        try {
+            emptyShared = true;
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The user's whole bucket as configured, with the headroom pacing keeps below Google's burst, for the shared one.
+     * Not the rate learned from refusals: booked calls are exact across the instances, so a refusal of one says that
+     * quota was spent where no booking saw it (while the store was down, by another app), and empties the shared
+     * bucket instead ({@link SharedBucket#empty}); a rate cut kept from such a refusal would waste quota long after.
+     */
+    PacingShare.Bucket sharedBucket() {
+        return new PacingShare.Bucket(configuredUnitsPerMinute / 60.0, Math.max(1, configuredBurst * HEADROOM));
+    }
+
+    /**
+     * The user's whole bucket as Google holds it, without the headroom pacing keeps below its burst: what is made
+     * empty when Google refuses (a refusal says its bucket is empty, and the headroom must be kept below that too).
+     */
+    PacingShare.Bucket fullBucket() {
+        return new PacingShare.Bucket(configuredUnitsPerMinute / 60.0, configuredBurst);
     }
 
     /** How long a call admitted now may wait for quota: a share of its time left less its round trips. Under the lock. */
@@ -442,7 +595,7 @@ final class QuotaPacer {
      * for), plus its {@code rounds} round trips. Under the lock.
      */
     private void refuseIfTooLate(long now, double units, Deadline deadline, int rounds, String what) {
-        double shortfall = promised + waitingUnpromised + units - this.units;
+        double shortfall = promised + bookedLeft + waitingUnpromised + units - this.units;
         double quotaWait = shortfall <= 0 ? 0 : shortfall / unitsPerNano;
         double wait = Math.max(quotaWait, pausedUntil - now);
         double usable = (deadline.remainingNanos(now) - rounds * latencyNanos) * ADMIT_SHARE;
@@ -497,32 +650,34 @@ final class QuotaPacer {
     public final class Promise implements AutoCloseable {
         private final Deadline deadline;
         private double left; // guarded by the pacer's lock
-        /** Where its quota was booked, or null: promised from this instance's bucket. */
-        private final SharedBucket shared;
-        private final PacingShare.Bucket bucket;
-        /** What a unit of it cost in the shared bucket (the rate learned, as a share of the configured one). */
-        private final double rateShareAtBooking;
+        /** Where its quota was booked, or null: promised from this instance's bucket; guarded by the pacer's lock. */
+        private SharedBucket shared;
+        private PacingShare.Bucket bucket;
         /** When the quota booked for it is its ({@link Ticker#nanoTime}); guarded by the pacer's lock. */
         private long notBefore;
 
         private Promise(Deadline deadline, double units) {
-            this(deadline, units, 0, null, null, 1);
+            this(deadline, units, 0, null, null);
         }
 
-        private Promise(Deadline deadline, double units, long notBefore, SharedBucket shared, PacingShare.Bucket bucket,
-                        double rateShareAtBooking) {
+        private Promise(Deadline deadline, double units, long notBefore, SharedBucket shared, PacingShare.Bucket bucket) {
             this.deadline = deadline;
             this.left = units;
+            if (shared != null) {
+                bookedLeft += units; // under the pacer's lock: shared promises are made under it
+            }
             this.notBefore = notBefore;
             this.shared = shared;
             this.bucket = bucket;
-            this.rateShareAtBooking = rateShareAtBooking;
         }
 
         /** Under the lock: a request of the call went, spending {@code units} of the promise (at most what is left). */
         private void spend(double units) {
             double spent = Math.min(left, units);
             left -= spent;
+            if (shared != null) {
+                bookedLeft -= spent;
+            }
             if (shared == null) {
                 promised -= spent;
             }
@@ -531,26 +686,51 @@ final class QuotaPacer {
         @Override
         public void close() {
             double unspent;
+            SharedBucket bookedIn;
             lock.lock();
             try {
                 unspent = left;
+                bookedIn = shared;
                 if (shared == null) {
                     promised -= left;
+                } else {
+                    bookedLeft -= left;
                 }
                 left = 0;
                 promises.remove(deadline, this);
             } finally {
                 lock.unlock();
             }
-            if (shared != null && unspent >= 1) {
-                shared.giveBack(unspent / rateShareAtBooking, bucket);
+            if (bookedIn != null && unspent >= 1) {
+                bookedIn.giveBack(unspent, bucket);
             }
         }
     }
 
-    private Permit permit(int slots, long sent, int inFlightNow) {
+    /** @param booking the booked promise it spent {@code cost} of, or null */
+    private Permit permit(int slots, long sent, int inFlightNow, Promise booking, int cost) {
         return new Permit() {
             private boolean closed;
+
+            @Override
+            public boolean booked() {
+                return booking != null;
+            }
+
+            @Override
+            public void refused() {
+                if (booking != null) {
+                    lock.lock();
+                    try {
+                        booking.left += cost; // Google refused it, so it spent nothing there: its retry needs no booking
+                        if (booking.shared != null) {
+                            bookedLeft += cost;
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }
 
             @Override
             public long sentNanos() {
@@ -632,6 +812,7 @@ final class QuotaPacer {
      */
     public void rateLimited(Permit permit, boolean concurrency, Duration retryAfter) {
         counts.refused(concurrency);
+        permit.refused();
         lock.lock();
         try {
             long now = ticker.nanoTime();
@@ -646,7 +827,10 @@ final class QuotaPacer {
                 refusedCap = permit.inFlightAtSend();
                 setCap(Math.min(level, permit.inFlightAtSend() - 1));
             } else {
-                if (permit.sentNanos() > lastRateCut) {
+                // a booked call refused: quota was spent where no booking saw it (an instance that served the user
+                // alone a moment ago, another app of the user's), not a rate the bookings got wrong; the shared bucket
+                // is emptied instead (GoogleCalls)
+                if (permit.sentNanos() > lastRateCut && !permit.booked()) {
                     refusedRateShare = rateShare;
                     setRate(rateShare * CUT);
                     lastRateCut = now;
@@ -690,8 +874,14 @@ final class QuotaPacer {
                 refusedRateShare = Double.POSITIVE_INFINITY;
                 refusedCap = Double.POSITIVE_INFINITY;
                 setRate(1.0);
+                // and the refusals still to come of calls sent before now were earned that way too: they cut nothing
+                long now = ticker.nanoTime();
+                lastRateCut = now;
+                lastCapCut = now;
                 if (sentAny && next < before) {
                     units = 0;
+                    // and so may the bucket the instances share hold less than it says: emptied at the next booking
+                    emptyShared = true;
                 }
                 setCap(maxLevel());
             } else {

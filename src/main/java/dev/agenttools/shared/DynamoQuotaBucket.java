@@ -44,6 +44,9 @@ final class DynamoQuotaBucket {
     /** Tries of one booking (a wrong guess, or another instance's write between the read and ours). */
     static final int TRIES = 4;
     private static final String KEY = "account";
+    /** Attributes: {@code tat_<api>}, the TAT; {@code alias_<api>}, the name the account's bookings moved to. */
+    private static final String TAT = "tat_";
+    private static final String ALIAS = "alias_";
     private static final Pattern API = Pattern.compile("[a-z]{1,20}");
 
     private final DynamoDbClient client;
@@ -51,6 +54,8 @@ final class DynamoQuotaBucket {
     private final LongSupplier clock;
     /** The last TAT seen per account and API (a lower bound of the stored one but for what calls gave back). */
     private final Map<String, Double> lastSeen = new ConcurrentHashMap<>();
+    /** Names whose bookings moved (account and API, to the new name), as this instance learned them. */
+    private final Map<String, String> aliases = new ConcurrentHashMap<>();
     private volatile long restUntil;
     private volatile String lastError;
 
@@ -70,9 +75,8 @@ final class DynamoQuotaBucket {
         double tau = bucket.burst() * msPerUnit; // how far ahead of now the TAT may be with units still free now
         // a call costing more than the bucket holds waits for a full bucket, not forever (as QuotaPacer does)
         double cost = Math.min(units, bucket.burst()) * msPerUnit;
-        String name = "tat_" + api;
-        String seenKey = accountKey + "/" + api;
-        Double seen = lastSeen.get(seenKey);
+        String key = resolve(accountKey, api);
+        Double seen = lastSeen.get(key + "/" + api);
         // the latest TAT this booking may move: its start (new TAT - tau) no later than its latest start
         double maxTat = latestStartMillis + tau - cost;
         if (seen != null && seen > maxTat && seen > now) {
@@ -86,21 +90,28 @@ final class DynamoQuotaBucket {
                     return Booking.refused(startOf(tat + cost, tau));
                 }
                 try {
-                    double next = tat != null && tat >= now ? inDebt(accountKey, name, cost, now, maxTat)
-                            : full(accountKey, name, now, now + cost);
-                    remember(seenKey, next);
+                    double next = tat != null && tat >= now ? inDebt(key, api, cost, now, maxTat)
+                            : full(key, api, now, now + cost);
+                    remember(key + "/" + api, next);
                     return Booking.booked(startOf(next, tau));
                 } catch (ConditionalCheckFailedException guessedWrong) {
-                    tat = read(accountKey, name);
+                    Stored stored = read(key, api);
+                    if (stored.alias() != null) {
+                        // the account is known by its address now: its bookings go there, this one too
+                        alias(accountKey, api, stored.alias());
+                        key = stored.alias();
+                        tat = lastSeen.get(key + "/" + api);
+                        continue;
+                    }
+                    tat = stored.tat();
                     if (tat != null) {
-                        remember(seenKey, tat);
+                        remember(key + "/" + api, tat);
                     }
                 }
             }
             return Booking.unshared(); // contended past its tries: this call paces at its share
         } catch (RuntimeException e) {
-            restUntil = clock.getAsLong() + REST.toMillis();
-            lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+            failed(e);
             return Booking.unshared();
         }
     }
@@ -111,17 +122,89 @@ final class DynamoQuotaBucket {
             return;
         }
         double back = Math.min(units, bucket.burst()) * 1000.0 / bucket.unitsPerSecond();
+        String key = resolve(accountKey, api);
         try {
-            client.updateItem(UpdateItemRequest.builder().tableName(table).key(key(accountKey))
+            client.updateItem(UpdateItemRequest.builder().tableName(table).key(key(key))
                     .updateExpression("ADD #t :back").conditionExpression("attribute_exists(#t)")
-                    .expressionAttributeNames(Map.of("#t", "tat_" + api))
+                    .expressionAttributeNames(Map.of("#t", TAT + api))
                     .expressionAttributeValues(Map.of(":back", number(-back))).build());
-            lastSeen.computeIfPresent(accountKey + "/" + api, (k, v) -> v - back);
+            lastSeen.computeIfPresent(key + "/" + api, (k, v) -> v - back);
         } catch (ConditionalCheckFailedException gone) {
             // nothing booked there any more (the item expired): nothing to give back
         } catch (RuntimeException e) {
             lastError = e.getClass().getSimpleName() + ": " + e.getMessage(); // lost: the bucket is as if spent
         }
+    }
+
+    /**
+     * Makes the bucket empty now (Google refused a call for the quota: the units it held were spent where no booking
+     * saw them, by an instance that served the user alone a moment ago): the TAT becomes at least a full bucket's time
+     * from now.
+     */
+    void empty(String accountKey, String api, Bucket bucket) {
+        long now = clock.getAsLong();
+        if (now < restUntil || !API.matcher(api).matches()) {
+            return;
+        }
+        raise(resolve(accountKey, api), api, now + bucket.burst() * 1000.0 / bucket.unitsPerSecond());
+    }
+
+    /**
+     * See {@link dev.agenttools.google.PacingShare#carry}: {@code fromKey}'s item names {@code toKey} as its alias, so
+     * that bookings still made under the old name (by instances that have not learned the address yet) fail their
+     * condition there and are made under the new one; and {@code toKey}'s TAT is raised to what was booked under the
+     * old name.
+     */
+    void carry(String fromKey, String toKey, String api) {
+        if (clock.getAsLong() < restUntil || !API.matcher(api).matches() || fromKey.equals(toKey)) {
+            return;
+        }
+        try {
+            Map<String, AttributeValue> from = client.updateItem(UpdateItemRequest.builder().tableName(table)
+                    .key(key(fromKey)).updateExpression("SET #a = :to")
+                    .expressionAttributeNames(Map.of("#a", ALIAS + api))
+                    .expressionAttributeValues(Map.of(":to", AttributeValue.fromS(toKey)))
+                    .returnValues(ReturnValue.ALL_NEW).build()).attributes();
+            alias(fromKey, api, toKey);
+            AttributeValue tat = from.get(TAT + api);
+            if (tat != null && tat.n() != null) {
+                raise(toKey, api, Double.parseDouble(tat.n()));
+            }
+        } catch (RuntimeException e) {
+            failed(e);
+        }
+    }
+
+    /** Raises {@code key}'s TAT to at least {@code tat}. */
+    private void raise(String key, String api, double tat) {
+        try {
+            client.updateItem(UpdateItemRequest.builder().tableName(table).key(key(key))
+                    .updateExpression("SET #t = :v").conditionExpression("attribute_not_exists(#t) OR #t < :v")
+                    .expressionAttributeNames(Map.of("#t", TAT + api))
+                    .expressionAttributeValues(Map.of(":v", number(tat))).build());
+            remember(key + "/" + api, tat);
+        } catch (ConditionalCheckFailedException later) {
+            // booked past it already
+        } catch (RuntimeException e) {
+            failed(e);
+        }
+    }
+
+    /** The name the account's bookings go under: its address's once some instance has learned it. */
+    private String resolve(String accountKey, String api) {
+        return aliases.getOrDefault(accountKey + "/" + api, accountKey);
+    }
+
+    private void alias(String accountKey, String api, String to) {
+        if (aliases.size() >= DynamoPacingShare.MAX_ACCOUNTS) {
+            aliases.clear(); // bounded: what is forgotten costs a failed write and a read, once each
+        }
+        aliases.put(accountKey + "/" + api, to);
+    }
+
+    private void failed(RuntimeException e) {
+        restUntil = clock.getAsLong() + REST.toMillis();
+        lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
     private void remember(String seenKey, double tat) {
@@ -142,31 +225,38 @@ final class DynamoQuotaBucket {
     }
 
     /** The bucket is in debt (TAT at or after now): its TAT moves by the cost, unless that starts the call too late. */
-    private double inDebt(String accountKey, String name, double cost, long now, double maxTat) {
+    private double inDebt(String key, String api, double cost, long now, double maxTat) {
         Map<String, AttributeValue> after = client.updateItem(UpdateItemRequest.builder().tableName(table)
-                .key(key(accountKey)).updateExpression("ADD #t :cost")
-                .conditionExpression("#t >= :now AND #t <= :max")
-                .expressionAttributeNames(Map.of("#t", name))
+                .key(key(key)).updateExpression("ADD #t :cost")
+                .conditionExpression("#t >= :now AND #t <= :max AND attribute_not_exists(#a)")
+                .expressionAttributeNames(Map.of("#t", TAT + api, "#a", ALIAS + api))
                 .expressionAttributeValues(Map.of(":cost", number(cost), ":now", number(now), ":max", number(maxTat)))
                 .returnValues(ReturnValue.UPDATED_NEW).build()).attributes();
-        return Double.parseDouble(after.get(name).n());
+        return Double.parseDouble(after.get(TAT + api).n());
     }
 
     /** The bucket is full (no TAT, or one past): its TAT becomes now plus the cost. */
-    private double full(String accountKey, String name, long now, double tat) {
-        client.updateItem(UpdateItemRequest.builder().tableName(table).key(key(accountKey))
-                .updateExpression("SET #t = :tat").conditionExpression("attribute_not_exists(#t) OR #t < :now")
-                .expressionAttributeNames(Map.of("#t", name))
+    private double full(String key, String api, long now, double tat) {
+        client.updateItem(UpdateItemRequest.builder().tableName(table).key(key(key))
+                .updateExpression("SET #t = :tat")
+                .conditionExpression("(attribute_not_exists(#t) OR #t < :now) AND attribute_not_exists(#a)")
+                .expressionAttributeNames(Map.of("#t", TAT + api, "#a", ALIAS + api))
                 .expressionAttributeValues(Map.of(":tat", number(tat), ":now", number(now))).build());
         return tat;
     }
 
-    private Double read(String accountKey, String name) {
-        Map<String, AttributeValue> item = client.getItem(GetItemRequest.builder().tableName(table).key(key(accountKey))
-                .consistentRead(true).projectionExpression("#t").expressionAttributeNames(Map.of("#t", name)).build())
-                .item();
-        AttributeValue v = item == null ? null : item.get(name);
-        return v == null || v.n() == null ? null : Double.parseDouble(v.n());
+    /** What the item holds for one API: its TAT and its alias, each null when it has none. */
+    private record Stored(Double tat, String alias) {
+    }
+
+    private Stored read(String key, String api) {
+        Map<String, AttributeValue> item = client.getItem(GetItemRequest.builder().tableName(table).key(key(key))
+                .consistentRead(true).projectionExpression("#t, #a")
+                .expressionAttributeNames(Map.of("#t", TAT + api, "#a", ALIAS + api)).build()).item();
+        AttributeValue tat = item == null ? null : item.get(TAT + api);
+        AttributeValue alias = item == null ? null : item.get(ALIAS + api);
+        return new Stored(tat == null || tat.n() == null ? null : Double.parseDouble(tat.n()),
+                alias == null ? null : alias.s());
     }
 
     private static Map<String, AttributeValue> key(String accountKey) {

@@ -565,6 +565,11 @@ class QuotaPacerTest {
             tat -= (long) (units * 1e9 / bucket.unitsPerSecond());
         }
 
+        @Override
+        public synchronized void empty(PacingShare.Bucket bucket) {
+            tat = Math.max(tat, time.nanoTime() + (long) (bucket.burst() * 1e9 / bucket.unitsPerSecond()));
+        }
+
         /** Another instance books {@code units} now. */
         void elsewhere(double units) {
             book(units, new PacingShare.Bucket(TEN_A_SECOND / 60.0, 9), Long.MAX_VALUE);
@@ -589,10 +594,11 @@ class QuotaPacerTest {
         assertThat(time.slept()).isCloseTo(25 * ONE_UNIT_NANOS, within(ROUNDING));
         list.close();
         assertThat(shared.givenBack).as("all of it spent").isEmpty();
-        // none of it came out of this instance's own bucket: a call paced locally still finds it full
+        // what it spent was taken from this instance's own bucket too (without waiting on it): were the store to fail
+        // now, the calls paced here would not start with a full bucket on top of what the others booked
         time.sleeps.clear();
-        pacer.acquire(9, 1, time.deadline(HOUR), "a local call").close();
-        assertThat(time.sleeps).isEmpty();
+        pacer.acquire(9, 1, time.deadline(HOUR), "a call paced here").close();
+        assertThat(time.sleeps).as("it waits for this bucket's refill").isNotEmpty();
     }
 
     @Test
@@ -637,14 +643,22 @@ class QuotaPacerTest {
     }
 
     @Test
-    void aRateLearnedFromGooglesRefusalsChargesTheSharedBucketMoreForEachUnit() throws Exception {
+    void aBookedRequestGoogleRefusesKeepsItsBookingForItsRetryAndCutsNoRate() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
         FakeSharedBucket shared = new FakeSharedBucket();
-        try (QuotaPacer.Permit p = pacer.acquire(1, 1, time.deadline(HOUR), "refused")) {
-            pacer.rateLimited(p, false, null); // the quota is lower than configured (another app spends it too)
+        Deadline d = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise list = pacer.admitShared(10, 2, d, "a list of 1", shared);
+        try (QuotaPacer.Permit p = pacer.acquire(5, 1, d, "messages.list")) {
+            // spent where no booking saw it (another app of the user's): Google's bucket is empty
+            pacer.rateLimited(p, false, null);
         }
-        pacer.admitShared(10, 2, time.deadline(Duration.ofSeconds(10)), "a list of 1", shared).close();
-        assertThat(shared.booked).as("10 units at half the rate").containsExactly(20.0);
+        assertThat(pacer.bookRequest(5, d, "messages.list again", shared)).as("its booking covers the retry").isNull();
+        pacer.acquire(5, 1, d, "messages.list again").close();
+        pacer.acquire(5, 1, d, "messages.get").close();
+        list.close();
+        assertThat(shared.booked).as("booked once").containsExactly(10.0);
+        assertThat(shared.givenBack).as("all of it spent").isEmpty();
+        assertThat(pacer.unitsPerMinute()).as("no rate cut: the bookings are exact").isEqualTo(TEN_A_SECOND);
     }
 
     private Thread waiter(QuotaPacer pacer, String name, Duration budget, List<String> order, List<QuotaPacer.Permit> held) {

@@ -151,6 +151,39 @@ class DynamoQuotaBucketTest {
     }
 
     @Test
+    void bookingsUnderACredentialsNameMoveToTheAddressOnceAnInstanceHasLearnedIt() {
+        AtomicLong clock = new AtomicLong(6_000_000);
+        String table = table();
+        DynamoQuotaBucket a = new DynamoQuotaBucket(client, table, clock::get);
+        DynamoQuotaBucket b = new DynamoQuotaBucket(client, table, clock::get);
+        long now = clock.get();
+        String token = "acct-00000000000000c1";
+        String address = "acct-00000000000000c2";
+        a.book(token, "gmail", BUCKET, 36, now + 10_000); // the first calls, before the address was known
+        b.book(token, "gmail", BUCKET, 25, now + 10_000);
+        // instance a learns the address: what was booked under the token's name counts under the address's
+        a.carry(token, address, "gmail");
+        assertThat(a.book(address, "gmail", BUCKET, 25, now + 10_000)).isEqualTo(Booking.booked(now + 1_250));
+        // instance b has not learned it yet: its booking under the token's name lands under the address's too
+        assertThat(b.book(token, "gmail", BUCKET, 25, now + 10_000)).isEqualTo(Booking.booked(now + 1_875));
+        assertThat(b.book(address, "gmail", BUCKET, 5, now + 10_000)).isEqualTo(Booking.booked(now + 2_000));
+    }
+
+    @Test
+    void aRefusalFromGoogleEmptiesTheBucketButNeverMovesBookingsBack() {
+        AtomicLong clock = new AtomicLong(7_000_000);
+        String table = table();
+        DynamoQuotaBucket a = new DynamoQuotaBucket(client, table, clock::get);
+        long now = clock.get();
+        String account = "acct-00000000000000d1";
+        a.book(account, "gmail", BUCKET, 5, now + 10_000); // a full bucket: 31 units still free
+        a.empty(account, "gmail", new Bucket(40, 40)); // Google says its bucket (40 units) is empty now
+        assertThat(a.book(account, "gmail", BUCKET, 5, now + 10_000)).isEqualTo(Booking.booked(now + 1_000 + 125 - 900));
+        a.empty(account, "gmail", new Bucket(40, 40)); // already past that: nothing moves
+        assertThat(a.book(account, "gmail", BUCKET, 5, now + 10_000)).isEqualTo(Booking.booked(now + 1_000 + 250 - 900));
+    }
+
+    @Test
     void aStoreThatIsDownAnswersUnsharedAtOnceAndIsLeftAloneAMoment() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0)) {
