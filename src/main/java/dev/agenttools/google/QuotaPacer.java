@@ -251,6 +251,11 @@ final class QuotaPacer {
                         // paced here while calls booked in the shared bucket are still to go (the store has just
                         // failed): those go first, as the bucket promised them, so this one waits for them too
                         double ahead = booked ? 0 : Math.min(bookedLeft, unitsPerNano * MAX_BOOKED_AHEAD_NANOS);
+                        long ownWait = (long) Math.ceil(Math.max(0, needed - units) / unitsPerNano);
+                        if (ahead > 0 && promise != null
+                                && deadline.remainingNanos(now) < ownWait + 2 * latencyNanos + MAX_SLEEP_NANOS) {
+                            ahead = 0; // but a call admitted here is not made to miss its deadline behind them
+                        }
                         if (!paused && units - ahead >= needed) {
                             // booked: spent from this bucket too (as far as it holds), so that if the store fails and
                             // the user is paced at this instance's share again, that share does not start full
@@ -290,7 +295,9 @@ final class QuotaPacer {
                                 continue;
                             }
                         }
-                        long waitNanos = paused ? pausedUntil - now : (long) Math.ceil((needed + ahead - units) / unitsPerNano);
+                        // (behind booked calls, it looks again soon: they go at their booked times, not at this rate)
+                        long waitNanos = paused ? pausedUntil - now
+                                : units - ahead < needed && ownWait == 0 ? MAX_SLEEP_NANOS : ownWait;
                         if (waitNanos > deadline.remainingNanos(now)) {
                             throw deadline.exceeded(what + (paused ? " (" + api + " asked us to wait before the next call)"
                                     : " (the " + api + " quota allows no more calls in time)"));

@@ -643,6 +643,28 @@ class QuotaPacerTest {
     }
 
     @Test
+    void callsPacedHereWhileTheStoreIsDownCountTheCallsBookedBeforeIt() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        FakeSharedBucket shared = new FakeSharedBucket();
+        Deadline listDeadline = time.deadline(Duration.ofSeconds(60));
+        QuotaPacer.Promise list = pacer.admitShared(25, 2, listDeadline, "a list of 4, booked", shared);
+        shared.down = true; // the store fails with the list's requests still to go
+        Deadline getDeadline = time.deadline(Duration.ofSeconds(2));
+        assertThat(pacer.bookRequest(5, getDeadline, "a get", shared)).as("paced here").isNull();
+        // the bucket holds 9 units, but the list's 25 go first: 2.1 s for this one's 5, past what 2 s allows
+        ToolException refused = catchThrowableOfType(ToolException.class,
+                () -> pacer.acquire(5, 1, getDeadline, "a get, paced here"));
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(time.sleeps).as("refused at once").isEmpty();
+        // the booked list goes as booked (its 25 units free once 16 more than the bucket's 9 have refilled), waiting
+        // for nothing here
+        pacer.acquire(5, 1, listDeadline, "messages.list").close();
+        pacer.acquire(20, 4, listDeadline, "4 messages.get").close();
+        list.close();
+        assertThat(time.sleeps).containsExactly(16 * ONE_UNIT_NANOS);
+    }
+
+    @Test
     void aBookedRequestGoogleRefusesKeepsItsBookingForItsRetryAndCutsNoRate() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
         FakeSharedBucket shared = new FakeSharedBucket();
