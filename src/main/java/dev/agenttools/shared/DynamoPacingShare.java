@@ -242,6 +242,9 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      */
     @Override
     public Booking book(String accountKey, String api, Bucket bucket, double units, long latestStartMillis) {
+        if (lastError != null) {
+            return Booking.unshared(); // the leases' last renewal failed: the store is not asked on a call's path
+        }
         return this.bucket.book(accountKey, api, bucket, units, latestStartMillis);
     }
 

@@ -39,8 +39,12 @@ import java.util.regex.Pattern;
  * {@link #REST}: the callers pace at their share of the limits meanwhile, as they would alone. Thread-safe.
  */
 final class DynamoQuotaBucket {
-    /** How long after a failure the store is left alone: calls then pace at their share, without its round trip. */
+    /**
+     * How long after a failure the store is left alone: calls then pace at their share, without its round trip; doubled
+     * after each failure in a row up to {@link #MAX_REST}, so that a store that hangs costs a call its timeout seldom.
+     */
     static final java.time.Duration REST = java.time.Duration.ofSeconds(1);
+    static final java.time.Duration MAX_REST = java.time.Duration.ofSeconds(16);
     /** Tries of one booking (a wrong guess, or another instance's write between the read and ours). */
     static final int TRIES = 4;
     private static final String KEY = "account";
@@ -57,6 +61,8 @@ final class DynamoQuotaBucket {
     /** Names whose bookings moved (account and API, to the new name), as this instance learned them. */
     private final Map<String, String> aliases = new ConcurrentHashMap<>();
     private volatile long restUntil;
+    /** Bookings that failed one after another (reset by one that did not). */
+    private volatile int failuresInARow;
     private volatile String lastError;
 
     DynamoQuotaBucket(DynamoDbClient client, String table, LongSupplier clock) {
@@ -93,6 +99,7 @@ final class DynamoQuotaBucket {
                     double next = tat != null && tat >= now ? inDebt(key, api, cost, now, maxTat)
                             : full(key, api, now, now + cost);
                     remember(key + "/" + api, next);
+                    failuresInARow = 0;
                     return Booking.booked(startOf(next, tau));
                 } catch (ConditionalCheckFailedException guessedWrong) {
                     Stored stored = read(key, api);
@@ -203,7 +210,8 @@ final class DynamoQuotaBucket {
     }
 
     private void failed(RuntimeException e) {
-        restUntil = clock.getAsLong() + REST.toMillis();
+        long rest = Math.min(MAX_REST.toMillis(), REST.toMillis() << Math.min(10, failuresInARow++));
+        restUntil = clock.getAsLong() + rest;
         lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 

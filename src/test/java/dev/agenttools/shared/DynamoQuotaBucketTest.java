@@ -200,10 +200,18 @@ class DynamoQuotaBucketTest {
             assertThat(Duration.ofNanos(System.nanoTime() - started))
                     .isLessThanOrEqualTo(DynamoPacingShare.BOOKING_TIMEOUT.plusSeconds(1));
             assertThat(bucket.lastError()).isNotNull();
-            // within the rest the store is not asked: a second client error would need a connection; none is tried
+            // within the rest the store is not asked; after it, it is, and a second failure in a row rests twice as long
             clock.addAndGet(DynamoQuotaBucket.REST.toMillis() - 1);
             assertThat(bucket.book("acct-00000000000000b5", "gmail", BUCKET, 25, clock.get() + 5_000))
                     .isEqualTo(Booking.unshared());
+            String first = bucket.lastError();
+            clock.addAndGet(1);
+            bucket.book("acct-00000000000000b5", "gmail", BUCKET, 25, clock.get() + 5_000);
+            assertThat(bucket.lastError()).as("asked again once the rest was over").isNotSameAs(first);
+            String second = bucket.lastError();
+            clock.addAndGet(2 * DynamoQuotaBucket.REST.toMillis() - 1);
+            bucket.book("acct-00000000000000b5", "gmail", BUCKET, 25, clock.get() + 5_000);
+            assertThat(bucket.lastError()).as("not asked within the doubled rest").isSameAs(second);
         }
     }
 }
