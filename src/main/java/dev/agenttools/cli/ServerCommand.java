@@ -42,6 +42,7 @@ final class ServerCommand implements Callable<Integer> {
     /** none (one instance, the default) or dynamodb (several behind a load balancer share the users' limits). */
     static final String SHARED_STATE = "AGENT_TOOLS_SHARED_STATE";
     static final String SHARED_TABLE = "AGENT_TOOLS_SHARED_TABLE";
+    static final String SHARED_QUOTA = "AGENT_TOOLS_SHARED_QUOTA";
 
     @Spec
     CommandSpec spec;
@@ -162,7 +163,11 @@ final class ServerCommand implements Callable<Integer> {
         }
         var tracking = settings.tracking(); // the DynamoDB endpoint and region, as tracking reads them
         String table = settings.value(SHARED_TABLE) == null ? "agent-tools-shared" : settings.value(SHARED_TABLE);
-        return DynamoPacingShare.open(tracking.dynamoEndpoint(), tracking.region(), table);
+        String quota = settings.value(SHARED_QUOTA) == null ? "shares" : settings.value(SHARED_QUOTA);
+        if (!quota.equals("shares") && !quota.equals("bucket")) {
+            throw new IllegalArgumentException(SHARED_QUOTA + " must be shares or bucket, got " + quota);
+        }
+        return DynamoPacingShare.open(tracking.dynamoEndpoint(), tracking.region(), table, quota.equals("bucket"));
     }
 
     private HttpService.Options options(Settings settings) {

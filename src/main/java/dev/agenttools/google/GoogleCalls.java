@@ -110,7 +110,8 @@ public final class GoogleCalls {
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
             String key = account.shareKey();
             // a request of an admitted call was counted as demand when the call was admitted
-            if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).books()) {
+            if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).books()
+                    && share.sharesBucket()) {
                 shared = booking(account, key, pacer);
             }
         }
@@ -163,7 +164,7 @@ public final class GoogleCalls {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
             String key = account.shareKey();
-            if (follow(key, pacer, units).books()) {
+            if (follow(key, pacer, units).books() && share.sharesBucket()) {
                 // served by other instances too: its quota booked in the bucket they all spend from, exactly
                 QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, booking(account, key, pacer));
                 if (booked != null) {
@@ -191,7 +192,7 @@ public final class GoogleCalls {
     /** Paces the account's calls as {@code demand} says: at a share of its limits, and booked when it is spread. */
     private void look(String key, QuotaPacer pacer, PacingShare.Demand demand) {
         pacer.share(demand);
-        pacer.sharedWith(demand.books() ? sharedBucket(key) : null);
+        pacer.sharedWith(demand.books() && share.sharesBucket() ? sharedBucket(key) : null);
     }
 
     /**

@@ -21,6 +21,11 @@ public interface PacingShare {
      */
     Demand demand(String accountKey, String api, int unitsAsked);
 
+    /** Whether this store keeps a quota bucket per account that the instances book in ({@link #book}). */
+    default boolean sharesBucket() {
+        return false;
+    }
+
     /**
      * Books {@code units} of the account's quota at {@code api} in a bucket that every instance serving it spends from
      * (its rate and burst: {@code bucket}), for a tool call that may start no later than {@code latestStartMillis}

@@ -143,11 +143,29 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      * a local DynamoDB's is made when missing).
      */
     public static DynamoPacingShare open(java.net.URI endpoint, String region, String table) {
+        return open(endpoint, region, table, false);
+    }
+
+    /**
+     * @param bucket each user several instances serve books its calls' quota in a bucket they share ({@link #book}),
+     *               rather than each instance pacing at its share of it
+     */
+    public static DynamoPacingShare open(java.net.URI endpoint, String region, String table, boolean bucket) {
         // bookings in the shared bucket are on the calls' path: one retry, and a store slower than this is skipped
         var bookings = ClientOverrideConfiguration.builder().retryStrategy(b -> b.maxAttempts(2))
                 .apiCallTimeout(BOOKING_TIMEOUT).build();
-        return new DynamoPacingShare(DynamoClients.client(endpoint, region),
+        DynamoPacingShare share = new DynamoPacingShare(DynamoClients.client(endpoint, region),
                 DynamoClients.client(endpoint, region, bookings), table, endpoint != null);
+        share.bucketOn = bucket;
+        return share;
+    }
+
+    /** Whether users several instances serve book in the shared bucket (tests: yes). */
+    private volatile boolean bucketOn = true;
+
+    @Override
+    public boolean sharesBucket() {
+        return bucketOn;
     }
 
     /**
@@ -216,7 +234,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         Others others = lease.others.getOrDefault(api, Others.NONE);
         if (others.instances() == 0) {
             // alone: the whole of the limits, whatever it asks; booked while others may not have been seen yet
-            return new Demand(own, 0, 0, lease.renewals <= EARLY_RENEWALS.size());
+            return new Demand(own, 0, 0, bucketOn && lease.renewals <= EARLY_RENEWALS.size());
         }
         return new Demand(ownForShare(lease, api, now), others.demand(), others.instances());
     }
