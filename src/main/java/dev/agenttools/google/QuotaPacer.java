@@ -223,12 +223,16 @@ final class QuotaPacer {
         }
         waitingUnpromised += unpromised;
         Waiter me = new Waiter(deadline.endNanos(), arrivals++);
+        boolean queued = false; // whether it stands in the line (a booked call waits for its start out of it)
         try {
             while (true) {
                 long now = ticker.nanoTime();
                 if (booked && promise.notBefore > now) {
                     // its start in the shared bucket, out of the line: no other call waits behind this wait
-                    waiting.remove(me);
+                    if (queued) {
+                        waiting.remove(me);
+                        queued = false;
+                    }
                     lock.unlock();
                     waited = true;
                     try {
@@ -238,8 +242,9 @@ final class QuotaPacer {
                     }
                     continue;
                 }
-                if (!waiting.contains(me)) {
+                if (!queued) {
                     waiting.add(me);
+                    queued = true;
                 }
                 if (waiting.peek() == me) {
                     int wanted = Math.max(1, Math.min(slots, cap));
@@ -263,6 +268,7 @@ final class QuotaPacer {
                             inFlight += wanted;
                             sentAny = true;
                             waiting.poll();
+                            queued = false;
                             if (promise != null) {
                                 promise.spend(booked ? cost : needed);
                             }
@@ -328,7 +334,7 @@ final class QuotaPacer {
             }
         } finally {
             waitingUnpromised -= unpromised;
-            if (waiting.remove(me)) {
+            if (queued && waiting.remove(me)) {
                 changed.signalAll(); // gave up (deadline, interrupt): the next in line may go
             }
             if (ownBooking != null && promises.remove(deadline, ownBooking) && ownBooking.left >= 1) {
