@@ -89,6 +89,20 @@ class ServerCommandTest {
     }
 
     @Test
+    void refusesAnUnknownWayOfSharingTheQuotaNamingTheSettingAndItsValues() throws Exception {
+        ProcessBuilder b = AgentToolsProcess.builder(emulator, "server", "--port", "0");
+        b.environment().put("AGENT_TOOLS_SERVICE_KEY_HASHES", ServerProcesses.keyHash(KEY));
+        b.environment().put("AGENT_TOOLS_SHARED_STATE", "dynamodb");
+        b.environment().put("AGENT_TOOLS_SHARED_QUOTA", "exact");
+        Process p = b.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(err).isEqualTo(Main.CONFIGURATION);
+        assertThat(err).contains("AGENT_TOOLS_SHARED_QUOTA must be shares or bucket, got exact")
+                .doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
     void keepsEachEndUsersHabitsByTheGoogleAccountOfTheirToken(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (Emulator two = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).build())) {
