@@ -27,7 +27,11 @@ for _key in [k for k in os.environ if k.startswith("AGENT_TOOLS_") or k.startswi
 os.environ.update({"AGENT_TOOLS_COMMAND": "%s serve --stdio" % shlex.quote(LAUNCHER),
                    "AGENT_TOOLS_CONFIG": os.path.join(HOME, "config.properties"),
                    "XDG_CONFIG_HOME": os.path.join(HOME, ".config"),
-                   "XDG_DATA_HOME": os.path.join(HOME, ".local", "share")})
+                   "XDG_DATA_HOME": os.path.join(HOME, ".local", "share"),
+                   # the JVMs these tests start (emulators, serve, the launcher's server) compile with C1 only: C2's
+                   # compiles are seconds of CPU each that a test's few calls never earn back (the suite shares two
+                   # cores with the JUnit tests, the container test and the scale test)
+                   "AGENT_TOOLS_JAVA_OPTS": "-XX:TieredStopAtLevel=1"})
 
 
 def start_emulator(*flags):

@@ -41,7 +41,7 @@ final class AgentToolsProcess {
     /** The command line of an isolated agent-tools JVM running {@code args}. */
     static List<String> javaCommand(String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Duser.home=" + HOME, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                "-Duser.home=" + HOME, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
                 Main.class.getName()));
         command.addAll(List.of(args));
         return command;
