@@ -2,6 +2,7 @@ package dev.agenttools.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A small benchmark run end to end: table, results JSON with every field, summary and sweep charts. Asserts shape, not speed. */
+@Tag("process")
 class BenchmarkTest {
 
     @Test

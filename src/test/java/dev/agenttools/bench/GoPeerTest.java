@@ -5,6 +5,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.gmail.GmailTools;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * --ca-cert) and in cleartext. When the peer cannot be built here the tests fail, saying why: they never pass by
  * skipping.
  */
+@Tag("process")
 class GoPeerTest {
     private static final String TOKEN = "go-peer-test-token-7d1f";
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(10);

@@ -6,6 +6,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * `agent-tools auth` as a user runs it, headless: `login --no-browser` prints the consent address, which the test
  * "opens" as a browser would; then status, a tool call on the stored sign-in, logout.
  */
+@Tag("process")
 class AuthCommandTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -8,6 +8,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code call} and {@code serve --stdio} as separate processes against the emulator, the way agents use them. */
+@Tag("process")
 class CallAndServeTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

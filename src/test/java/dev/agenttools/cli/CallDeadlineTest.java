@@ -2,6 +2,7 @@ package dev.agenttools.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * spawn, as the agent that spawned it counts: the JVM's start is inside the deadline, not on top of it. Only the
  * kernel's 10 ms ticks (in which the process start is known) are allowed beyond.
  */
+@Tag("process")
 class CallDeadlineTest {
     private static final int TIMEOUT_MS = 2_000;
     private static final String TOKEN = "call-deadline-token-9e2d";

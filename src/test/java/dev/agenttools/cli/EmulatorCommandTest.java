@@ -1,6 +1,7 @@
 package dev.agenttools.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code agent-tools emulator} as a user runs it: one line on stdout with the root URL, clear errors for bad flags. */
+@Tag("process")
 class EmulatorCommandTest {
 
     @Test

@@ -2,6 +2,7 @@ package dev.agenttools.cli;
 
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code user_id} lives in a namespace of its own, so a caller naming {@code user_id} {@code me@example.com} never
  * reaches the habits me@example.com keeps with its own Google token, and {@code ALICE} is {@code alice}.
  */
+@Tag("process")
 class HabitUserIdNamespaceTest {
     private static final String KEY = "the-backends-key";
 

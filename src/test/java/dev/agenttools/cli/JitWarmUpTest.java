@@ -5,6 +5,7 @@ import dev.agenttools.Settings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The JIT warm-up of a process that serves many calls: its setting, and a process that warms up while it serves. */
+@Tag("process")
 class JitWarmUpTest {
     @Test
     void isOffUnlessTheSettingSaysOnAndABadValueIsNamed() {

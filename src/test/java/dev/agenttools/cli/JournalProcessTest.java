@@ -6,6 +6,7 @@ import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tracking.DynaliteAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A long-running process killed with SIGKILL right after its last answer: every call it answered is recorded all the
  * same, once, when it is started again on the same data folder (its call journal, shipped at start).
  */
+@Tag("process")
 class JournalProcessTest {
     private static final String KEY = "the-backends-key";
     private static final int CALLS = 30;

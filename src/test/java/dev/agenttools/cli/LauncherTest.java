@@ -7,6 +7,7 @@ import dev.agenttools.emulator.Emulators;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in a checkout of its own (the script, the JDK finder and a jar whose manifest points at this build's classes), a
  * private runtime folder per test, an emulator over real HTTP.
  */
+@Tag("process")
 class LauncherTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

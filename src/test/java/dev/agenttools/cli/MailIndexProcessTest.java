@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The mail index outlives the process: one-shot {@code call}s in JVMs of their own share one index file, the second
  * answering from it in one round trip, with the answer a call without the index gives; `cache status|clear` see it.
  */
+@Tag("process")
 class MailIndexProcessTest {
     private record Run(String out, String err) {
     }

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 3.9.12 makes in its own start-up (apache/maven#10312). This runs the project's own wrapper, as a user would, on the
  * cheapest goal that starts Maven's Guice container.
  */
+@Tag("process")
 class MavenWrapperTest {
     @Test
     void mavenPrintsNothingOfItsOwnOnAQuietBuild(@TempDir Path buildDirectory) throws Exception {

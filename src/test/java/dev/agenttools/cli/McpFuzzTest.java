@@ -7,6 +7,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a ping after the last line is still answered, and the process exits 0 at end of input. The seed is printed and
  * can be set with {@code -Dagenttools.mcpFuzzSeed=...} to replay a failure.
  */
+@Tag("process")
 class McpFuzzTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

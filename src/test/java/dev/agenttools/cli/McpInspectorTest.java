@@ -8,6 +8,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * End to end with a client we did not write: the MCP Inspector's CLI ({@code @modelcontextprotocol/inspector},
  * installed by the build from src/test/node) starts {@code agent-tools mcp} and lists and calls its tools.
  */
+@Tag("process")
 class McpInspectorTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

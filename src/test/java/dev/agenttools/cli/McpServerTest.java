@@ -14,6 +14,7 @@ import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code agent-tools mcp} driven by the MCP Java SDK's own client over stdio, against the emulator. */
+@Tag("process")
 class McpServerTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

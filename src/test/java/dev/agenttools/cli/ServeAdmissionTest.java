@@ -5,6 +5,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exactly one answer, the excess ones {@code overloaded} at once, Gmail never sees more calls than the limit, and the
  * process ends cleanly at end of input.
  */
+@Tag("process")
 class ServeAdmissionTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

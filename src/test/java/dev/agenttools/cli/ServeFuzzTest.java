@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedOutputStream;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Sends 10,000 random and mutated lines to a real {@code serve --stdio} process: every line gets exactly one
  * well-formed answer, no answer carries a stack trace, and the process is still serving at the end.
  */
+@Tag("process")
 class ServeFuzzTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -9,6 +9,7 @@ import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code agent-tools server} with MCP authorization, as an operator runs it: processes of their own configured by the
  * environment, with the emulator as Google, and the official MCP TypeScript SDK client as the MCP client.
  */
+@Tag("process")
 class ServerAuthorizationProcessTest {
     private static final String USER_1 = "me@example.com";
     private static final String USER_2 = "user2@example.com";

@@ -5,6 +5,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code agent-tools server} as an operator starts it: a process of its own, configured by the environment, stopped by SIGTERM. */
+@Tag("process")
 class ServerCommandTest {
     private static final String KEY = "the-backends-key";
 

@@ -5,6 +5,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mail index, and the files SQLite keeps beside them) costs at most a record or the index, never the process or its
  * JSON-lines protocol.
  */
+@Tag("process")
 class StoreFaultsProcessTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -8,6 +8,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Calls made through call and serve are recorded, and `stats` reads them back, from SQLite and from DynamoDB. */
+@Tag("process")
 class TrackingEndToEndTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -11,6 +11,7 @@ import dev.agenttools.Tools;
 import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>A file may differ only if it is in {@link #KNOWN}, with the reason; a known file that no longer differs fails
  * too, so the list shrinks as the import is fixed. A file the expander cannot read either counts as refused by both.
  */
+@Tag("process")
 class CorpusCalendarTest {
     private static final Path CORPUS = Path.of("target", "test-corpora", "ics-corpus");
     private static final Path WORK = Path.of("target", "corpus-calendar");

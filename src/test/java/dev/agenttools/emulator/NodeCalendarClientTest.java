@@ -3,6 +3,7 @@ package dev.agenttools.emulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * file) against the emulator's Calendar v3: the same seeded facts the Java client test checks, through another
  * client's URL building, JSON reading and error handling.
  */
+@Tag("process")
 class NodeCalendarClientTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

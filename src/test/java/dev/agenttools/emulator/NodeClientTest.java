@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The official Node client ({@code @googleapis/gmail}, installed by the build from src/test/node's lock file)
  * against the emulator. The script makes each call and reports what the client returned or threw.
  */
+@Tag("process")
 class NodeClientTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.api.services.calendar.Calendar;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and reviewed in {@code src/test/resources/realworld/calendar-differences.json}; a documented difference that no
  * longer occurs fails too, so the list cannot go stale. The reference is {@code src/test/python/calendar_reference.py}.
  */
+@Tag("process")
 class RealWorldCalendarTest {
     private static final Path PYTHON_CORPUS = Path.of("target", "test-corpora", "icalendar");
     private static final Path NODE_CORPUS = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"), "node_modules", "ical", "test");

@@ -11,6 +11,7 @@ import dev.agenttools.tool.ToolResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * (as sent and once inflated); a list with more ids than asked costs no more gets than asked. The next call is
  * unaffected. With the default retry policy, so that a retry would show.
  */
+@Tag("process")
 class HostileUpstreamTest {
     private static final String VICTIM = "f3";
     private static HostileGmail gmail;

@@ -10,6 +10,7 @@ import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * names must equal what Python's {@code email} package decodes, or differ in a way documented and reviewed in
  * {@code src/test/resources/realworld/differences.json}. The comparison itself is {@code src/test/python/mail_reference.py}.
  */
+@Tag("process")
 class RealWorldMailTest {
     private static final Path CORPORA = Path.of("target", "test-corpora");
     private static final Path HAND_MADE = Path.of("src", "test", "resources", "realworld");

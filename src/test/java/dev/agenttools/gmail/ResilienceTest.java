@@ -9,6 +9,7 @@ import dev.agenttools.google.Retry;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Retries, the deadline, quota pacing and connection reuse, against the emulator's fault and limit models. */
+@Tag("process")
 class ResilienceTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

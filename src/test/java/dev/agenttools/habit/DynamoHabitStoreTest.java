@@ -11,6 +11,7 @@ import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tracking.DynaliteAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The store's promises on one DynamoDB table (dynalite) that two instances share, and what only DynamoDB's has: the
  * requests habit.list costs, keys that hold digests, and a throttled or unreachable table.
  */
+@Tag("process")
 class DynamoHabitStoreTest extends HabitStoreContract {
     private static DynaliteAccess dynalite;
     private HabitSettings.DynamoTable table;

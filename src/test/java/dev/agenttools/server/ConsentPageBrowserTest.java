@@ -7,6 +7,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * through the page, as a person clicking Approve, and lists the user's emails through {@code /mcp}. The screenshots
  * are kept in {@code target/consent-browser/}.
  */
+@Tag("process")
 class ConsentPageBrowserTest {
     private static final String USER = "user2@example.com";
     private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("AGENT_TOOLS_CHROMIUM", "/usr/bin/chromium"));

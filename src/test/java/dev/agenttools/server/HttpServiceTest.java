@@ -15,6 +15,7 @@ import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code /mcp}, the probes and metrics, and the refusals (no key, a key withdrawn, a body too large, a foreign origin,
  * an unknown protocol version, no room).
  */
+@Tag("process")
 class HttpServiceTest {
     private static final String KEY = "service-key-one";
     private static final String TOKEN = "t";

@@ -10,6 +10,7 @@ import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the 401 that points a client at them, and a client driving the whole flow the way an MCP client's OAuth support does
  * (register, authorize through Google's consent, trade the code, call tools, refresh), with the refusals on the way.
  */
+@Tag("process")
 class McpAuthorizationTest {
     private static final String REDIRECT = OAuthClient.REDIRECT;
     private static final String USER_1 = "me@example.com";

@@ -5,6 +5,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * connection without a token; the protected resource side (the 401, RFC 9728) is what McpAuthorizationTest and the
  * TypeScript SDK client's discovery (mcp-oauth-check.mjs) check.
  */
+@Tag("process")
 class OAuthConformanceTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -7,6 +7,7 @@ import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * put it for that path, and the server answers under the prefix and without it (a proxy that passes it on, or strips
  * it). The official MCP TypeScript SDK client finds and signs in through it by its own discovery.
  */
+@Tag("process")
 class PublicUrlPrefixTest {
     @RegisterExtension
     static final Emulators emulators = new Emulators();

@@ -7,6 +7,7 @@ import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tracking.DynaliteAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * OAuth store in DynamoDB (dynalite), with the emulator as Google: a client signed in through one works on the other,
  * refreshes there, and a revocation on one is seen by the other within the check cache's bound.
  */
+@Tag("process")
 class SharedOAuthStoreTest {
     private static final String USER = "me@example.com";
     /** DynamoOAuthStore.CHECK_CACHE_LIFETIME, as docs/authorization.md promises it. */

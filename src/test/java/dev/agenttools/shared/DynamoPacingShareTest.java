@@ -4,6 +4,7 @@ import dev.agenttools.google.PacingShare;
 import dev.agenttools.tracking.Dynalite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.within;
  * others' demand; one that stops (closed, or silent past its lease) is counted out; an account one instance serves
  * alone is its own at once, whether or not the store answers. Renewals are driven by the test on a clock of its own.
  */
+@Tag("process")
 class DynamoPacingShareTest {
     private static Dynalite dynamo;
     private static DynamoDbClient client;

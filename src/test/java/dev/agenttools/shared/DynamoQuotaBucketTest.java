@@ -6,6 +6,7 @@ import dev.agenttools.store.DynamoClients;
 import dev.agenttools.tracking.Dynalite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * books; a booking that would start too late is refused with when it would start and takes nothing; what a call did
  * not spend comes back; a store that is down answers "unshared" at once and is left alone a moment.
  */
+@Tag("process")
 class DynamoQuotaBucketTest {
     private static Dynalite dynamo;
     private static DynamoDbClient client;

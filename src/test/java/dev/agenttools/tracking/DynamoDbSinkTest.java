@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The DynamoDB sink against a real local DynamoDB-compatible server (dynalite). */
+@Tag("process")
 class DynamoDbSinkTest {
     private static final List<String> TOOLS = List.of("gmail.list-emails", "gmail.get-email");
 

@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A long-running process's call journal: what it holds while the store has not taken a record, and who ships it. */
+@Tag("process")
 class JournalTest {
 
     private static CallRecord record(int i) {

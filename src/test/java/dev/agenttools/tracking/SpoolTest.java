@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -21,6 +22,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** One-shot calls' records wait in the spool as JSON lines; opening the store moves them in, once each. */
+@Tag("process")
 class SpoolTest {
     private static final Instant T = Instant.parse("2026-11-30T12:00:00.123Z");
 

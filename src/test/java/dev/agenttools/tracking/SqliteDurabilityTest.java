@@ -1,5 +1,6 @@
 package dev.agenttools.tracking;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The SQLite store under real processes: killed with SIGKILL mid-write, and two writers on one file. */
+@Tag("process")
 class SqliteDurabilityTest {
 
     private static Process writer(Path db, int count, String agent) throws Exception {

@@ -2,6 +2,7 @@ package dev.agenttools.tracking;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The same call records in SQLite (stats by SQL) and in DynamoDB on dynalite (stats by {@link StatsCalculator}) give
  * the same rows, in the same order, for every window and tool filter.
  */
+@Tag("process")
 class StatsParityTest {
     private static final String LIST = "gmail.list-emails";
     private static final String GET = "gmail.get-email";

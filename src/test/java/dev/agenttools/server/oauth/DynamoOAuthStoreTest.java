@@ -3,6 +3,7 @@ package dev.agenttools.server.oauth;
 import dev.agenttools.tracking.DynaliteAccess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The store's promises on one DynamoDB table (dynalite) that two instances share, and what only DynamoDB's has: the
  * cache of checked access tokens, and items that hold no secret as it is.
  */
+@Tag("process")
 class DynamoOAuthStoreTest extends OAuthStoreContract {
     private static DynaliteAccess dynalite;
     private OAuthSettings.DynamoTable table;
