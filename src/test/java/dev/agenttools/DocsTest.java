@@ -65,12 +65,16 @@ class DocsTest {
                 .isEqualTo(content);
     }
 
-    /** The error codes a call can answer, with a one-shot call's exit status and what the code tells the caller. */
+    /**
+     * The error codes a call can answer, with a one-shot call's exit status, the HTTP service's status and what the code
+     * tells the caller.
+     */
     static String errorTable() {
-        StringBuilder table = new StringBuilder("| code | exit status | what it tells the caller |\n|---|---|---|\n");
-        table.append("| (ok) | 0 | the answer is in `data` |\n");
+        StringBuilder table = new StringBuilder("| code | exit status | HTTP | what it tells the caller |\n|---|---|---|---|\n");
+        table.append("| (ok) | 0 | 200 | the answer is in `data` |\n");
         for (ToolException.Kind kind : ToolException.Kind.values()) {
             table.append("| `").append(kind.code()).append("` | ").append(kind.exitStatus()).append(" | ")
+                    .append(kind.httpStatus()).append(" | ")
                     .append(kind.meaning().replace("|", "\\|")).append(" |\n");
         }
         return table.toString().strip();

@@ -78,7 +78,7 @@ final class CallEndpoint extends Handler.Abstract {
         }
         try {
             ToolProtocol.Answer answer = protocol.answer(body, received, headerToken);
-            int status = answer.json().has("error") ? status(answer.json().path("error").path("code").asText()) : 200;
+            int status = answer.httpStatus();
             gate.answered("/v1/call", status);
             JsonNode retryAfterMs = answer.json().path("error").path("retry_after_ms");
             if (retryAfterMs.canConvertToLong()) {
@@ -106,21 +106,6 @@ final class CallEndpoint extends Handler.Abstract {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             return null;
         }
-    }
-
-    /** The HTTP status for an error code of the tool protocol. */
-    static int status(String code) {
-        return switch (code) {
-            case "invalid_argument" -> 400;
-            case "unauthenticated" -> 401;
-            case "permission_denied" -> 403;
-            case "not_found" -> 404;
-            case "rate_limited" -> 429;
-            case "upstream" -> 502;
-            case "overloaded" -> 503;
-            case "deadline" -> 504;
-            default -> 500;
-        };
     }
 
     /**

@@ -12,28 +12,30 @@ public final class ToolException extends RuntimeException {
 
     /** What went wrong, as agents need to know it: fix the input, sign in again, wait, or report. */
     public enum Kind {
-        INVALID_ARGUMENT(2, "a param is wrong (the message names it and what is allowed)"),
-        NOT_FOUND(3, "no such message, event or calendar for this account"),
-        UNAUTHENTICATED(4, "no valid sign-in or token: sign in again (not retried)"),
-        RATE_LIMITED(5, "Google's quota or concurrency limit: retry later"),
-        UPSTREAM(6, "Google failed, or answered what cannot be read: a later call may work"),
-        DEADLINE(7, "the call's timeout_ms passed"),
-        INTERNAL(1, "a fault of agent-tools"),
+        INVALID_ARGUMENT(2, 400, "a param is wrong (the message names it and what is allowed)"),
+        NOT_FOUND(3, 404, "no such message, event or calendar for this account"),
+        UNAUTHENTICATED(4, 401, "no valid sign-in or token: sign in again (not retried)"),
+        RATE_LIMITED(5, 429, "Google's quota or concurrency limit: retry later"),
+        UPSTREAM(6, 502, "Google failed, or answered what cannot be read: a later call may work"),
+        DEADLINE(7, 504, "the call's timeout_ms passed"),
+        INTERNAL(1, 500, "a fault of agent-tools"),
         /** {@code serve} had no room for the request (too many calls in flight and queued) and did not run it: retry later. */
-        OVERLOADED(8, "serve had no room for the request: retry later"),
+        OVERLOADED(8, 503, "serve had no room for the request: retry later"),
         /**
          * Google refused the call for this account or token (HTTP 403 that is not a rate limit: a scope the sign-in
          * lacks, a mailbox or calendar the account may not read). Apart from {@link #UNAUTHENTICATED} (no valid
          * sign-in at all) so that a caller can tell "sign in again" from "this account may not": neither is rerun.
          */
-        PERMISSION_DENIED(9, "Google refused this account or token (403, not a rate limit: a scope the sign-in lacks, "
+        PERMISSION_DENIED(9, 403, "Google refused this account or token (403, not a rate limit: a scope the sign-in lacks, "
                 + "a mailbox or calendar it may not read; not retried)");
 
         private final int exitStatus;
+        private final int httpStatus;
         private final String meaning;
 
-        Kind(int exitStatus, String meaning) {
+        Kind(int exitStatus, int httpStatus, String meaning) {
             this.exitStatus = exitStatus;
+            this.httpStatus = httpStatus;
             this.meaning = meaning;
         }
 
@@ -47,8 +49,14 @@ public final class ToolException extends RuntimeException {
             return name().toLowerCase(Locale.ROOT);
         }
 
+        /** The exit status a one-shot {@code call} ends with. */
         public int exitStatus() {
             return exitStatus;
+        }
+
+        /** The HTTP status the HTTP service's {@code /v1/call} answers with. */
+        public int httpStatus() {
+            return httpStatus;
         }
     }
 

@@ -71,10 +71,20 @@ public final class ToolProtocol {
         return names.getOrDefault(command, command.replaceAll("[^A-Za-z0-9_-]", "_"));
     }
 
-    /** One answer for a request, and the exit status a one-shot process should end with. */
-    public record Answer(ObjectNode json, int exitStatus) {
+    /** One answer for a request: its JSON, and its error's kind when it is one (null when it is not). */
+    public record Answer(ObjectNode json, ToolException.Kind error) {
         public String line() {
             return Json.write(json);
+        }
+
+        /** The exit status a one-shot process should end with: 0, or the error's. */
+        public int exitStatus() {
+            return error == null ? 0 : error.exitStatus();
+        }
+
+        /** The HTTP status an HTTP endpoint answers it with: 200, or the error's. */
+        public int httpStatus() {
+            return error == null ? 200 : error.httpStatus();
         }
     }
 
@@ -199,7 +209,7 @@ public final class ToolProtocol {
         out.put("status", "ok");
         out.set("data", data);
         out.putObject("meta").put("backend", backend).put("duration_ms", Math.round(durationMs * 1000) / 1000.0);
-        return new Answer(out, 0);
+        return new Answer(out, null);
     }
 
     public static Answer error(JsonNode id, ToolException.Kind kind, String message) {
@@ -217,6 +227,6 @@ public final class ToolProtocol {
         if (retryAfterMs != null) {
             error.put("retry_after_ms", retryAfterMs);
         }
-        return new Answer(out, kind.exitStatus());
+        return new Answer(out, kind);
     }
 }
