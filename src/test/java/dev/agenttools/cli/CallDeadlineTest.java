@@ -96,12 +96,13 @@ class CallDeadlineTest {
             Answered early = call(root, request, Map.of(CallCommand.STARTED_AT, before.getEpochSecond() + "."
                     + String.format("%06d", before.getNano() / 1_000)));
             String what = "started 1.2 s before its JVM: answer after " + early.answerMs() + " ms: " + early.answer();
-            // counted from the JVM's start it would answer after the whole TIMEOUT_MS; the slack is a quarter of it, since a
-            // machine with both cores busy took 1117 ms where 1020 was allowed
-            assertThat(early.answerMs()).as(what).isLessThanOrEqualTo(TIMEOUT_MS - 1_200 + TIMEOUT_MS / 4);
             assertThat(early.answer().path("error").path("code").asText()).as(what).isEqualTo("deadline");
+            // the deadline it met is counted from the launcher's start, 1.2 s before the JVM's: the time it says is the
+            // time since then, not since its own start (which, on a machine with both cores busy, can itself take
+            // 1.5 s: how soon it answers is the JVM's start-up, not what this test checks)
             long said = Long.parseLong(early.answer().path("error").path("message").asText().replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
             assertThat(said).as(what + ": the time it says, from the launcher's start").isBetween((long) TIMEOUT_MS, early.answerMs() + 1_200L + 50);
+            assertThat(said - early.answerMs()).as(what + ": counted from 1.2 s before the JVM").isGreaterThanOrEqualTo(1_000L);
 
             for (String ignored : List.of("4102444800.000000", "soon", "1.5")) {
                 Answered a = call(root, request, Map.of(CallCommand.STARTED_AT, ignored));
