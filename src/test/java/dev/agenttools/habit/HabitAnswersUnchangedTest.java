@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -41,35 +40,9 @@ class HabitAnswersUnchangedTest {
 
     @TempDir
     Path dir;
-    private final MovableClock clock = new MovableClock(Instant.parse("2026-11-02T08:00:00Z"), ZoneId.of("Europe/Paris"));
+    private final SetClock clock = new SetClock(Instant.parse("2026-11-02T08:00:00Z"), ZoneId.of("Europe/Paris"));
     /** The store's random ids, by the name each is given in the record. */
     private final Map<String, String> ids = new LinkedHashMap<>();
-
-    /** A clock that stays where the test puts it. */
-    private static final class MovableClock extends Clock {
-        private Instant now;
-        private final ZoneId zone;
-
-        MovableClock(Instant now, ZoneId zone) {
-            this.now = now;
-            this.zone = zone;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return zone;
-        }
-
-        @Override
-        public Clock withZone(ZoneId z) {
-            return new MovableClock(now, z);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     /** One exchange as recorded: the request, and the answer without its duration and with the ids named. */
     private String exchange(ToolProtocol p, String command, String params) {

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -27,32 +26,6 @@ class HabitToolsTest {
     Path dir;
     private final SetClock clock = new SetClock(Instant.parse("2026-12-01T12:00:00Z"), ZoneId.of("Europe/Paris"));
     private final List<ToolRegistry> registries = new ArrayList<>();
-
-    /** A clock that stays where the test puts it. */
-    private static final class SetClock extends Clock {
-        private Instant now;
-        private final ZoneId zone;
-
-        SetClock(Instant now, ZoneId zone) {
-            this.now = now;
-            this.zone = zone;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return zone;
-        }
-
-        @Override
-        public Clock withZone(ZoneId z) {
-            return new SetClock(now, z);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private ToolRegistry tools(HabitSettings settings) {
         ToolRegistry r = HabitTools.register(ToolRegistry.builder(), settings, clock).build();
