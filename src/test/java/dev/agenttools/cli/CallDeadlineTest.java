@@ -32,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("process")
 class CallDeadlineTest {
     private static final int TIMEOUT_MS = 2_000;
+    /** Long enough that a JVM started on a loaded machine (1.5–2.7 s seen) still starts its call inside it. */
+    private static final int BLACK_HOLE_TIMEOUT_MS = 5_000;
     private static final String TOKEN = "call-deadline-token-9e2d";
 
     private record Answered(JsonNode answer, long answerMs, int exit, long exitMs) {
@@ -53,17 +55,24 @@ class CallDeadlineTest {
             });
             String root = "http://127.0.0.1:" + hole.getLocalPort() + "/";
 
-            Answered late = call(root, "{\"command\":\"gmail.list-emails\",\"params\":{\"timeout_ms\":" + TIMEOUT_MS + "}}");
-            long bound = TIMEOUT_MS * 110L / 100 + 20;
-            String what = "call gmail.list-emails against a black hole, timeout_ms " + TIMEOUT_MS + ": answer after "
+            Answered late = call(root, "{\"command\":\"gmail.list-emails\",\"params\":{\"timeout_ms\":" + BLACK_HOLE_TIMEOUT_MS + "}}");
+            long bound = BLACK_HOLE_TIMEOUT_MS * 110L / 100 + 20;
+            String what = "call gmail.list-emails against a black hole, timeout_ms " + BLACK_HOLE_TIMEOUT_MS + ": answer after "
                     + late.answerMs() + " ms, exit after " + late.exitMs() + " ms; answer " + late.answer();
             System.err.println(what);
-            assertThat(late.answerMs()).as(what + ": at most timeout_ms × 1.10 + two ticks = " + bound + " ms")
-                    .isLessThanOrEqualTo(bound);
             assertThat(late.answer().path("status").asText()).as(what).isEqualTo("error");
             assertThat(late.answer().path("error").path("code").asText()).as(what).isEqualTo("deadline");
-            assertThat(late.answer().path("error").path("message").asText()).as(what)
-                    .contains(TIMEOUT_MS + " ms").doesNotContain(TOKEN);
+            String message = late.answer().path("error").path("message").asText();
+            assertThat(message).as(what).contains(BLACK_HOLE_TIMEOUT_MS + " ms").doesNotContain(TOKEN);
+            if (message.contains("before it could start")) {
+                // the JVM's own start took the whole timeout (seen in CI with both cores busy: 2.7 s): no bound can hold
+                // then, and the honest answer is this one, said at once, with the time it really took
+                long said = Long.parseLong(message.replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
+                assertThat(said).as(what + ": the time it says").isBetween((long) BLACK_HOLE_TIMEOUT_MS, late.answerMs());
+            } else {
+                assertThat(late.answerMs()).as(what + ": at most timeout_ms × 1.10 + two ticks = " + bound + " ms")
+                        .isLessThanOrEqualTo(bound);
+            }
             assertThat(late.exit()).as(what + ": exit status").isEqualTo(7);
             for (Socket s : held) {
                 s.close();
