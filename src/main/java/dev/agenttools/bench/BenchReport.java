@@ -35,36 +35,35 @@ final class BenchReport {
         return out;
     }
 
+    /** The rows as a table of at most 120 columns: the figures in ms, one decimal; speedup, bound, calls, conns, 429s, errors. */
     static String table(List<Row> rows) {
         StringBuilder b = new StringBuilder();
-        String header = String.format(Locale.ROOT, "%-16s %-11s %4s %5s %8s %8s %8s %8s %8s %8s %8s %8s %6s %6s %5s %5s%n",
-                "tool", "strategy", "n", "runs", "avg ms", "min ms", "max ms", "p50 ms", "p90 ms", "p99 ms", "speedup",
-                "bound", "calls", "conns", "429s", "errs");
+        String header = String.format(Locale.ROOT, "%-13s %-12s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %5s %5s %4s %4s%n",
+                "tool", "strategy", "n", "runs", "avg ms", "min ms", "max ms", "p50 ms", "p90 ms", "p99 ms", "speedup", "bound",
+                "calls", "conns", "429s", "errs");
         b.append(header);
         b.append("-".repeat(header.length() - 1)).append('\n');
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%-16s %-11s %4d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8s %8.0f %6s %6s %5d %5d%n",
-                    r.tool(), r.strategy(), r.n(), r.runs(), r.avgMs(), r.minMs(), r.maxMs(), r.p50Ms(), r.p90Ms(), r.p99Ms(),
-                    r.speedup() == null ? "-" : String.format(Locale.ROOT, "%.1fx", r.speedup()), r.boundMs(),
+            b.append(String.format(Locale.ROOT, "%-13s %-12s %3d %4d %7s %7s %7s %7s %7s %7s %7s %6.0f %5s %5s %4d %4d%n",
+                    r.tool(), r.strategy(), r.n(), r.runs(), ms(r.avgMs()), ms(r.minMs()), ms(r.maxMs()), ms(r.p50Ms()), ms(r.p90Ms()),
+                    ms(r.p99Ms()), r.speedup() == null ? "-" : String.format(Locale.ROOT, "%.1fx", r.speedup()), r.boundMs(),
                     r.requests() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", r.requests()),
                     r.connections() < 0 ? "-" : Long.toString(r.connections()), r.rateLimited(), r.errors()));
         }
         return b.toString();
     }
 
-    static Path writeJson(Path dir, String stamp, Map<String, Object> environment, List<Row> rows, List<Row> sweep,
-                          Map<String, Object> decoding) {
-        ObjectNode root = Json.object();
-        root.set("environment", Json.tree(environment));
-        if (decoding != null) {
-            root.set("decoding", Json.tree(decoding));
-        }
-        ArrayNode rowArray = root.putArray("rows");
-        rows.forEach(r -> rowArray.add(Json.tree(r)));
-        if (!sweep.isEmpty()) {
-            ArrayNode sweepArray = root.putArray("sweep");
-            sweep.forEach(r -> sweepArray.add(Json.tree(r)));
-        }
+    /** One decimal below 10 s, whole milliseconds above, so that a slow row keeps its column. */
+    private static String ms(double v) {
+        return Double.isNaN(v) ? "-" : v < 10_000 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    /**
+     * The results JSON, {@code bench-<stamp>.json}: {@code results} as given (the environment first, then what was
+     * measured, each part's rows under its own name).
+     */
+    static Path writeJson(Path dir, String stamp, Map<String, Object> results) {
+        ObjectNode root = (ObjectNode) Json.tree(results);
         Path file = dir.resolve("bench-" + stamp + ".json");
         try {
             Files.createDirectories(dir);
@@ -73,6 +72,15 @@ final class BenchReport {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The article's comparison, {@code bench-<stamp>.png}, on a linear axis ({@link SummaryChart#article}). */
+    static Path writeArticleChart(Path outDir, String stamp, List<Row> rows, int n, double latencyMs, String agentToolsLegend,
+                                  String subtitle) {
+        headless(); // before anything is drawn
+        return writePicture(outDir.resolve("bench-" + stamp + ".png"), SummaryChart.draw(SummaryChart.articleGroups(rows, n),
+                new SummaryChart.Layout("list_emails(" + n + ") and get_email: the article's experiment, run here side by side "
+                        + "(server latency " + Math.round(latencyMs) + " ms a call)", subtitle, false, false, agentToolsLegend, latencyMs)));
     }
 
     /**
@@ -84,12 +92,16 @@ final class BenchReport {
      * @return the file written
      */
     static Path writeSummaryChart(Path outDir, String stamp, List<Row> rows, List<Row> externalRows, String externalLabel,
-                                  double latencyMs) {
-        headless();
-        Path file = outDir.resolve("bench-" + stamp + ".png");
+                                  double latencyMs, String subtitle) {
+        headless(); // before anything is drawn
+        return writePicture(outDir.resolve("bench-" + stamp + "-all.png"),
+                SummaryChart.draw(rows, externalRows, externalLabel, latencyMs, subtitle));
+    }
+
+    private static Path writePicture(Path file, java.awt.image.BufferedImage picture) {
         try {
-            Files.createDirectories(outDir);
-            if (!ImageIO.write(SummaryChart.draw(rows, externalRows, externalLabel, latencyMs), "png", file.toFile())) {
+            Files.createDirectories(file.getParent());
+            if (!ImageIO.write(picture, "png", file.toFile())) {
                 throw new IOException("this JDK has no PNG writer");
             }
             return file;

@@ -36,11 +36,11 @@ final class SummaryChart {
     static final double GET_EMAIL_MS = 150;
 
     static final int WIDTH_PX = 1280;
-    private static final int ROW_PX = 22;
+    static final int ROW_PX = 22;
     private static final int BAR_PX = 14;
     private static final int MARGIN_PX = 16;
     /** Title and the reference lines' names, above the first row. */
-    private static final int TOP_PX = 92;
+    static final int TOP_PX = 110;
     /** The axis, its ticks and title, below the last row. */
     private static final int AXIS_PX = 58;
     private static final int LEGEND_LINE_PX = 20;
@@ -59,6 +59,11 @@ final class SummaryChart {
 
     /** What a bar measured; one colour each, in the legend in this order. */
     enum Kind {
+        ARTICLE("the article's own measurements (Python and Go on its author's machine against real Gmail)", new Color(0xB8B8B8)),
+        AGENT_TOOLS("agent-tools here, %s",
+                new Color(0x2A9D8F)),
+        GO_HERE("the article's Go design (the official Go client, a goroutine per message) built here, against the same emulator",
+                new Color(0xE76F51)),
         EMBEDDED("agent-tools, emulator in the benchmark's own JVM", new Color(0x4C78A8)),
         EXTERNAL("agent-tools, \"%s\" rows: against an emulator process of its own, as users meet it", new Color(0x2A9D8F)),
         PROCESS("agent-tools, process models: how the caller reaches the tools (serve, server, a JVM per call, launcher)",
@@ -111,6 +116,40 @@ final class SummaryChart {
         return byTool;
     }
 
+    /**
+     * The article's comparison in words: its own figures as grey bars, then the same experiment run here, each named by
+     * what it does rather than by the strategy's one word (which follows in brackets).
+     */
+    static Map<String, List<Bar>> articleGroups(List<Row> rows, int n) {
+        Map<String, List<Bar>> groups = new LinkedHashMap<>();
+        String list = "list_emails(" + n + "): one list, then " + n + " gets";
+        if (rows.stream().anyMatch(r -> r.tool().equals("list_emails"))) {
+            List<Bar> bars = groups.computeIfAbsent(list, k -> new ArrayList<>());
+            if (n == 10) { // the article measured 10
+                bars.add(new Bar("the article: Python, one call after another", "list_emails", PYTHON_SEQUENTIAL_MS, Double.NaN, Kind.ARTICLE));
+                bars.add(new Bar("the article: Go, a goroutine per message", "list_emails", GO_GOROUTINES_MS, Double.NaN, Kind.ARTICLE));
+            }
+        }
+        if (rows.stream().anyMatch(r -> r.tool().equals("get_email"))) {
+            groups.computeIfAbsent("get_email: one message", k -> new ArrayList<>())
+                    .add(new Bar("the article: Python or Go", "get_email", GET_EMAIL_MS, Double.NaN, Kind.ARTICLE));
+        }
+        for (Row r : rows) {
+            String group = r.tool().equals("list_emails") ? list : "get_email: one message";
+            String words = switch (r.strategy()) {
+                case "sequential" -> r.tool().equals("get_email") ? "agent-tools, one call" : "agent-tools, one call after another";
+                case "concurrent" -> "agent-tools, the gets at once";
+                case "batch" -> "agent-tools, the gets in one batch request";
+                default -> r.strategy().equals(GoPeer.STRATEGY) ? "the Go design here" + (r.tool().equals("list_emails")
+                        ? ", a goroutine per message" : "") : "agent-tools";
+            };
+            Kind kind = r.strategy().equals(GoPeer.STRATEGY) ? Kind.GO_HERE : Kind.AGENT_TOOLS;
+            groups.computeIfAbsent(group, k -> new ArrayList<>())
+                    .add(new Bar(words + " (" + r.strategy() + ")", r.tool(), r.p50Ms(), r.boundMs(), kind));
+        }
+        return groups;
+    }
+
     /** How the first-call rows' strategy is prefixed when they are drawn among the external ones. */
     static final String FIRST_CALL = "first call: ";
 
@@ -131,8 +170,23 @@ final class SummaryChart {
         return kinds;
     }
 
-    static BufferedImage draw(List<Row> rows, List<Row> externalRows, String externalLabel, double latencyMs) {
-        Map<String, List<Bar>> groups = groups(rows, externalRows, externalLabel);
+    /**
+     * What a picture says around its bars.
+     *
+     * @param logScale      a log axis (the whole run's rows, 5 ms to 2 s) or a linear one (the article's comparison,
+     *                      where the ratios are the point and a log axis would shrink them)
+     * @param articleLines  the article's figures as dashed lines across (when they are not bars of their own)
+     * @param externalLabel what the external rows are called in the legend
+     */
+    record Layout(String title, String subtitle, boolean logScale, boolean articleLines, String externalLabel, double latencyMs) {
+    }
+
+    static BufferedImage draw(List<Row> rows, List<Row> externalRows, String externalLabel, double latencyMs, String subtitle) {
+        return draw(groups(rows, externalRows, externalLabel), new Layout("agent-tools bench --all: p50 per tool and strategy "
+                + "(server latency " + Math.round(latencyMs) + " ms a call)", subtitle, true, true, externalLabel, latencyMs));
+    }
+
+    static BufferedImage draw(Map<String, List<Bar>> groups, Layout layout) {
         int height = height(groups);
         BufferedImage image = new BufferedImage(WIDTH_PX, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
@@ -141,7 +195,7 @@ final class SummaryChart {
             g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             g.setColor(Color.WHITE);
             g.fillRect(0, 0, WIDTH_PX, height);
-            new Painter(g, groups, externalLabel, latencyMs).paint();
+            new Painter(g, groups, layout).paint();
         } finally {
             g.dispose();
         }
@@ -152,8 +206,7 @@ final class SummaryChart {
     private static final class Painter {
         private final Graphics2D g;
         private final Map<String, List<Bar>> groups;
-        private final String externalLabel;
-        private final double latencyMs;
+        private final Layout layout;
         private final int plotLeft;
         private final int plotRight;
         private final int plotTop;
@@ -161,11 +214,11 @@ final class SummaryChart {
         private final double low;
         private final double high;
 
-        Painter(Graphics2D g, Map<String, List<Bar>> groups, String externalLabel, double latencyMs) {
+        Painter(Graphics2D g, Map<String, List<Bar>> groups, Layout layout) {
             this.g = g;
             this.groups = groups;
-            this.externalLabel = externalLabel;
-            this.latencyMs = latencyMs;
+            this.layout = layout;
+            double latencyMs = layout.latencyMs();
             FontMetrics text = g.getFontMetrics(TEXT);
             int labels = 0;
             double lo = Math.min(GET_EMAIL_MS, latencyMs > 0 ? latencyMs : GET_EMAIL_MS);
@@ -184,7 +237,7 @@ final class SummaryChart {
                 }
             }
             // the axis starts at the 1-2-5 step below the fastest figure, so that the shortest bar still shows
-            this.low = niceBelow(lo / 1.15);
+            this.low = layout.logScale() ? niceBelow(lo / 1.15) : 0;
             this.high = hi * 1.12;
             this.plotLeft = MARGIN_PX + Math.min(labels, WIDTH_PX / 2) + 14;
             this.plotRight = WIDTH_PX - MARGIN_PX - text.stringWidth("0000.0 ms");
@@ -195,6 +248,9 @@ final class SummaryChart {
 
         double x(double ms) {
             double clamped = Math.max(low, Math.min(high, ms));
+            if (!layout.logScale()) {
+                return plotLeft + (plotRight - plotLeft) * clamped / high;
+            }
             return plotLeft + (plotRight - plotLeft) * Math.log(clamped / low) / Math.log(high / low);
         }
 
@@ -202,19 +258,22 @@ final class SummaryChart {
             title();
             grid();
             rows();
-            references();
+            if (layout.articleLines()) {
+                references();
+            }
             legend();
         }
 
         private void title() {
             g.setColor(INK);
             g.setFont(TITLE);
-            g.drawString("agent-tools bench: p50 per tool and strategy (server latency " + Math.round(latencyMs) + " ms a call)",
-                    MARGIN_PX, MARGIN_PX + 16);
+            g.drawString(layout.title(), MARGIN_PX, MARGIN_PX + 16);
             g.setFont(SMALL);
             g.setColor(MUTED);
-            g.drawString("shorter is faster; log scale; the black tick on each bar: its bound, the fastest the server's latency, "
-                    + "quota and in-flight limit allow; dashed: the article's figures", MARGIN_PX, MARGIN_PX + 36);
+            g.drawString(layout.subtitle(), MARGIN_PX, MARGIN_PX + 36);
+            g.drawString("shorter is faster; " + (layout.logScale() ? "log scale" : "linear scale") + "; the black tick on each "
+                    + "bar: its bound, the fastest the server's latency, quota and in-flight limit allow"
+                    + (layout.articleLines() ? "; dashed: the article's figures" : ""), MARGIN_PX, MARGIN_PX + 54);
         }
 
         private void grid() {
@@ -231,13 +290,21 @@ final class SummaryChart {
             }
             g.setColor(MUTED);
             g.drawLine(plotLeft, plotBottom, plotRight, plotBottom);
-            String title = "p50 latency, ms (log scale)";
+            String title = "p50 latency, ms (" + (layout.logScale() ? "log" : "linear") + " scale)";
             g.drawString(title, (plotLeft + plotRight - small.stringWidth(title)) / 2, plotBottom + 38);
         }
 
         /** 1, 1.5, 2, 3, 5 × 10^k inside the axis: enough lines to read a bar against, few enough to label. */
         private List<Double> ticks() {
             List<Double> ticks = new ArrayList<>();
+            if (!layout.logScale()) {
+                // a 1-2-5 step that gives 5 to 10 lines
+                double step = niceBelow(high / 5);
+                for (double t = 0; t <= high; t += step) {
+                    ticks.add(t);
+                }
+                return ticks;
+            }
             for (double decade = Math.pow(10, Math.floor(Math.log10(low))); decade <= high; decade *= 10) {
                 for (double m : new double[] {1, 1.5, 2, 3, 5, 7}) {
                     double t = decade * m;
@@ -318,7 +385,7 @@ final class SummaryChart {
                 g.setColor(k.color);
                 g.fillRect(lx, y - 10, 26, 12);
                 g.setColor(INK);
-                g.drawString(String.format(Locale.ROOT, k.legend, externalLabel), lx + 34, y);
+                g.drawString(String.format(Locale.ROOT, k.legend, layout.externalLabel()), lx + 34, y);
                 y += LEGEND_LINE_PX;
             }
             g.setColor(Color.BLACK);
@@ -329,6 +396,9 @@ final class SummaryChart {
             g.drawString("bound: round trips × latency, or what the quota and the in-flight limit allow, runs back to back as run",
                     lx + 34, y);
             y += LEGEND_LINE_PX;
+            if (!layout.articleLines()) {
+                return;
+            }
             g.setColor(MUTED);
             g.setStroke(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {7f, 5f}, 0f));
             g.drawLine(lx, y - 4, lx + 26, y - 4);

@@ -13,11 +13,14 @@ import java.util.concurrent.Callable;
 
 /** {@code agent-tools bench}: the article's benchmark, against the embedded emulator by default. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmark the Gmail and Calendar tools' fetch strategies against each other.",
-                "Runs list_emails, search_emails, get_email, list_events (today across every shown calendar) and get_event "
-                        + "with each fetch strategy (1 warm-up + 50 runs by default) against the embedded emulator at 150 ms "
-                        + "per call, and times the Habit tools on a store of their own; prints a comparison table and writes the "
-                        + "results as JSON and a chart (PNG), and with --sweep a second chart of p50 against the list size."})
+        description = {"Benchmark the tools' fetch strategies: by default, the article's experiment side by side.",
+                "By default (about three minutes): list_emails(10) sequential, concurrent and batch, the article's Go design "
+                        + "(built by scripts/go-peer) and get_email, 1 warm-up + 50 runs each, against an emulator process of its "
+                        + "own at 150 ms a call, as users meet it; prints the table as it finishes, writes the results as JSON and "
+                        + "a chart (PNG) beside the article's figures. --all adds every other part (about 15 minutes): every tool "
+                        + "with every strategy, the mail index, the bare-client floors, the process models and first calls, and "
+                        + "the extras (tracking, token check, Habit, the Python client, decoding); --parts names some. --sweep adds "
+                        + "a chart of p50 against the list size, whatever the parts."})
 final class BenchCommand implements Callable<Integer> {
     // The constants are named as users type them: picocli matches them, lists them in help and names them in errors.
 
@@ -58,8 +61,8 @@ final class BenchCommand implements Callable<Integer> {
             + "1s or more lets the quota bucket refill, as between an agent's occasional calls.", defaultValue = "0ms")
     Duration pause;
     // A plain flag: picocli's negatable booleans that default to true read the two forms the other way round.
-    @Option(names = "--no-process-model",
-            description = "Skip timing get_email in-process, through serve --stdio and through a JVM per call (done by default).")
+    @Option(names = "--no-process-model", description = "Leave out the process part even with --all (get_email in-process, "
+            + "through serve, the server, a JVM per call and the launcher).")
     boolean noProcessModel;
     @Option(names = "--no-external", description = "With the embedded emulator, skip the rows against an emulator process "
             + "of its own (list_emails and list_events concurrent and batch, get_email, get_event, and their bare floors; "
@@ -68,8 +71,23 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--cleartext", description = "The emulator process of its own serves plain HTTP (h2c) instead of "
             + "HTTPS with HTTP/2 by ALPN, the way every real Gmail call travels (the default).")
     boolean cleartext;
+    @Option(names = "--parts", split = ",", paramLabel = "PART", description = "The parts to run, among ${COMPLETION-CANDIDATES} "
+            + "(default: article).")
+    List<Benchmark.Part> parts = List.of(Benchmark.Part.article);
+    @Option(names = "--all", description = "Run every part: " + "article, tools, index, floors, process, extras.")
+    boolean all;
     @Option(names = "--quick", description = "A short run for smoke tests: 1 warm-up + 5 runs, sweep points 1 run.")
     boolean quick;
+
+    /** --all, else --parts; --no-process-model takes the process part out of either. */
+    java.util.Set<Benchmark.Part> chosenParts() {
+        java.util.Set<Benchmark.Part> chosen = java.util.EnumSet.noneOf(Benchmark.Part.class);
+        chosen.addAll(all ? Benchmark.Part.all() : parts);
+        if (noProcessModel) {
+            chosen.remove(Benchmark.Part.process);
+        }
+        return chosen;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -77,7 +95,7 @@ final class BenchCommand implements Callable<Integer> {
         try {
             options = new Benchmark.Options(target, quick ? Math.min(runs, 5) : runs, quick ? Math.min(warmup, 1) : warmup, n,
                     tools.stream().map(Enum::name).toList(), strategies.stream().map(Enum::name).toList(), latency, sweep,
-                    quick ? 1 : sweepRuns, out, pause, !noProcessModel, !noExternal, !cleartext);
+                    quick ? 1 : sweepRuns, out, pause, !noExternal, !cleartext, chosenParts());
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }

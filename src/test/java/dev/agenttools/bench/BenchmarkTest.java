@@ -22,114 +22,155 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Tag("process")
 class BenchmarkTest {
 
+    /** The default run: the article's rows only, against an emulator process of its own, with its chart. */
+    @Test
+    void theDefaultRunIsTheArticlesExperimentWithItsChart(@TempDir Path out) throws Exception {
+        StringWriter table = new StringWriter();
+        Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, true, true,
+                java.util.Set.of(Benchmark.Part.article));
+        int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
+        assertThat(status).as("the table, whose rows name the errors:\n%s", table).isZero();
+        assertThat(table.toString()).contains("the article's experiment, against an emulator process of its own",
+                "list_emails(3), p50: sequential", "get_email, p50: agent-tools", "chart: ", "results: ")
+                .doesNotContain("chart of every row", "tracking:", "process model");
+        for (String line : table.toString().split("\n")) {
+            if (line.startsWith("list_emails ") || line.startsWith("tool ")) {
+                assertThat(line.length()).as("a table line fits 120 columns: %s", line).isLessThanOrEqualTo(120);
+            }
+        }
+        JsonNode results = results(out);
+        assertThat(results.get("parts")).hasSize(1);
+        assertThat(results.get("rows").fieldNames()).toIterable().containsExactly("article");
+        JsonNode article = results.get("rows").get("article");
+        assertThat(article.findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential", "go", "go");
+        assertThat(article.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "list_emails", "get_email",
+                "list_emails", "get_email");
+        assertThat(article.get(0).get("requests").asDouble()).as("counters read from the emulator process: 1 list + 3 gets").isEqualTo(4.0);
+        assertThat(article.get(0).get("bound_ms").asDouble()).isEqualTo(80.0);
+        assertThat(article.get(1).get("speedup").asDouble()).as("against sequential").isPositive();
+        assertThat(article.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
+        assertThat(results.get("environment").has("rows")).as("results apart from the environment").isFalse();
+        assertThat(results.get("environment").get("git_commit").asText()).isNotBlank();
+        Path chart = Path.of(json(out).toString().replaceFirst("\\.json$", ".png"));
+        assertThat(table.toString()).contains("chart: " + chart);
+        assertThat(Files.readAllBytes(chart)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+    }
+
     @Test
     void writesTheTableTheResultsAndTheChart(@TempDir Path out) throws Exception {
         StringWriter table = new StringWriter();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
-                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true, true);
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(1, 4), 1, out, Duration.ZERO, true, true,
+                Benchmark.Part.all());
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(progress, true));
         assertThat(status).as("the table, whose rows name the errors:\n%s", table).isZero();
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:",
-                "the same against an emulator process of its own", "caller CPU ms");
+                "against an emulator process of its own", "caller CPU ms");
         // the Python client's rows, through the project's script (python3 is on every machine the project supports)
         assertThat(table.toString()).contains("python client (scripts/python-client-bench").containsPattern(
                 "gmail.get-email +sync +p50 +[0-9.]+ ms .* client [-+][0-9.]+ ms \\(target ≤ 0.3 ms: (met|not met)\\)");
+        assertThat(progress.toString()).as("each part named as it starts").contains("bench: article ...", "bench: tools ...",
+                "bench: index ...", "bench: floors ...", "bench: process ...", "bench: extras ...", "bench: sweep ...");
 
-        Path json;
-        try (var files = Files.list(out)) {
-            json = files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
-        }
-        JsonNode results = Json.MAPPER.readTree(json.toFile());
+        JsonNode results = results(out);
         assertThat(results.get("environment").get("cpus").asInt()).isPositive();
         assertThat(results.get("environment").get("emulator").get("latency_ms").asInt()).isEqualTo(20);
         JsonNode rows = results.get("rows");
-        // list_emails x 3 strategies, get_email (no strategy), list_emails warm and warm+new, and get_email in-process,
-        // through serve, through agent-tools server's /v1/call and /mcp, through call
-        assertThat(rows).hasSize(11);
-        JsonNode warm = rows.get(4);
+        assertThat(rows.fieldNames()).toIterable().containsExactly("article", "tools", "index", "index_external", "floors", "process",
+                "startup", "sweep");
+        // list_emails x 3 strategies, get_email (no strategy), in this JVM's emulator
+        assertThat(rows.get("tools").findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential");
+        JsonNode warm = rows.get("index").get(0);
         assertThat(warm.get("strategy").asText()).isEqualTo("warm");
         assertThat(warm.get("requests").asDouble()).as("messages.list and history.list").isEqualTo(2.0);
         assertThat(warm.get("bound_ms").asDouble()).as("one round trip").isEqualTo(20.0);
-        assertThat(rows.get(5).get("strategy").asText()).isEqualTo("warm+new");
-        assertThat(rows.get(5).get("requests").asDouble()).as("and the 2 new messages' gets").isEqualTo(4.0);
-        assertThat(table.toString()).contains("warm: list_emails asked again with the local mail index");
-        assertThat(rows.findValuesAsText("strategy")).contains("in-process", "serve", "server-call", "server-mcp", "call");
-        for (JsonNode row : rows) {
-            assertThat(row.get("errors").asInt()).as("%s errors", row.get("strategy")).isZero();
-        }
-        JsonNode python = results.get("environment").get("python_client");
+        assertThat(rows.get("index").get(1).get("strategy").asText()).isEqualTo("warm+new");
+        assertThat(rows.get("index").get(1).get("requests").asDouble()).as("and the 2 new messages' gets").isEqualTo(4.0);
+        assertThat(rows.get("index_external").get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(2.0);
+        assertThat(table.toString()).contains("list_emails with the local mail index: 'warm', asked again");
+        assertThat(rows.get("process").findValuesAsText("strategy")).contains("in-process", "serve", "server-call", "server-mcp", "call");
+        JsonNode python = results.get("python_client");
         assertThat(python.path("report").path("rows")).as(python.toString()).hasSize(6);
         assertThat(python.path("target").asText()).isIn("met", "not met");
-        JsonNode habit = results.get("environment").get("habit");
-        assertThat(habit.findValuesAsText("tool")).as("the issue's Habit targets, in every run").containsExactly("habit.list", "habit.list",
+        JsonNode habit = results.get("habit");
+        assertThat(habit.findValuesAsText("tool")).as("the issue's Habit targets").containsExactly("habit.list", "habit.list",
                 "habit.list", "habit.log", "habit.log");
         assertThat(habit.get("list").get("runs").asInt()).isEqualTo(HabitBench.MIN_RUNS);
         assertThat(table.toString()).contains("habit.list", "target ≤ 10 ms p50: ");
-        assertThat(results.get("environment").get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
-        JsonNode server = results.get("environment").get("process_model").get("server_overhead");
+        assertThat(results.get("process_model").get("serve_overhead").get("serve_pipelined_calls_per_second").asLong()).isPositive();
+        JsonNode server = results.get("process_model").get("server_overhead");
         assertThat(server.get("call_p50_ms").asDouble()).as("/v1/call's tools.list").isPositive();
         assertThat(server.get("mcp_p50_ms").asDouble()).as("/mcp's tools/list").isPositive();
-        JsonNode costs = results.get("environment").get("process_model").get("costs");
+        JsonNode costs = results.get("process_model").get("costs");
         assertThat(costs.findValuesAsText("model")).containsExactly("in-process", "serve", "server-call", "server-mcp", "call");
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
         assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("the HTTP server's peak RSS").isGreaterThan(10);
         assertThat(costs.get(4).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
-        JsonNode external = results.get("environment").get("external_rows");
         // the Go peer's rows too: the benchmark builds it (scripts/go-peer) when it is not
-        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "warm", "warm+new", "bare", "bare",
-                "go", "go");
-        assertThat(external.findValuesAsText("tool")).containsExactly("list_emails", "list_emails", "get_email", "list_emails", "list_emails",
-                "list_emails", "get_email", "list_emails", "get_email");
+        JsonNode article = rows.get("article");
+        assertThat(article.findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential", "go", "go");
         assertThat(table.toString()).contains("TLS with HTTP/2 by ALPN");
-        JsonNode first = results.get("environment").get("first_call_rows");
+        JsonNode first = rows.get("startup");
         assertThat(first.findValuesAsText("strategy")).as("the Go peer started per call, against the handshake model").startsWith("go");
         assertThat(first.get(0).get("errors").asInt()).isZero();
-        assertThat(external.get(3).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(2.0);
-        assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
-        assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(4.0);
-        assertThat(external.get(5).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(4.0);
-        assertThat(external.get(5).get("bound_ms").asDouble()).as("a list and then its gets: two round trips").isEqualTo(40.0);
-        assertThat(external.get(5).get("connections").asLong()).as("the bare client keeps its connections").isLessThanOrEqualTo(3);
-        assertThat(external.get(6).get("requests").asDouble()).isEqualTo(1.0);
+        JsonNode bare = rows.get("floors");
+        assertThat(bare.findValuesAsText("strategy")).containsExactly("bare", "bare");
+        assertThat(bare.get(0).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(4.0);
+        assertThat(bare.get(0).get("bound_ms").asDouble()).as("a list and then its gets: two round trips").isEqualTo(40.0);
+        assertThat(bare.get(0).get("connections").asLong()).as("the bare client keeps its connections").isLessThanOrEqualTo(3);
+        assertThat(bare.get(1).get("requests").asDouble()).isEqualTo(1.0);
         assertThat(table.toString()).contains("'bare': the same HTTP exchanges");
-        for (JsonNode row : rows) {
-            for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
-                    "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
-                assertThat(row.has(field)).as(field).isTrue();
+        for (String family : List.of("article", "tools", "index", "index_external", "floors", "process")) {
+            for (JsonNode row : rows.get(family)) {
+                for (String field : new String[] {"tool", "strategy", "n", "runs", "warmup", "avg_ms", "min_ms", "max_ms", "p50_ms",
+                        "p90_ms", "p99_ms", "errors", "requests", "connections", "bound_ms"}) {
+                    assertThat(row.has(field)).as(family + " " + field).isTrue();
+                }
+                assertThat(row.get("errors").asInt()).as(family + " " + row).isZero();
+                assertThat(row.get("p50_ms").asDouble()).isGreaterThanOrEqualTo(10.0); // 20 ms ± 10 ms of jitter
             }
-            assertThat(row.get("errors").asInt()).isZero();
-            assertThat(row.get("p50_ms").asDouble()).isGreaterThanOrEqualTo(10.0); // 20 ms ± 10 ms of jitter
         }
-        JsonNode listSequential = rows.get(0);
+        JsonNode listSequential = rows.get("tools").get(0);
         assertThat(listSequential.get("requests").asDouble()).isEqualTo(4.0); // 1 list + 3 gets
         assertThat(listSequential.get("bound_ms").asDouble()).isEqualTo(80.0);
-        assertThat(results.get("sweep")).hasSize(6);
+        assertThat(rows.get("sweep")).hasSize(6);
         try (var files = Files.list(out)) {
             Path chart = files.filter(f -> f.toString().endsWith("-sweep.png")).findFirst().orElseThrow();
             assertThat(Files.readAllBytes(chart)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
         }
-        // the default run's picture, printed as chart: whether or not there was a sweep
-        Path summary = Path.of(json.toString().replaceFirst("\\.json$", ".png"));
-        assertThat(table.toString()).contains("chart: " + summary, "sweep chart: ");
+        // the article's picture, and the picture of every row
+        Path summary = Path.of(json(out).toString().replaceFirst("\\.json$", ".png"));
+        Path all = Path.of(json(out).toString().replaceFirst("\\.json$", "-all.png"));
+        assertThat(table.toString()).contains("chart: " + summary, "chart of every row: " + all, "sweep chart: ");
         assertThat(Files.readAllBytes(summary)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        assertThat(Files.readAllBytes(all)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+    }
+
+    private static Path json(Path out) throws java.io.IOException {
+        try (var files = Files.list(out)) {
+            return files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
+        }
+    }
+
+    private static JsonNode results(Path out) throws java.io.IOException {
+        return Json.MAPPER.readTree(json(out).toFile());
     }
 
     @Test
     void timesTheCalendarToolsAcrossTheShownCalendars(@TempDir Path out) throws Exception {
         StringWriter table = new StringWriter();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_events", "get_event"),
-                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, true);
+                List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, true, true,
+                java.util.Set.of(Benchmark.Part.tools, Benchmark.Part.floors));
 
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
 
         assertThat(status).as(table.toString()).isZero();
         assertThat(table.toString()).contains("list_events: today across the 9 calendars the user shows");
-        JsonNode results;
-        try (var files = Files.list(out)) {
-            results = Json.MAPPER.readTree(files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow().toFile());
-        }
-        JsonNode rows = results.get("rows");
+        JsonNode results = results(out);
+        JsonNode rows = results.get("rows").get("tools");
         assertThat(rows.findValuesAsText("tool")).containsExactly("list_events", "list_events", "list_events", "get_event");
         assertThat(rows.findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential");
         for (JsonNode row : rows) {
@@ -143,15 +184,18 @@ class BenchmarkTest {
         assertThat(rows.get(1).get("bound_ms").asDouble()).as("two round trips").isEqualTo(40.0);
         assertThat(rows.get(2).get("bound_ms").asDouble()).as("two round trips and 3 parts in each of the 3 batches sent at once").isEqualTo(43.0);
         assertThat(rows.get(3).get("requests").asDouble()).isEqualTo(1.0);
-        assertThat(results.get("rows").findValues("rate_limited")).allSatisfy(r -> assertThat(r.asInt()).isZero());
-        JsonNode external = results.get("environment").get("external_rows");
-        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential", "bare", "bare");
-        assertThat(external.findValuesAsText("tool")).containsExactly("list_events", "list_events", "get_event", "list_events", "get_event");
+        assertThat(rows.findValues("rate_limited")).allSatisfy(r -> assertThat(r.asInt()).isZero());
+        JsonNode external = results.get("rows").get("tools_external");
+        assertThat(external.findValuesAsText("strategy")).containsExactly("concurrent", "batch", "sequential");
+        assertThat(external.findValuesAsText("tool")).containsExactly("list_events", "list_events", "get_event");
         assertThat(external.get(0).get("requests").asDouble()).as("counters read from the emulator process").isEqualTo(10.0);
-        assertThat(external.get(3).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(10.0);
-        assertThat(external.get(3).get("n").asInt()).isEqualTo(9);
-        assertThat(external.get(4).get("requests").asDouble()).isEqualTo(1.0);
+        JsonNode bare = results.get("rows").get("floors");
+        assertThat(bare.findValuesAsText("tool")).containsExactly("list_events", "get_event");
+        assertThat(bare.get(0).get("requests").asDouble()).as("the bare client makes the same calls").isEqualTo(10.0);
+        assertThat(bare.get(0).get("n").asInt()).isEqualTo(9);
+        assertThat(bare.get(1).get("requests").asDouble()).isEqualTo(1.0);
         assertThat(external.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
+        assertThat(bare.findValues("errors")).allSatisfy(e -> assertThat(e.asInt()).isZero());
     }
 
     @Test
@@ -182,11 +226,14 @@ class BenchmarkTest {
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> new Benchmark.Options("prod", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, Benchmark.Part.all())).hasMessageContaining("target must be emulator, gmail or an http(s) root URL");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("send_email"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("tools must be among");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, Benchmark.Part.all())).hasMessageContaining("tools must be among");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false)).hasMessageContaining("runs must be >= 1");
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, Benchmark.Part.all())).hasMessageContaining("runs must be >= 1");
+        assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("list_emails"), List.of("batch"),
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, java.util.Set.of()))
+                .hasMessageContaining("parts must name at least one of [article, tools, index, floors, process, extras]");
     }
 
     @Test
@@ -243,7 +290,8 @@ class BenchmarkTest {
                         .handshake(Duration.ZERO).build())) {
             StringWriter table = new StringWriter();
             Benchmark.Options options = new Benchmark.Options(external.rootUri().toString(), 3, 1, 5, List.of("list_emails", "get_email"),
-                    List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, false);
+                    List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, false,
+                    java.util.Set.of(Benchmark.Part.article));
 
             int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
 
@@ -254,7 +302,7 @@ class BenchmarkTest {
             }
             JsonNode results = Json.MAPPER.readTree(json.toFile());
             assertThat(results.get("environment").get("target").asText()).isEqualTo(external.rootUri().toString());
-            JsonNode list = results.get("rows").get(0);
+            JsonNode list = results.get("rows").get("article").get(0);
             assertThat(list.get("tool").asText()).isEqualTo("list_emails");
             assertThat(list.get("errors").asInt()).isZero();
             assertThat(list.get("requests").asDouble()).as("1 list + 5 gets, read from the emulator's counters").isEqualTo(6.0);

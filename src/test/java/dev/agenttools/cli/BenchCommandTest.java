@@ -1,5 +1,7 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.bench.Benchmark;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
@@ -26,9 +28,11 @@ class BenchCommandTest {
     }
 
     @Test
-    void processModelRowsAreOnByDefaultAndOffWithTheFlag() {
-        assertThat(parse("bench").noProcessModel).isFalse();
-        assertThat(parse("bench", "--no-process-model").noProcessModel).isTrue();
+    void theDefaultIsTheArticlesPartAndAllIsEveryPart() {
+        assertThat(parse("bench").chosenParts()).containsExactly(Benchmark.Part.article);
+        assertThat(parse("bench", "--all").chosenParts()).containsExactlyElementsOf(Benchmark.Part.all());
+        assertThat(parse("bench", "--parts", "process,tools").chosenParts()).containsExactly(Benchmark.Part.tools, Benchmark.Part.process);
+        assertThat(parse("bench", "--all", "--no-process-model").chosenParts()).doesNotContain(Benchmark.Part.process).hasSize(5);
     }
 
     @Test
@@ -44,6 +48,8 @@ class BenchCommandTest {
         assertThat(err.toString()).contains("expected one of [list_emails, search_emails, get_email, list_events, get_event] (case-sensitive) but was 'send_email'");
         assertThat(cli.execute("bench", "--strategies", "fast")).isEqualTo(2);
         assertThat(err.toString()).contains("expected one of [sequential, concurrent, batch] (case-sensitive) but was 'fast'");
+        assertThat(cli.execute("bench", "--parts", "everything")).isEqualTo(2);
+        assertThat(err.toString()).contains("expected one of [article, tools, index, floors, process, extras] (case-sensitive) but was 'everything'");
         assertThat(cli.execute("bench", "--runs", "0")).isEqualTo(2);
         assertThat(err.toString()).contains("agent-tools bench: runs must be >= 1");
     }

@@ -80,7 +80,8 @@ class MainTest {
         assertThat(run("bench", "--help").out().replaceAll("\\s+", " "))
                 .contains("--target=emulator|gmail|URL Where the calls go: emulator")
                 .contains("among list_emails, search_emails, get_email")
-                .contains("among sequential, concurrent, batch");
+                .contains("among sequential, concurrent, batch")
+                .contains("among article, tools, index, floors, process, extras (default: article)");
         assertThat(run("stats", "--help").out().replaceAll("\\s+", " ")).contains("Output: table, json (default: table)");
     }
 
