@@ -35,6 +35,37 @@ final class BenchReport {
         return out;
     }
 
+    /** The terminal width the printed report keeps to. */
+    static final int COLUMNS = 120;
+
+    /**
+     * {@code text} with each line longer than {@code columns} broken at spaces (a word longer than the line stays
+     * whole); the tables fit already and pass unchanged.
+     */
+    static String wrap(String text, int columns) {
+        StringBuilder b = new StringBuilder();
+        String[] lines = text.split("\n", -1);
+        for (int l = 0; l < lines.length; l++) {
+            String line = lines[l];
+            while (line.length() > columns) {
+                int cut = line.lastIndexOf(' ', columns);
+                if (cut <= 0) {
+                    cut = line.indexOf(' ', columns);
+                    if (cut < 0) {
+                        break;
+                    }
+                }
+                b.append(line, 0, cut).append('\n');
+                line = "  " + line.substring(cut + 1);
+            }
+            b.append(line);
+            if (l < lines.length - 1) {
+                b.append('\n');
+            }
+        }
+        return b.toString();
+    }
+
     /** The rows as a table of at most 120 columns: the figures in ms, one decimal; speedup, bound, calls, conns, 429s, errors. */
     static String table(List<Row> rows) {
         StringBuilder b = new StringBuilder();

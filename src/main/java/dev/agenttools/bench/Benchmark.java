@@ -394,7 +394,7 @@ public final class Benchmark {
         }
 
         private void print(String text) {
-            progress.print(out, text);
+            progress.print(out, BenchReport.wrap(text, BenchReport.COLUMNS));
         }
 
         private PrintWriter out;

@@ -119,4 +119,15 @@ class BenchReportTest {
         }
         return pixels;
     }
+
+    @Test
+    void longLinesAreWrappedAtSpacesAndTablesPassUnchanged() {
+        String table = BenchReport.table(ROWS);
+        assertThat(BenchReport.wrap(table, BenchReport.COLUMNS)).isEqualTo(table);
+        assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(BenchReport.COLUMNS));
+        String wrapped = BenchReport.wrap("one two three four five six\nseven", 10);
+        assertThat(wrapped).isEqualTo("one two\n  three\n  four\n  five six\nseven");
+        assertThat(BenchReport.wrap("https://example.org/a-very-long-address x", 10)).as("a word longer than the line stays whole")
+                .isEqualTo("https://example.org/a-very-long-address\n  x");
+    }
 }
