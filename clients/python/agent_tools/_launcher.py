@@ -2,9 +2,11 @@
 environment (AGENT_TOOLS_ACCESS_TOKEN among it) and believe its answers, so a launcher another local user could have
 written, or could replace, is never run.
 
-Trusted, in this order: AGENT_TOOLS_COMMAND (a command line the user set); the launcher of the checkout this package
-sits in (clients/python/agent_tools), when the checkout proves to be one; `agent-tools` on PATH (the user's own
-choice of folders). A checkout proves itself when its `agent-tools` is a regular file with a `pom.xml` beside it,
+Trusted, in this order: AGENT_TOOLS_COMMAND (a command line the user set; a path alone, or any command without
+`serve`, gets `serve --stdio` added); the launcher of the checkout this package sits in (clients/python/agent_tools),
+when the checkout proves to be one; the launcher of the checkout the package was built from (`pip install
+./clients/python` records it in agent_tools/_checkout.txt), when that checkout proves to be one; `agent-tools` on PATH
+(the user's own choice of folders). A checkout proves itself when its `agent-tools` is a regular file with a `pom.xml` beside it,
 the launcher is owned by the user or root and writable by nobody else, and so is every folder from the checkout's up
 to /: owned by the user or root, not writable by others (group-writable only by the user's private group). A folder
 further up may be a sticky one (/tmp, mode 1777: /tmp/mine/checkout is fine), since nobody else can rename or
@@ -19,7 +21,7 @@ import shlex
 import shutil
 import stat
 
-__all__ = ["LauncherNotFound", "default_command", "checkout_launcher"]
+__all__ = ["LauncherNotFound", "default_command", "checkout_launcher", "launcher_in", "recorded_checkout"]
 
 # what the clients run the launcher with
 _SERVE = ["serve", "--stdio"]
@@ -34,9 +36,16 @@ def default_command(package_dir=None, env=None):
     `agent-tools` on PATH; with `serve --stdio`. Raises LauncherNotFound naming what to set when none is found."""
     env = os.environ if env is None else env
     if env.get("AGENT_TOOLS_COMMAND", "").strip():
-        return shlex.split(env["AGENT_TOOLS_COMMAND"])
+        words = shlex.split(env["AGENT_TOOLS_COMMAND"])
+        # a path alone (or `java -jar agent-tools.jar`) is what most people set first: it is run as the clients need
+        return words if "serve" in words else [*words, *_SERVE]
     package_dir = package_dir or os.path.dirname(os.path.abspath(__file__))
     launcher, refused = checkout_launcher(package_dir)
+    if launcher is None:
+        recorded = recorded_checkout(package_dir)
+        if recorded is not None:
+            launcher, why = launcher_in(recorded)
+            refused = refused if why is None else why if refused is None else refused + "; " + why
     if launcher is None:
         launcher = shutil.which("agent-tools", path=env.get("PATH", os.defpath))
     if launcher is None:
@@ -50,7 +59,23 @@ def default_command(package_dir=None, env=None):
 def checkout_launcher(package_dir):
     """(the real path of the checkout's launcher, None) when the package at package_dir sits in a checkout that
     proves to be one (see the module's doc); else (None, why not, or None when there is no launcher there at all)."""
-    candidate = os.path.normpath(os.path.join(package_dir, "..", "..", "..", "agent-tools"))
+    return launcher_in(os.path.join(package_dir, "..", "..", ".."))
+
+
+def recorded_checkout(package_dir):
+    """The checkout the installed package was built from (agent_tools/_checkout.txt, written by setup.py), or None."""
+    try:
+        with open(os.path.join(package_dir, "_checkout.txt"), encoding="utf-8") as f:
+            path = f.readline().strip()
+    except OSError:
+        return None
+    return path if os.path.isabs(path) else None
+
+
+def launcher_in(folder):
+    """(the real path of folder's launcher, None) when folder proves to be a checkout; else (None, why not, or None
+    when there is no launcher there at all)."""
+    candidate = os.path.normpath(os.path.join(folder, "agent-tools"))
     if not os.path.lexists(candidate):
         return None, None
     real = os.path.realpath(candidate)

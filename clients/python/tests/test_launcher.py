@@ -15,8 +15,11 @@ import unittest
 import support  # noqa: F401  (an environment isolated from the developer's)
 
 import agent_tools
+from agent_tools import _launcher
 
 PACKAGE = os.path.dirname(os.path.abspath(agent_tools.__file__))
+# clients/python: the package's sources, as a checkout holds them (the tests may run against an installed copy)
+SOURCES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOBODY = 65534
 # A launcher that does what a planted one would do (notes that it ran, with the token it saw), then answers
 # like serve --stdio with a forged answer.
@@ -81,7 +84,8 @@ def plant(folder, mode=0o755, owner=NOBODY, pom=True):
 def copy_package(site):
     """The installed package copied to site/agent_tools (as pip --target site would put it)."""
     os.makedirs(site, exist_ok=True)
-    shutil.copytree(PACKAGE, os.path.join(site, "agent_tools"), ignore=shutil.ignore_patterns("__pycache__"))
+    # without the checkout the tests' own install recorded: each test says which checkout, if any, there is
+    shutil.copytree(PACKAGE, os.path.join(site, "agent_tools"), ignore=shutil.ignore_patterns("__pycache__", "_checkout.txt"))
     return site
 
 
@@ -184,6 +188,40 @@ class DefaultLauncherTest(unittest.TestCase):
         self.assertIn("gmail.list-emails", [t["command"] for t in outcome["answer"]["data"]])
         self.assertFalse(os.path.exists(os.path.join(bin_folder, "target")), "nothing built beside the link")
 
+    def pip_install(self, checkout):
+        """`pip install --target site checkout/clients/python`, from a copy of this package's sources."""
+        sources = os.path.join(checkout, "clients", "python")
+        shutil.copytree(SOURCES, sources, ignore=shutil.ignore_patterns(
+            "__pycache__", "build", "*.egg-info", "tests"))
+        site = make_folder(os.path.join(self.base, "site-packages"), 0o755)
+        # with pip's build isolation, as a user's install builds (setuptools from the index, cached after the first)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check",
+                               "--target", site, sources], capture_output=True, text=True, timeout=300,
+                              # pip's own configuration (its package index) is under the user's real XDG config folder
+                              env={k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"})
+        if "No matching distribution found for setuptools" in done.stderr:
+            self.skipTest("this Python's pip finds no setuptools to build with (scripts/python-tests' venv does)")
+        self.assertEqual(0, done.returncode, done.stdout + done.stderr)
+        return site
+
+    def test_a_package_pip_installed_from_a_checkout_runs_that_checkouts_launcher(self):
+        # pip copies the package into site-packages, away from its checkout: the build records the checkout, and the
+        # launcher there is run once the checkout proves itself as one the package sat in would have to
+        checkout = make_folder(os.path.join(self.base, "home", "checkout"), 0o755)
+        launcher = plant(checkout, owner=0)
+        site = self.pip_install(checkout)
+        with open(os.path.join(site, "agent_tools", "_checkout.txt"), encoding="utf-8") as f:
+            self.assertEqual(checkout, f.read().strip())
+        outcome = self.probe(site)
+        self.assertEqual([os.path.realpath(launcher), "serve", "--stdio"], outcome["command"])
+        self.assertEqual({"forged": True}, outcome["answer"]["data"], outcome["last_error"])
+
+    def test_a_recorded_checkout_that_does_not_prove_itself_is_never_run(self):
+        checkout = make_folder(os.path.join(self.base, "home", "checkout"), 0o755)
+        launcher = plant(checkout)  # another user's
+        site = self.pip_install(checkout)
+        self.assert_refused(self.probe(site), launcher, "belongs to nobody (uid 65534), neither to you nor to root")
+
     def test_with_nothing_trusted_the_call_fails_unavailable_naming_what_to_set(self):
         site = copy_package(make_folder(os.path.join(self.base, "site", "a", "b"), 0o755))
         outcome = self.probe(site)
@@ -192,6 +230,16 @@ class DefaultLauncherTest(unittest.TestCase):
         self.assertIn("no agent-tools launcher to run: AGENT_TOOLS_COMMAND is not set, agent-tools is not on PATH; set "
                       "AGENT_TOOLS_COMMAND", outcome["last_error"])
         self.assertEqual(outcome["error"], outcome["last_error"])
+
+
+class CommandFromTheEnvironmentTest(unittest.TestCase):
+    def test_a_path_alone_is_run_as_serve(self):
+        # what most people set first; it used to start the launcher with no command, which printed its help and exited
+        for set_to, expected in (("'/opt/agent tools/agent-tools'", ["/opt/agent tools/agent-tools", "serve", "--stdio"]),
+                                 ("java -jar agent-tools.jar", ["java", "-jar", "agent-tools.jar", "serve", "--stdio"]),
+                                 ("agent-tools serve --stdio", ["agent-tools", "serve", "--stdio"])):
+            with self.subTest(set_to=set_to):
+                self.assertEqual(expected, _launcher.default_command(env={"AGENT_TOOLS_COMMAND": set_to}))
 
 
 if __name__ == "__main__":
