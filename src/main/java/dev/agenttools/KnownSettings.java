@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -50,7 +51,7 @@ final class KnownSettings {
     static String nearest(String key) {
         String best = null;
         int bestDistance = MAX_DISTANCE + 1;
-        String upper = key.toUpperCase(java.util.Locale.ROOT);
+        String upper = key.toUpperCase(Locale.ROOT);
         // a name without its prefix (GMAIL_QUOTA) is as near as the prefixed one
         List<String> tried = upper.startsWith(PREFIX) ? List.of(upper) : List.of(upper, PREFIX + upper);
         for (String name : NAMES) {

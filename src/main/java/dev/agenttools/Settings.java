@@ -2,12 +2,13 @@ package dev.agenttools;
 
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.calendar.CalendarSettings;
-import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.RootUrl;
 import dev.agenttools.habit.HabitSettings;
+import dev.agenttools.mailindex.CacheSettings;
+import dev.agenttools.tool.Diagnostics;
 import dev.agenttools.tracking.TrackingSettings;
 
 import java.io.IOException;
@@ -20,6 +21,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Every setting of a process, read once at its start and typed: the configuration file {@code config.properties}
@@ -42,7 +45,7 @@ import java.util.Set;
 public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSettings calendar, CacheSettings mailIndex,
                        AuthSettings auth, TrackingSettings tracking, HabitSettings habit, Map<String, String> values) {
     /** The config files whose unknown keys this process has warned about already. */
-    private static final Set<Path> WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<Path> WARNED = ConcurrentHashMap.newKeySet();
     /** The environment variable holding the token for calls that bring none. */
     private static final String ACCESS_TOKEN = "AGENT_TOOLS_ACCESS_TOKEN";
 
@@ -77,11 +80,11 @@ public record Settings(GoogleSettings google, GmailSettings gmail, CalendarSetti
      * no setting is (a misspelling, most often) is warned about on stderr, once a process, with the nearest name.
      */
     public static Map<String, String> read(Map<String, String> env) {
-        return read(env, System.err::println);
+        return read(env, Diagnostics::line);
     }
 
     /** {@link #read(Map)}, its warnings given to {@code warn}. */
-    static Map<String, String> read(Map<String, String> env, java.util.function.Consumer<String> warn) {
+    static Map<String, String> read(Map<String, String> env, Consumer<String> warn) {
         Map<String, String> merged = new HashMap<>();
         Path file = file(env);
         if (Files.isRegularFile(file)) {

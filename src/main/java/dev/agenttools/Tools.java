@@ -5,16 +5,18 @@ import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
 import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.calendar.CalendarTools;
-import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.gmail.MailText;
+import dev.agenttools.google.AccessToken;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.PacingShare;
 import dev.agenttools.google.PacingStats;
+import dev.agenttools.google.TrustedCertificate;
 import dev.agenttools.habit.HabitSettings;
 import dev.agenttools.habit.HabitTools;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.tool.CallListener;
 import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolException;
@@ -25,9 +27,12 @@ import dev.agenttools.tracking.TrackingListener;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * The front door: builds the one tool registry that the command line, the persistent process, the MCP server
@@ -62,13 +67,13 @@ public final class Tools {
      * A TLS context trusting this CA certificate (PEM) and nothing else, as the tools trust it with
      * {@link Builder#trustCertificate}: for a caller's own instruments against the same server (a benchmark's).
      */
-    public static javax.net.ssl.SSLContext trusting(Path pem) {
-        return dev.agenttools.google.TrustedCertificate.context(pem);
+    public static SSLContext trusting(Path pem) {
+        return TrustedCertificate.context(pem);
     }
 
     /** The commands of the tools (what call statistics are kept for). */
     public static List<String> commands() {
-        List<String> commands = new java.util.ArrayList<>(List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET,
+        List<String> commands = new ArrayList<>(List.of(GmailTools.LIST, GmailTools.SEARCH, GmailTools.GET,
                 CalendarTools.LIST_CALENDARS, CalendarTools.LIST_EVENTS, CalendarTools.GET_EVENT, CalendarTools.FREE_BUSY));
         commands.addAll(HabitTools.COMMANDS);
         return List.copyOf(commands);
@@ -110,12 +115,12 @@ public final class Tools {
         private GmailSettings gmail;
         private CalendarSettings calendar;
         private HabitSettings habit;
-        private java.time.ZoneId habitZone;
+        private ZoneId habitZone;
         private CacheSettings cache = CacheSettings.OFF;
         private AuthSettings auth;
         private CallRecorder recorder;
         private Duration callTimeout = CallTimeouts.DEFAULT_TIMEOUT;
-        private final List<CallListener> listeners = new java.util.ArrayList<>();
+        private final List<CallListener> listeners = new ArrayList<>();
         private String noToken = NOT_SIGNED_IN;
         private PacingShare pacingShare = PacingShare.ALONE;
         private PacingStats pacingStats = PacingStats.NONE;
@@ -166,7 +171,7 @@ public final class Tools {
          * The zone a new habit gets when its call names none, in place of this JVM's default zone (the resident
          * server's, for a caller whose own JVM would have another); null, the default: this JVM's.
          */
-        public Builder habitZone(java.time.ZoneId zone) {
+        public Builder habitZone(ZoneId zone) {
             this.habitZone = zone;
             return this;
         }
@@ -315,12 +320,12 @@ public final class Tools {
                     GoogleConnection.WhoIs whoIs = gmail != null ? GmailTools.whoIs(gmail, connection)
                             : calendar != null ? CalendarTools.whoIs(calendar, connection) : null;
                     HabitTools.register(b, habit, whoIs == null ? null
-                            : (p, deadline) -> connection.addressOf(dev.agenttools.google.AccessToken.of(p), whoIs, deadline),
+                            : (p, deadline) -> connection.addressOf(AccessToken.of(p), whoIs, deadline),
                             habitZone);
                 }
                 ToolRegistry registry = b.build();
                 if (preconnect) {
-                    List<String> roots = new java.util.ArrayList<>();
+                    List<String> roots = new ArrayList<>();
                     if (gmail != null) {
                         roots.add(gmail.rootUrl());
                     }

@@ -3,13 +3,22 @@ package dev.agenttools;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,7 +86,7 @@ class ArchitectureTest {
         for (Path file : javaFiles(MAIN.resolve("emulator"))) {
             String pkg = MAIN.resolve("emulator").relativize(file.getParent()).toString().replace('/', '.');
             Set<String> types = actual.computeIfAbsent(pkg, k -> new TreeSet<>());
-            java.util.regex.Matcher m = PUBLIC_TOP_LEVEL.matcher(Files.readString(file));
+            Matcher m = PUBLIC_TOP_LEVEL.matcher(Files.readString(file));
             while (m.find()) {
                 types.add(m.group(1));
             }
@@ -102,7 +111,7 @@ class ArchitectureTest {
      * as each package's package-info says. The command's entry point and the emulator's edge are programs, not API.
      */
     private static final Set<String> INTERNAL = Set.of(
-            "cli.Main",
+            "cli.Main", "tool.Diagnostics",
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
             "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
@@ -127,7 +136,7 @@ class ArchitectureTest {
             if (pkg.equals("emulator") || pkg.startsWith("emulator.")) {
                 continue; // its own edge, held above
             }
-            java.util.regex.Matcher m = PUBLIC_TOP_LEVEL.matcher(Files.readString(file));
+            Matcher m = PUBLIC_TOP_LEVEL.matcher(Files.readString(file));
             while (m.find()) {
                 String name = pkg.isEmpty() ? m.group(1) : pkg + "." + m.group(1);
                 (PUBLISHED.contains(name) ? published : internal).add(name);
@@ -159,9 +168,9 @@ class ArchitectureTest {
         }
     }
 
-    private static final java.util.regex.Pattern PUBLIC_TOP_LEVEL = java.util.regex.Pattern.compile(
+    private static final Pattern PUBLIC_TOP_LEVEL = Pattern.compile(
             "^public\\s+(?:(?:final|abstract|sealed|non-sealed|static|strictfp)\\s+)*(?:class|record|enum|interface|@interface)\\s+(\\w+)",
-            java.util.regex.Pattern.MULTILINE);
+            Pattern.MULTILINE);
 
     /** The emulator's types that {@code file} names (their simple names; a nested type counts as its outer one). */
     private static Set<String> emulatorTypesIn(Path file) throws IOException {
@@ -193,7 +202,7 @@ class ArchitectureTest {
 
     /** The package part of a reference: its segments before the first type name (or wildcard). */
     private static String packageOf(String reference) {
-        List<String> segments = new java.util.ArrayList<>();
+        List<String> segments = new ArrayList<>();
         for (String s : reference.split("\\.")) {
             if (s.equals("*") || Character.isUpperCase(s.charAt(0))) {
                 break;
@@ -205,8 +214,8 @@ class ArchitectureTest {
 
     /** A cycle in the graph as the packages along it, or empty when there is none. */
     private static List<String> cycleIn(Map<String, Set<String>> graph) {
-        Map<String, Integer> state = new java.util.HashMap<>(); // 1: on the current path, 2: done
-        java.util.Deque<String> path = new java.util.ArrayDeque<>();
+        Map<String, Integer> state = new HashMap<>(); // 1: on the current path, 2: done
+        Deque<String> path = new ArrayDeque<>();
         for (String start : graph.keySet()) {
             List<String> cycle = visit(start, graph, state, path);
             if (!cycle.isEmpty()) {
@@ -217,15 +226,15 @@ class ArchitectureTest {
     }
 
     private static List<String> visit(String node, Map<String, Set<String>> graph, Map<String, Integer> state,
-                                      java.util.Deque<String> path) {
+                                      Deque<String> path) {
         Integer s = state.get(node);
         if (s != null && s == 2) {
             return List.of();
         }
         if (s != null) {
-            List<String> onPath = new java.util.ArrayList<>(path);
-            java.util.Collections.reverse(onPath);
-            List<String> cycle = new java.util.ArrayList<>(onPath.subList(onPath.indexOf(node), onPath.size()));
+            List<String> onPath = new ArrayList<>(path);
+            Collections.reverse(onPath);
+            List<String> cycle = new ArrayList<>(onPath.subList(onPath.indexOf(node), onPath.size()));
             cycle.add(node);
             return cycle;
         }
@@ -295,7 +304,7 @@ class ArchitectureTest {
     }
 
     private static List<String> concat(String first, String... rest) {
-        List<String> all = new java.util.ArrayList<>(List.of(rest));
+        List<String> all = new ArrayList<>(List.of(rest));
         all.add(first);
         return all;
     }
@@ -312,8 +321,8 @@ class ArchitectureTest {
     }
 
     /** A fully qualified name written in code (not in a comment or a string): a dependency an import would show. */
-    private static final java.util.regex.Pattern QUALIFIED = java.util.regex.Pattern.compile("\\bdev\\.agenttools\\.(?:[a-z]\\w*\\.)+[A-Z]\\w*");
-    private static final java.util.regex.Pattern STRING = java.util.regex.Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
+    private static final Pattern QUALIFIED = Pattern.compile("\\bdev\\.agenttools\\.(?:[a-z]\\w*\\.)+[A-Z]\\w*");
+    private static final Pattern STRING = Pattern.compile("\"(?:[^\"\\\\]|\\\\.)*\"");
 
     /** What one source line depends on of ours: its import, or the fully qualified names in its code. */
     private static Stream<String> referencesIn(String line) {
@@ -325,7 +334,7 @@ class ArchitectureTest {
             return Stream.empty();
         }
         String code = STRING.matcher(l.replaceFirst("//.*", "")).replaceAll("\"\"");
-        return QUALIFIED.matcher(code).results().map(java.util.regex.MatchResult::group);
+        return QUALIFIED.matcher(code).results().map(MatchResult::group);
     }
 
     /** Our dependencies from {@code pkg}: its imports and the fully qualified names its code uses. */
@@ -335,7 +344,7 @@ class ArchitectureTest {
                 try {
                     return Files.readAllLines(f).stream();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }).flatMap(ArchitectureTest::referencesIn).toList();
         }

@@ -1,6 +1,8 @@
 package dev.agenttools;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
@@ -44,7 +46,7 @@ class HabitAccountsTest {
     }
 
     private static JsonNode call(ToolRegistry r, String command, String token, String json) throws Exception {
-        var params = (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(json);
+        var params = (ObjectNode) Json.MAPPER.readTree(json);
         if (token != null) {
             params.put("access_token", token);
         }
@@ -80,7 +82,7 @@ class HabitAccountsTest {
 
     @Test
     void aRegistryWithCalendarAndNoGmailAsksCalendarWhoseHabitsTheyAre() throws Exception {
-        try (ToolRegistry r = Tools.builder().calendar(dev.agenttools.calendar.CalendarSettings.forRoot(emulator.rootUri().toString()))
+        try (ToolRegistry r = Tools.builder().calendar(CalendarSettings.forRoot(emulator.rootUri().toString()))
                 .habit(new HabitSettings(dir.resolve("habits.db"), null, false)).build();
              ToolRegistry gmail = tools(new HabitSettings(dir.resolve("habits.db"), null, false))) {
             call(r, HabitTools.CREATE, emulator.tokenFor("user2@example.com"), "{\"name\": \"Swimming\"}");

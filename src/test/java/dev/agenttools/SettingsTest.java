@@ -1,7 +1,12 @@
 package dev.agenttools;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,16 +36,16 @@ class SettingsTest {
     }
 
     @Test
-    void aConfigFileKeyThatNoSettingIsIsWarnedAboutOnceWithTheNearestName(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws java.io.IOException {
-        java.nio.file.Path file = dir.resolve("config.properties");
+    void aConfigFileKeyThatNoSettingIsIsWarnedAboutOnceWithTheNearestName(@TempDir Path dir)
+            throws IOException {
+        Path file = dir.resolve("config.properties");
         java.nio.file.Files.writeString(file, """
                 AGENT_TOOLS_GMAIL_QOUTA=6000
                 GMAIL_MAX_IN_FLIGHT=4
                 AGENT_TOOLS_CACHE=off
                 SOMETHING_ELSE_ENTIRELY=1
                 """);
-        java.util.List<String> warnings = new java.util.ArrayList<>();
+        List<String> warnings = new ArrayList<>();
         Map<String, String> values = Settings.read(Map.of("AGENT_TOOLS_CONFIG", file.toString()), warnings::add);
 
         assertThat(values).containsEntry("AGENT_TOOLS_CACHE", "off").containsEntry("AGENT_TOOLS_GMAIL_QOUTA", "6000");
@@ -60,7 +65,7 @@ class SettingsTest {
     @Test
     void aVeryLongUnknownKeyIsCutInItsWarning() {
         String key = "X".repeat(10_000);
-        assertThat(KnownSettings.warnings(java.util.List.of(key))).singleElement()
+        assertThat(KnownSettings.warnings(List.of(key))).singleElement()
                 .satisfies(w -> assertThat(w.length()).isLessThan(KnownSettings.MAX_KEY_SHOWN + 120));
         assertThat(KnownSettings.names()).contains("AGENT_TOOLS_GMAIL_QUOTA", "AGENT_TOOLS_CONFIG");
     }

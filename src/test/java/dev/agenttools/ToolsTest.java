@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -66,7 +67,7 @@ class ToolsTest {
 
     @Test
     void settingsNeverPrintTheTokenNorKeepTheRestOfTheEnvironment() {
-        Settings s = Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET-VALUE",
+        Settings s = Settings.from(Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET-VALUE",
                 "AWS_SECRET_ACCESS_KEY", "AWS-SECRET", "AGENT_TOOLS_SERVE_MAX_IN_FLIGHT", "7"));
         assertThat(s.google().accessToken()).isEqualTo("ya29.SECRET-VALUE");
         assertThat(s.toString()).doesNotContain("SECRET").contains("accessToken=set");

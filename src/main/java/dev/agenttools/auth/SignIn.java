@@ -8,7 +8,9 @@ import com.google.api.client.auth.oauth2.AuthorizationCodeRequestUrl;
 import com.google.api.client.auth.oauth2.BearerToken;
 import com.google.api.client.auth.oauth2.ClientParametersAuthentication;
 import com.google.api.client.auth.oauth2.Credential;
+import com.google.api.client.auth.oauth2.DataStoreCredentialRefreshListener;
 import com.google.api.client.auth.oauth2.StoredCredential;
+import com.google.api.client.auth.oauth2.TokenResponseException;
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
 import com.google.api.client.googleapis.auth.oauth2.GoogleClientSecrets;
 import com.google.api.client.http.GenericUrl;
@@ -24,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Instant;
@@ -32,6 +35,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * Google's installed-app sign-in on the official OAuth client: the consent page in a browser with PKCE (S256) and a
@@ -51,7 +55,7 @@ public final class SignIn {
      * other record of the library still logs), and only in a process that builds a refreshing credential. Kept in a
      * field: java.util.logging holds loggers weakly, and a collected logger would lose the filter.
      */
-    private static final java.util.logging.Logger CREDENTIAL_LOG = java.util.logging.Logger.getLogger(Credential.class.getName());
+    private static final Logger CREDENTIAL_LOG = Logger.getLogger(Credential.class.getName());
     private static final String REFRESH_FAILED = "unable to refresh token";
 
     private SignIn() {
@@ -95,7 +99,7 @@ public final class SignIn {
             browser.browse(consent.build());
             String code = receiver.waitForCode(); // refuses an answer without this sign-in's state
             credential = flow.createAndStoreCredential(flow.newTokenRequest(code).setRedirectUri(redirectUri).execute(), USER);
-        } catch (com.google.api.client.auth.oauth2.TokenResponseException e) {
+        } catch (TokenResponseException e) {
             throw new AuthException("Google refused the sign-in (" + describe(e) + "): check the client secrets file and try "
                     + "'agent-tools auth login' again", e);
         } finally {
@@ -161,7 +165,7 @@ public final class SignIn {
             // Credential refreshes under its own lock: concurrent calls that find the token expiring share one refresh;
             // each new access token is saved, so the next process starts with it instead of refreshing again.
             Credential credential = new Credential.Builder(BearerToken.authorizationHeaderAccessMethod())
-                    .addRefreshListener(new com.google.api.client.auth.oauth2.DataStoreCredentialRefreshListener(USER, credentials))
+                    .addRefreshListener(new DataStoreCredentialRefreshListener(USER, credentials))
                     .setTransport(transport).setJsonFactory(GsonFactory.getDefaultInstance())
                     .setTokenServerUrl(new GenericUrl(account.get("token_url").asText()))
                     .setClientAuthentication(new ClientParametersAuthentication(account.get("client_id").asText(),
@@ -252,10 +256,10 @@ public final class SignIn {
             Files.createFile(tmp);
         }
         Files.write(tmp, bytes);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static String describe(com.google.api.client.auth.oauth2.TokenResponseException e) {
+    private static String describe(TokenResponseException e) {
         return e.getDetails() == null ? "HTTP " + e.getStatusCode()
                 : e.getDetails().getError() + (e.getDetails().getErrorDescription() == null ? "" : ": " + e.getDetails().getErrorDescription());
     }

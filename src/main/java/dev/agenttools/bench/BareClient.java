@@ -9,11 +9,20 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * The run's floor: the HTTP exchanges of list_emails(n) (one messages.list, then n messages.get at once), of
@@ -44,13 +53,13 @@ final class BareClient implements AutoCloseable {
     private final String calendarListFields;
     private final String eventListFields;
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-    private final javax.net.ssl.SSLSocketFactory tls;
+    private final SSLSocketFactory tls;
 
     /**
      * @param masks the {@code fields} the tools ask for: Gmail's list and get, Calendar's calendar list and event list
      * @param trust over https, the TLS context to trust the server by (null: the system's CA certificates)
      */
-    BareClient(String rootUrl, String token, List<String> masks, javax.net.ssl.SSLContext trust) {
+    BareClient(String rootUrl, String token, List<String> masks, SSLContext trust) {
         this.tls = trust == null ? null : trust.getSocketFactory();
         this.root = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
         this.authorization = "Bearer " + token;
@@ -83,16 +92,16 @@ final class BareClient implements AutoCloseable {
     int agenda() throws IOException, InterruptedException {
         JsonNode list = Json.MAPPER.readTree(get("calendar/v3/users/me/calendarList?maxResults=250&showHidden=true&fields=" + calendarListFields, false));
         List<String> shown = new ArrayList<>();
-        java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+        ZoneId zone = ZoneOffset.UTC;
         for (JsonNode c : list.path("items")) {
             if (c.path("primary").asBoolean()) {
-                zone = java.time.ZoneId.of(c.path("timeZone").asText("UTC"));
+                zone = ZoneId.of(c.path("timeZone").asText("UTC"));
             }
             if (c.path("selected").asBoolean() && !c.path("hidden").asBoolean()) {
                 shown.add(c.path("id").asText());
             }
         }
-        java.time.ZonedDateTime today = java.time.LocalDate.now(zone).atStartOfDay(zone);
+        ZonedDateTime today = LocalDate.now(zone).atStartOfDay(zone);
         String range = "&timeMin=" + URLEncoder.encode(today.toOffsetDateTime().toString(), StandardCharsets.UTF_8)
                 + "&timeMax=" + URLEncoder.encode(today.plusDays(1).toOffsetDateTime().toString(), StandardCharsets.UTF_8);
         List<Future<byte[]>> answers = new ArrayList<>();
@@ -114,7 +123,7 @@ final class BareClient implements AutoCloseable {
         for (Future<byte[]> answer : answers) {
             try {
                 answer.get();
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
             }
         }
@@ -128,7 +137,7 @@ final class BareClient implements AutoCloseable {
     /** GETs and reads the answer whole; statuses other than 2xx and {@code alsoFine} are errors. */
     private byte[] get(String pathAndQuery, boolean gzip, int... alsoFine) throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create(root + pathAndQuery).toURL().openConnection();
-        if (tls != null && c instanceof javax.net.ssl.HttpsURLConnection https) {
+        if (tls != null && c instanceof HttpsURLConnection https) {
             https.setSSLSocketFactory(tls); // one factory for every request: its TLS sessions and kept connections are shared
         }
         c.setRequestProperty("Authorization", authorization);
@@ -143,7 +152,7 @@ final class BareClient implements AutoCloseable {
             try (InputStream error = c.getErrorStream()) {
                 body = error == null ? new byte[0] : error.readAllBytes(); // read whole: the connection is kept
             }
-            if (java.util.Arrays.stream(alsoFine).anyMatch(fine -> fine == status)) {
+            if (Arrays.stream(alsoFine).anyMatch(fine -> fine == status)) {
                 return body;
             }
             throw new IOException("HTTP " + status + " from " + c.getURL().getPath());

@@ -1,14 +1,16 @@
 package dev.agenttools.bench;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-import javax.imageio.ImageIO;
+import java.awt.BasicStroke;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import javax.imageio.ImageIO;
 
 /** The benchmark's outputs: the comparison table, the results JSON, the summary chart and the sweep chart. */
 final class BenchReport {
@@ -129,7 +132,7 @@ final class BenchReport {
                 SummaryChart.draw(rows, externalRows, externalLabel, latencyMs, subtitle));
     }
 
-    private static Path writePicture(Path file, java.awt.image.BufferedImage picture) {
+    private static Path writePicture(Path file, BufferedImage picture) {
         try {
             Files.createDirectories(file.getParent());
             if (!ImageIO.write(picture, "png", file.toFile())) {
@@ -151,7 +154,7 @@ final class BenchReport {
         }
     }
 
-    private static Path save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path file) {
+    private static Path save(Chart<?, ?> chart, Path file) {
         try {
             Files.createDirectories(file.getParent());
             BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
@@ -166,7 +169,7 @@ final class BenchReport {
         XYChart chart = new XYChartBuilder().width(900).height(560)
                 .title("list_emails: p50 latency vs emails per call (server latency " + Math.round(latencyMs) + " ms)")
                 .xAxisTitle("emails per call (N)").yAxisTitle("p50 latency (ms)").build();
-        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         Map<String, List<Row>> byStrategy = new LinkedHashMap<>();
         sweep.forEach(r -> byStrategy.computeIfAbsent(r.strategy(), k -> new ArrayList<>()).add(r));
         byStrategy.forEach((strategy, rows) -> {
@@ -174,7 +177,7 @@ final class BenchReport {
             chart.addSeries(strategy, x, rows.stream().mapToDouble(Row::p50Ms).toArray()).setMarker(SeriesMarkers.CIRCLE);
             var bound = chart.addSeries(strategy + " bound", x, rows.stream().mapToDouble(Row::boundMs).toArray());
             bound.setMarker(SeriesMarkers.NONE);
-            bound.setLineStyle(new java.awt.BasicStroke(1f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_MITER,
+            bound.setLineStyle(new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
                     10f, new float[] {6f, 4f}, 0f));
         });
         headless();

@@ -6,11 +6,14 @@ import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
 import org.HdrHistogram.Histogram;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
+import java.util.function.IntUnaryOperator;
 import java.util.function.Supplier;
 
 /**
@@ -32,14 +35,14 @@ final class BenchRunner {
     private final Supplier<EmulatorCounters> counters;
     private final Bounds bounds;
     private final Progress progress;
-    private final java.time.Duration pause;
+    private final Duration pause;
     private final List<Row> finished = Collections.synchronizedList(new ArrayList<>());
     /** Each API's quota bucket as scheduled after its last row, keyed by {@link Scenario#calendar()}. */
     private final Map<Boolean, Level> levels = new HashMap<>();
     private long waitedNanos;
 
     BenchRunner(ToolRegistry tools, Supplier<EmulatorCounters> counters, Bounds bounds, Progress progress,
-                java.time.Duration pause) {
+                Duration pause) {
         this.tools = tools;
         this.pause = pause;
         this.counters = counters;
@@ -58,19 +61,19 @@ final class BenchRunner {
     }
 
     /** How long the runner waited between rows for a quota bucket to refill. */
-    java.time.Duration waitedForQuota() {
-        return java.time.Duration.ofNanos(waitedNanos);
+    Duration waitedForQuota() {
+        return Duration.ofNanos(waitedNanos);
     }
 
     /**
      * Times {@code call} (given the run's number, answering whether it succeeded) as a row of scenario {@code s}:
      * the tools' own rows, or a measuring instrument's such as {@link BareClient}'s.
      */
-    Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call) throws InterruptedException {
+    Row run(Scenario s, int warmup, int runs, IntPredicate call) throws InterruptedException {
         return run(s, warmup, runs, call, run -> 0);
     }
 
-    Row run(Scenario s, int warmup, int runs, Fixtures fixtures, java.util.function.IntUnaryOperator prepare) throws InterruptedException {
+    Row run(Scenario s, int warmup, int runs, Fixtures fixtures, IntUnaryOperator prepare) throws InterruptedException {
         return run(s, warmup, runs, run -> call(s, run, fixtures), prepare);
     }
 
@@ -78,7 +81,7 @@ final class BenchRunner {
      * As above, with {@code prepare} run before each measured run, not timed (new mail arriving, say); it answers the
      * API calls it made, which the row's calls column leaves out.
      */
-    Row run(Scenario s, int warmup, int runs, java.util.function.IntPredicate call, java.util.function.IntUnaryOperator prepare)
+    Row run(Scenario s, int warmup, int runs, IntPredicate call, IntUnaryOperator prepare)
             throws InterruptedException {
         double startUnits = awaitQuota(s, warmup, runs);
         progress.scenario(s, warmup + runs);
@@ -148,7 +151,7 @@ final class BenchRunner {
             return now;
         }
         long wait = (long) (missing / q.unitsPerMs() * 1e6);
-        Thread.sleep(java.time.Duration.ofNanos(wait));
+        Thread.sleep(Duration.ofNanos(wait));
         waitedNanos += wait;
         return now + missing;
     }

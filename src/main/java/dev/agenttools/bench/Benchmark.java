@@ -11,9 +11,16 @@ import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.gmail.GmailTools;
 import dev.agenttools.tool.ToolRegistry;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +28,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -382,9 +392,9 @@ public final class Benchmark {
                 p.finish();
             }
             out.println();
-            out.println("bound: the fastest the server's latency, quota and concurrency allow these runs, back to back as run; "
-                    + "calls: API calls per tool call; conns: connections opened during the row's runs; "
-                    + "429s: calls the server refused (the client retried them)");
+            out.println(BenchReport.wrap("bound: the fastest the server's latency, quota and concurrency allow these runs, back to "
+                    + "back as run; calls: API calls per tool call; conns: connections opened during the row's runs; "
+                    + "429s: calls the server refused (the client retried them)", BenchReport.COLUMNS));
             totals();
             charts();
             out.println("results: " + BenchReport.writeJson(o.out(), stamp, results));
@@ -455,7 +465,7 @@ public final class Benchmark {
                 b.append("list_emails(").append(o.n()).append("), p50: ").append(String.join(" · ", parts));
                 Row seq = list.get("sequential");
                 Row fastest = list.values().stream().filter(r -> Scenario.STRATEGIES.contains(r.strategy()) && Double.isFinite(r.p50Ms()))
-                        .min(java.util.Comparator.comparingDouble(Row::p50Ms)).orElse(null);
+                        .min(Comparator.comparingDouble(Row::p50Ms)).orElse(null);
                 if (seq != null && fastest != null && fastest != seq) {
                     b.append(String.format(Locale.ROOT, "; %s is %.1f× faster than sequential", fastest.strategy(), seq.p50Ms() / fastest.p50Ms()));
                 }
@@ -640,9 +650,10 @@ public final class Benchmark {
             }
             for (var where : counters.entrySet()) {
                 EmulatorCounters c = where.getValue().get();
-                out.println("the whole run" + (where.getKey().equals("external") ? ", the emulator process" : embedded != null
-                        ? ", the emulator in this JVM" : "") + ": " + c.apiCalls() + " API calls in " + c.httpRequests()
-                        + " HTTP requests over " + c.connectionsOpened() + " connection(s); peak " + c.peakInFlight() + " calls in flight");
+                out.println(BenchReport.wrap("the whole run" + (where.getKey().equals("external") ? ", the emulator process"
+                        : embedded != null ? ", the emulator in this JVM" : "") + ": " + c.apiCalls() + " API calls in "
+                        + c.httpRequests() + " HTTP requests over " + c.connectionsOpened() + " connection(s); peak "
+                        + c.peakInFlight() + " calls in flight", BenchReport.COLUMNS));
                 totals.put(where.getKey(), Map.of("api_calls", c.apiCalls(), "http_requests", c.httpRequests(),
                         "connections_opened", c.connectionsOpened(), "peak_in_flight", c.peakInFlight(),
                         "quota_rejections", c.quotaRejections(), "concurrency_rejections", c.concurrencyRejections()));
@@ -683,7 +694,7 @@ public final class Benchmark {
 
         private String shortCommit() {
             String commit = String.valueOf(env.get("git_commit"));
-            return commit.length() > 10 ? commit.substring(0, 10) : commit;
+            return commit.length() > 10 ? commit.substring(0, 10) + (commit.endsWith("-dirty") ? "-dirty" : "") : commit;
         }
 
         @Override
@@ -709,50 +720,50 @@ public final class Benchmark {
      * and history.list at once) and {@code warm+new} ({@value #NEW_MAIL_PER_RUN} new messages delivered before each run,
      * not timed, then fetched). The index is a file of the run's own, removed after.
      */
-    private static List<Row> warmRows(String rootUrl, Path certificate, java.util.function.Supplier<dev.agenttools.emulator.EmulatorCounters> counters,
+    private static List<Row> warmRows(String rootUrl, Path certificate, Supplier<EmulatorCounters> counters,
                                       Bounds bounds, BenchProgress progress, Options o, Fixtures fixtures) throws Exception {
-        Path dir = java.nio.file.Files.createTempDirectory("agent-tools-bench-index");
+        Path dir = Files.createTempDirectory("agent-tools-bench-index");
         try {
             ToolRegistry tools = emulatorTools(rootUrl, EmulatorConfig.builder().latency(o.latency()).build(), certificate)
                     .mailIndex(dir.resolve("mail-index.db")).build();
             BenchRunner runner = new BenchRunner(tools, counters, bounds, progress, o.pause());
             List<Row> rows = new ArrayList<>();
             rows.add(runner.run(new Scenario("list_emails", "warm", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures, run -> 0));
-            java.net.http.HttpClient.Builder client = java.net.http.HttpClient.newBuilder();
+            HttpClient.Builder client = HttpClient.newBuilder();
             if (certificate != null) {
-                client.sslContext(dev.agenttools.Tools.trusting(certificate));
+                client.sslContext(Tools.trusting(certificate));
             }
-            try (java.net.http.HttpClient http = client.build()) {
+            try (HttpClient http = client.build()) {
                 rows.add(runner.run(new Scenario("list_emails", "warm+new", o.n()), Math.max(1, o.warmup()), o.runs(), fixtures,
                         run -> deliver(http, rootUrl, run)));
             }
             return rows;
         } finally {
-            try (var files = java.nio.file.Files.walk(dir)) {
-                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    java.nio.file.Files.deleteIfExists(f);
+            try (var files = Files.walk(dir)) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(f);
                 }
             }
         }
     }
 
     /** Delivers {@value #NEW_MAIL_PER_RUN} new messages to the emulator's inbox (messages.insert); answers the calls made. */
-    private static int deliver(java.net.http.HttpClient http, String rootUrl, int run) {
+    private static int deliver(HttpClient http, String rootUrl, int run) {
         for (int i = 0; i < NEW_MAIL_PER_RUN; i++) {
-            String raw = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(("From: Bench <bench@example.org>\r\n"
+            String raw = Base64.getUrlEncoder().withoutPadding().encodeToString(("From: Bench <bench@example.org>\r\n"
                     + "To: me@example.com\r\nSubject: New mail " + run + "." + i + "\r\nMessage-ID: <bench." + run + "." + i
-                    + "@example.org>\r\n\r\nArrived during the benchmark.\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    + "@example.org>\r\n\r\nArrived during the benchmark.\r\n").getBytes(StandardCharsets.UTF_8));
             try {
-                var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/")
+                var r = http.send(HttpRequest.newBuilder(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/")
                                 + "gmail/v1/users/me/messages")).header("Authorization", "Bearer bench-token")
-                        .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
                                 "{\"raw\": \"" + raw + "\", \"labelIds\": [\"INBOX\", \"UNREAD\"]}")).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
                     throw new IllegalStateException("the emulator refused new mail: HTTP " + r.statusCode() + " " + r.body());
                 }
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException("cannot deliver new mail to " + rootUrl, e);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot deliver new mail to " + rootUrl, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -830,7 +841,7 @@ public final class Benchmark {
         }
         scenarios.stream().filter(s -> !drains.contains(s)).forEach(order::add);
         order.addAll(drains.subList(Math.min(1, drains.size()), drains.size()));
-        Map<Scenario, Row> rows = new java.util.HashMap<>();
+        Map<Scenario, Row> rows = new HashMap<>();
         for (Scenario s : order) {
             rows.put(s, runner.run(s, o.warmup(), o.runs(), fixtures));
         }
@@ -867,10 +878,10 @@ public final class Benchmark {
                             default -> bare.list(s.n()).size();
                         };
                         if (listed != s.n()) {
-                            throw new java.io.IOException("got " + listed + " items, not " + s.n());
+                            throw new IOException("got " + listed + " items, not " + s.n());
                         }
                         return true;
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         System.err.println("bench: " + s.label() + " failed: " + e.getMessage());
                         return false;
                     } catch (InterruptedException e) {
@@ -903,7 +914,7 @@ public final class Benchmark {
         try {
             GoPeer.Samples s = go.list(emulator.rootUrl(), token, emulator.certificate(), o.n(), 0, lists);
             return s.errors() == lists ? 0 : lists - s.errors();
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             System.err.println("bench: warming the emulator process by the Go peer failed: " + e.getMessage());
             return 0;
         }
@@ -938,7 +949,7 @@ public final class Benchmark {
                         bounds.of(s, o.warmup(), o.runs()));
                 progress.finished(row);
                 rows.add(row);
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 System.err.println("bench: the Go peer's " + s.tool() + " row failed: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -974,7 +985,7 @@ public final class Benchmark {
                     for (int i = 0; i < runs; i++) {
                         try {
                             ok.add(go.firstCallNanos(emulator.rootUrl(), token, emulator.certificate(), ids.get(i % ids.size())) / 1e6);
-                        } catch (java.io.IOException e) {
+                        } catch (IOException e) {
                             errors++;
                             System.err.println("bench: the Go peer's first call failed: " + e.getMessage());
                         }
@@ -998,40 +1009,40 @@ public final class Benchmark {
     }
 
     @SuppressWarnings("unchecked")
-    private static void printProcessModel(java.io.PrintWriter out, Map<String, Object> m) {
+    private static void printProcessModel(PrintWriter out, Map<String, Object> m) {
         Map<String, Object> serve = (Map<String, Object>) m.get("serve_overhead");
         Map<String, Object> startup = (Map<String, Object>) m.get("startup");
-        out.printf(java.util.Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'server-call' and 'server-mcp' "
+        out.printf(Locale.ROOT, "process model: get_email rows 'in-process', 'serve' (serve --stdio), 'server-call' and 'server-mcp' "
                         + "(agent-tools server's POST /v1/call and MCP /mcp, one keep-alive HTTP/1.1 connection), 'call' (a JVM per call)%s%s;%n",
                 startup.containsKey("aot_cache_p50_ms") ? ", 'call+aot' (with the JDK AOT cache)" : "",
                 startup.containsKey("launcher_p50_ms") ? ", 'launcher' (./agent-tools call through its resident server)" : "");
-        out.printf(java.util.Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",
+        out.printf(Locale.ROOT, "  serve --stdio adds %.3f ms p50 over in-process on tools.list (%.3f vs %.3f ms) and answers %d tools.list/s pipelined%n",
                 serve.get("serve_added_p50_ms"), serve.get("serve_p50_ms"), serve.get("in_process_p50_ms"),
                 serve.get("serve_pipelined_calls_per_second"));
         Map<String, Object> server = (Map<String, Object>) m.get("server_overhead");
         if (server != null) {
-            out.printf(java.util.Locale.ROOT, "  agent-tools server adds %.3f ms p50 over in-process on tools.list through /v1/call (%.3f vs %.3f ms), "
+            out.printf(Locale.ROOT, "  agent-tools server adds %.3f ms p50 over in-process on tools.list through /v1/call (%.3f vs %.3f ms), "
                             + "%.3f ms through MCP's /mcp tools/list (%.3f ms), warmed by 2,000 calls%n",
                     server.get("call_added_p50_ms"), server.get("call_p50_ms"), server.get("in_process_p50_ms"),
                     server.get("mcp_added_p50_ms"), server.get("mcp_p50_ms"));
         }
-        out.printf(java.util.Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%s%n", startup.get("plain_p50_ms"),
+        out.printf(Locale.ROOT, "  one-shot call start-up (tools.list): p50 %.0f ms%s%s%n", startup.get("plain_p50_ms"),
                 startup.containsKey("aot_cache_p50_ms")
-                        ? String.format(java.util.Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "",
+                        ? String.format(Locale.ROOT, ", %.0f ms with the AOT cache", startup.get("aot_cache_p50_ms")) : "",
                 startup.containsKey("launcher_p50_ms")
-                        ? String.format(java.util.Locale.ROOT, ", %.1f ms through the launcher's resident server", startup.get("launcher_p50_ms")) : "");
+                        ? String.format(Locale.ROOT, ", %.1f ms through the launcher's resident server", startup.get("launcher_p50_ms")) : "");
         Map<String, Object> first = (Map<String, Object>) m.get("launcher_first_call");
         if (first != null) {
-            out.printf(java.util.Locale.ROOT, "  the launcher's first call (starts its server): p50 %.0f ms, max %.0f ms over %s starts%n",
+            out.printf(Locale.ROOT, "  the launcher's first call (starts its server): p50 %.0f ms, max %.0f ms over %s starts%n",
                     first.get("first_call_p50_ms"), first.get("first_call_max_ms"), first.get("first_calls"));
         }
-        out.println("  per get_email call:  caller CPU ms | server CPU ms | peak RSS MB (the process the caller starts, or serve) | server RSS MB");
+        out.println("  per get_email call:  caller CPU ms | server CPU ms | peak RSS MB | server RSS MB");
         for (Map<String, Object> c : (List<Map<String, Object>>) m.get("costs")) {
-            out.printf(java.util.Locale.ROOT, "    %-10s %13s | %13s | %11s | %s%n", c.get("model"), orDash(c.get("caller_cpu_ms_per_call")),
+            out.printf(Locale.ROOT, "    %-10s %13s | %13s | %11s | %s%n", c.get("model"), orDash(c.get("caller_cpu_ms_per_call")),
                     orDash(c.get("server_cpu_ms_per_call")), orDash(c.get("peak_rss_mb")), orDash(c.get("server_rss_mb")));
         }
         out.println("  (CPU from /proc in 10 ms ticks, a mean over the row's runs; in-process CPU is the whole benchmark JVM's,"
-                + " the emulator's included when it runs in this JVM)");
+                + " the emulator's included when it runs in this JVM; peak RSS: the process the caller starts, or serve)");
     }
 
     private static String orDash(Object value) {
@@ -1073,7 +1084,13 @@ public final class Benchmark {
                     .orElse(Path.of("").toAbsolutePath());
             Process p = new ProcessBuilder("git", "-C", project.toString(), "rev-parse", "HEAD").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).strip();
-            return p.waitFor() == 0 ? out : "unknown";
+            if (p.waitFor() != 0) {
+                return "unknown";
+            }
+            // sources changed since that commit: the figures are not the commit's alone, and the results say so
+            Process diff = new ProcessBuilder("git", "-C", project.toString(), "diff", "--quiet", "HEAD", "--", "src", "pom.xml")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return diff.waitFor() == 1 ? out + "-dirty" : out;
         } catch (Exception e) {
             return "unknown";
         }

@@ -3,6 +3,7 @@ package dev.agenttools.bench;
 import dev.agenttools.tool.FanOut;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -156,7 +157,7 @@ record Bounds(double latencyMs, Quota gmail, Quota calendar, int maxInFlight, in
         boolean batch = s.strategy().equals("batch");
         // the requests as the strategy cuts them: one per message, or the batch chunks
         List<Integer> requests = batch ? FanOut.chunkSizes(n, maxInFlight, batchSize)
-                : java.util.Collections.nCopies(n, 1);
+                : Collections.nCopies(n, 1);
         int lanes = requests.isEmpty() ? 1 : Math.max(1, maxInFlight / requests.getFirst());
         PriorityQueue<Double> free = new PriorityQueue<>();
         for (int i = 0; i < lanes; i++) {

@@ -1,5 +1,7 @@
 package dev.agenttools.bench;
 
+import dev.agenttools.Tools;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * An {@code agent-tools emulator} in a process of its own, as users run one: the benchmark's outside view, since an
@@ -21,14 +25,14 @@ final class ExternalEmulator implements AutoCloseable {
     private final Process process;
     private final String rootUrl;
     private final Path certificate;
-    private final javax.net.ssl.SSLContext trust;
+    private final SSLContext trust;
 
     private ExternalEmulator(Process process, String rootUrl, Path certificate) {
         this.process = process;
         this.rootUrl = rootUrl;
         this.certificate = certificate;
         // one context for every instrument: the PEM read once, and TLS sessions shared
-        this.trust = certificate == null ? null : dev.agenttools.Tools.trusting(certificate);
+        this.trust = certificate == null ? null : Tools.trusting(certificate);
     }
 
     /**
@@ -45,7 +49,7 @@ final class ExternalEmulator implements AutoCloseable {
      * and TLS handshake across a real network: a fresh process's first call pays it).
      */
     static ExternalEmulator start(Duration latency, boolean tls, Duration handshake) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms",
+        List<String> command = new ArrayList<>(ProcessModelBench.command("emulator", "--latency", latency.toMillis() + "ms",
                 "--jitter", "0ms", "--handshake", handshake.toMillis() + "ms", "--port", "0"));
         Path certificate = null;
         if (tls) {
@@ -86,7 +90,7 @@ final class ExternalEmulator implements AutoCloseable {
     }
 
     /** A TLS context trusting its certificate, or null in cleartext. */
-    javax.net.ssl.SSLContext trust() {
+    SSLContext trust() {
         return trust;
     }
 

@@ -1,6 +1,7 @@
 package dev.agenttools.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
@@ -75,7 +76,7 @@ record Fixtures(List<String> messageIds, List<EventRef> events, int calendars) {
         return shown;
     }
 
-    private static JsonNode call(ToolRegistry tools, String command, com.fasterxml.jackson.databind.node.ObjectNode params) {
+    private static JsonNode call(ToolRegistry tools, String command, ObjectNode params) {
         return tools.call(new ToolCall(command, params, "bench", null)).data();
     }
 }

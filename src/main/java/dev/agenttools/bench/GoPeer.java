@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.tool.Json;
 
 import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,7 +93,7 @@ final class GoPeer {
      * first {@code bench} compares against Go without a step of its own. Empty, with the reason on {@code err},
      * when it cannot be built; the benchmark then runs without the Go rows.
      */
-    static Optional<GoPeer> findOrBuild(java.io.PrintStream err) {
+    static Optional<GoPeer> findOrBuild(PrintStream err) {
         try {
             Optional<GoPeer> found = find();
             if (found.isPresent() || System.getenv(PATH_ENV) != null) {
@@ -103,7 +105,7 @@ final class GoPeer {
                     err.println("bench: building the Go peer (scripts/go-peer; the first time it installs Debian's golang-go and "
                             + "golang-google-api-dev, about a minute)...");
                     Process build = new ProcessBuilder(script.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                            .redirectError(ProcessBuilder.Redirect.INHERIT).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                            .redirectError(ProcessBuilder.Redirect.INHERIT).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
                     if (!build.waitFor(BUILD_TIMEOUT.toMinutes(), TimeUnit.MINUTES)) {
                         build.destroyForcibly();
                         err.println("bench: scripts/go-peer took more than " + BUILD_TIMEOUT.toMinutes() + " minutes: no Go rows");

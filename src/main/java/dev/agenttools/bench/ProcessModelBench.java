@@ -10,15 +10,29 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What the process model costs: the same get_email in-process, through a persistent {@code serve --stdio}, and
@@ -196,7 +210,7 @@ final class ProcessModelBench {
     private static void stopServer(Path runtime) throws IOException, InterruptedException {
         Long pid = serverPid(runtime);
         try (var files = Files.walk(runtime)) {
-            files.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(runtime)).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(runtime)).forEach(p -> p.toFile().delete());
         }
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (pid != null && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < until) {
@@ -212,7 +226,7 @@ final class ProcessModelBench {
             }
             String[] fields = Files.readString(address).strip().split(" ");
             return fields.length >= 4 ? Long.valueOf(fields[3]) : null;
-        } catch (java.io.UncheckedIOException | NumberFormatException e) {
+        } catch (UncheckedIOException | NumberFormatException e) {
             return null;
         }
     }
@@ -223,7 +237,7 @@ final class ProcessModelBench {
         return new Meter(ProcStat::reapedChildrenCpuNanos, serverCpu, () -> oneShotPeakKb.get() == 0 ? null : oneShotPeakKb.get());
     }
 
-    private final java.util.concurrent.atomic.AtomicLong oneShotPeakKb = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong oneShotPeakKb = new AtomicLong();
     private final List<Map<String, Object>> costs = new ArrayList<>();
 
     private interface Counter {
@@ -395,7 +409,7 @@ final class ProcessModelBench {
 
     /** The child processes track their calls as users' do, into a store of the benchmark's own. */
     private Map<String, String> env() {
-        Map<String, String> env = new java.util.HashMap<>(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
+        Map<String, String> env = new HashMap<>(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
                 "AGENT_TOOLS_ACCESS_TOKEN", token, "AGENT_TOOLS_TRACKING_DB", TRACKING_DB.toString()));
         if (certificate != null) {
             env.put("AGENT_TOOLS_CA_CERT", certificate.toString());
@@ -496,7 +510,7 @@ final class ProcessModelBench {
                     }
                     in.flush();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
             try {
@@ -538,26 +552,26 @@ final class ProcessModelBench {
      * keep-alive HTTP/1.1 connection as a backend would.
      */
     private static final class HttpServerProcess implements AutoCloseable {
-        private static final java.util.regex.Pattern SERVING = java.util.regex.Pattern.compile("serving on http://127\\.0\\.0\\.1:(\\d+)/");
+        private static final Pattern SERVING = Pattern.compile("serving on http://127\\.0\\.0\\.1:(\\d+)/");
         private final Process process;
-        private final java.net.URI base;
+        private final URI base;
         private final String key;
         private final String token;
-        private final java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
-                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        private final HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).build();
 
         private HttpServerProcess(Process process, int port, String key, String token) {
             this.process = process;
-            this.base = java.net.URI.create("http://127.0.0.1:" + port);
+            this.base = URI.create("http://127.0.0.1:" + port);
             this.key = key;
             this.token = token;
         }
 
         static HttpServerProcess start(List<String> command, Map<String, String> env, String token) throws Exception {
             byte[] secret = new byte[32];
-            new java.security.SecureRandom().nextBytes(secret);
-            String key = java.util.HexFormat.of().formatHex(secret);
-            String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            new SecureRandom().nextBytes(secret);
+            String key = HexFormat.of().formatHex(secret);
+            String hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(key.getBytes(StandardCharsets.UTF_8)));
             ProcessBuilder b = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
             b.environment().putAll(env);
@@ -566,7 +580,7 @@ final class ProcessModelBench {
             BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
             int port = -1;
             for (String line; port < 0 && (line = err.readLine()) != null; ) {
-                java.util.regex.Matcher m = SERVING.matcher(line);
+                Matcher m = SERVING.matcher(line);
                 if (m.find()) {
                     port = Integer.parseInt(m.group(1));
                 }
@@ -581,14 +595,14 @@ final class ProcessModelBench {
         }
 
         private String post(String path, String body, String... headers) throws IOException, InterruptedException {
-            java.net.http.HttpRequest.Builder r = java.net.http.HttpRequest.newBuilder(base.resolve(path))
+            HttpRequest.Builder r = HttpRequest.newBuilder(base.resolve(path))
                     .header("Authorization", "Bearer " + key).header("X-Google-Access-Token", token)
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body));
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
             if (headers.length > 0) {
                 r.headers(headers);
             }
             try {
-                return http.send(r.build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                return http.send(r.build(), HttpResponse.BodyHandlers.ofString()).body();
             } catch (IOException e) {
                 throw new IOException("POST " + path + " to agent-tools server" + (process.isAlive() ? "" : " (it ended with status "
                         + process.exitValue() + ")") + ": " + e.getMessage() + "; its stderr's last lines: " + lastLines()
@@ -599,8 +613,8 @@ final class ProcessModelBench {
         /** What /metrics says of the connections it closed (header deadline, caps), for an error that needs it. */
         private String connectionsClosed() {
             try {
-                String metrics = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/metrics")).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                String metrics = http.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
                 return String.join(" ", metrics.lines().filter(l -> l.startsWith("agent_tools_connections_closed_total")).toList());
             } catch (IOException | InterruptedException e) {
                 return "(/metrics did not answer: " + e.getMessage() + ")";
@@ -608,7 +622,7 @@ final class ProcessModelBench {
         }
 
         /** The server's stderr's last {@link #KEPT_LINES} lines, for an error that needs them. */
-        private final java.util.ArrayDeque<String> lines = new java.util.ArrayDeque<>();
+        private final ArrayDeque<String> lines = new ArrayDeque<>();
         private static final int KEPT_LINES = 20;
 
         private synchronized void logged(String line) {

@@ -3,6 +3,7 @@ package dev.agenttools.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.tool.Json;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +49,7 @@ final class PythonClientBench {
             Process p = new ProcessBuilder("python3", script.toString(), "--calls", Integer.toString(calls),
                     "--warmup", Integer.toString(Math.max(50, calls / 5)), "--agent-tools", agentTools).directory(script.getParent().getParent().toFile())
                     .redirectErrorStream(true).redirectOutput(log.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
                 p.destroyForcibly();
                 return skipped(out, m, "scripts/python-client-bench took more than " + TIMEOUT_MINUTES + " minutes");

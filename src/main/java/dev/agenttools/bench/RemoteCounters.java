@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 
 /**
  * The counters of an agent-tools emulator running as its own process ({@code GET <root>emulator/v1/counters}), so
@@ -25,7 +26,7 @@ final class RemoteCounters implements Supplier<EmulatorCounters> {
     private final HttpClient http;
     private final URI uri;
 
-    private RemoteCounters(URI uri, javax.net.ssl.SSLContext trust) {
+    private RemoteCounters(URI uri, SSLContext trust) {
         this.uri = uri;
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (trust != null) {
@@ -40,7 +41,7 @@ final class RemoteCounters implements Supplier<EmulatorCounters> {
     }
 
     /** As above, over TLS trusting {@code trust} (null: the system's CA certificates). */
-    static RemoteCounters at(String rootUrl, javax.net.ssl.SSLContext trust) {
+    static RemoteCounters at(String rootUrl, SSLContext trust) {
         RemoteCounters counters = new RemoteCounters(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/") + "emulator/v1/counters"), trust);
         try {
             counters.get();

@@ -1,5 +1,9 @@
 package dev.agenttools.bench;
 
+import org.HdrHistogram.Histogram;
+
+import java.util.List;
+
 /**
  * The measured result of one scenario (snake_case in the results JSON).
  *
@@ -17,9 +21,9 @@ record Row(String tool, String strategy, int n, int runs, int warmup, double avg
      * A row from times taken elsewhere (a peer process's own clock, or runs timed one by one): p50 and the rest read
      * off an HdrHistogram at microsecond precision, as the runner's own rows are.
      */
-    static Row of(String tool, String strategy, int n, int warmup, java.util.List<Double> okMs, int errors, double requests,
+    static Row of(String tool, String strategy, int n, int warmup, List<Double> okMs, int errors, double requests,
                   long connections, long rateLimited, double boundMs) {
-        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3_600_000_000L, 3);
+        Histogram h = new Histogram(3_600_000_000L, 3);
         okMs.forEach(ms -> h.recordValue(Math.max(0, Math.round(ms * 1e3))));
         boolean any = h.getTotalCount() > 0;
         return new Row(tool, strategy, n, okMs.size() + errors, warmup, any ? h.getMean() / 1e3 : Double.NaN,

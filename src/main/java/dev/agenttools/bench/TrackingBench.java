@@ -1,5 +1,6 @@
 package dev.agenttools.bench;
 
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Tool;
 import dev.agenttools.tool.ToolCall;
@@ -37,7 +38,7 @@ final class TrackingBench {
 
         @Override
         public ToolResult call(ToolCall call) {
-            return new ToolResult(Json.object(), dev.agenttools.tool.Backend.SEQUENTIAL, 0);
+            return new ToolResult(Json.object(), Backend.SEQUENTIAL, 0);
         }
     }
 

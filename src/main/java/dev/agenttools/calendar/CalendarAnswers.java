@@ -4,10 +4,12 @@ import com.google.api.services.calendar.model.CalendarListEntry;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.EventDateTime;
 
+import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /** The Calendar tools' answers (snake_case on the wire), and how Calendar's model becomes them. */
 final class CalendarAnswers {
@@ -83,7 +85,7 @@ final class CalendarAnswers {
                 Boolean.TRUE.equals(c.getSelected()), Boolean.TRUE.equals(c.getHidden()));
     }
 
-    static EventDetail detail(String calendarId, Event e, java.util.function.UnaryOperator<String> htmlToText, boolean includeHtml) {
+    static EventDetail detail(String calendarId, Event e, UnaryOperator<String> htmlToText, boolean includeHtml) {
         EventSummary s = event(calendarId, e);
         String description = e.getDescription();
         boolean html = description != null && description.matches("(?s).*<[a-zA-Z/!][^>]*>.*");
@@ -122,7 +124,7 @@ final class CalendarAnswers {
         if (zone != null) {
             try {
                 at = at.atZoneSameInstant(ZoneId.of(zone)).toOffsetDateTime();
-            } catch (java.time.DateTimeException e) {
+            } catch (DateTimeException e) {
                 // a zone Java does not know: the offset Calendar gave stays
             }
         }

@@ -2,6 +2,7 @@ package dev.agenttools.calendar;
 
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
+import com.google.api.client.http.HttpRequest;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.client.util.DateTime;
 import com.google.api.services.calendar.Calendar;
@@ -203,7 +204,7 @@ final class CalendarService {
                 id -> "calendar events.list " + id + " in a batch", UNITS, calendarIds, deadline, (pending, answers) -> {
                     BatchRequest batch = s.client().batch();
                     for (String id : pending) {
-                        com.google.api.client.http.HttpRequest part = eventsRequest(s, id, q, pageTokens.get(id)).buildHttpRequest();
+                        HttpRequest part = eventsRequest(s, id, q, pageTokens.get(id)).buildHttpRequest();
                         part.setParser(StreamingJson.preferring(Events.class, p -> ListJson.events(p, q.maxResults()), part.getParser()));
                         batch.queue(part, Events.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }

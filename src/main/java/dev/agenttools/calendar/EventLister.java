@@ -3,10 +3,10 @@ package dev.agenttools.calendar;
 import com.google.api.services.calendar.model.CalendarListEntry;
 import com.google.api.services.calendar.model.Event;
 import com.google.api.services.calendar.model.Events;
-import dev.agenttools.google.Strategy;
-import dev.agenttools.tool.Backend;
 import dev.agenttools.google.GoogleErrors;
 import dev.agenttools.google.Outcome;
+import dev.agenttools.google.Strategy;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
@@ -19,6 +19,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +120,7 @@ final class EventLister {
         List<CalendarAnswers.EventSummary> events = new ArrayList<>();
         List<CalendarAnswers.Skipped> skipped = new ArrayList<>();
         Map<String, String> more = new LinkedHashMap<>();
-        Map<CalendarAnswers.EventSummary, Instant> starts = new java.util.IdentityHashMap<>();
+        Map<CalendarAnswers.EventSummary, Instant> starts = new IdentityHashMap<>();
         for (String id : ids) {
             switch (answers.get(id)) {
                 case Outcome.Ok<Events> ok -> {
@@ -150,7 +152,7 @@ final class EventLister {
             }
         }
         // in start order; within a day (in the user's zone), all-day events first
-        Map<String, Integer> order = new java.util.HashMap<>();
+        Map<String, Integer> order = new HashMap<>();
         for (int i = 0; i < ids.size(); i++) {
             order.put(ids.get(i), i);
         }

@@ -10,6 +10,7 @@ import com.google.api.services.calendar.model.EventDateTime;
 import com.google.api.services.calendar.model.Events;
 import dev.agenttools.google.StreamingJson;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -28,7 +29,7 @@ final class ListJson {
     }
 
     static CalendarList calendarList(byte[] json) throws IOException {
-        return calendarList(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
+        return calendarList(new ByteArrayInputStream(json), Integer.MAX_VALUE);
     }
 
     /**
@@ -50,7 +51,7 @@ final class ListJson {
     }
 
     static Events events(byte[] json) throws IOException {
-        return events(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
+        return events(new ByteArrayInputStream(json), Integer.MAX_VALUE);
     }
 
     /** An events page as it streams in, keeping at most {@code max} events, the page size asked for: more are read past. */

@@ -3,6 +3,7 @@ package dev.agenttools.calendar;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Params;
 import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -43,7 +45,7 @@ record PageToken(Instant min, Instant max, String query, int maxResults, Map<Str
             + "previous calendar.list-events answer as it was, or leave it out for the first page";
 
     PageToken {
-        pages = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pages));
+        pages = Collections.unmodifiableMap(new LinkedHashMap<>(pages));
     }
 
     /**
@@ -129,9 +131,9 @@ record PageToken(Instant min, Instant max, String query, int maxResults, Map<Str
                     + " (as max_results), got " + clip(n.get("n").asText()));
         }
         String query = n.has("q") ? n.get("q").asText() : null;
-        if (query != null && dev.agenttools.tool.Params.codePoints(query) > CalendarTools.MAX_QUERY_CHARS) {
+        if (query != null && Params.codePoints(query) > CalendarTools.MAX_QUERY_CHARS) {
             throw ToolException.invalidArgument("page_token's query must be at most " + CalendarTools.MAX_QUERY_CHARS
-                    + " characters (as query), got " + dev.agenttools.tool.Params.codePoints(query));
+                    + " characters (as query), got " + Params.codePoints(query));
         }
         Instant min = instant(n.get("min").asText());
         Instant max = instant(n.get("max").asText());

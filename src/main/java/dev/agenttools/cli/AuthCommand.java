@@ -7,15 +7,16 @@ import dev.agenttools.Tools;
 import dev.agenttools.auth.AuthSettings;
 import dev.agenttools.auth.SignIn;
 import dev.agenttools.tool.ToolException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -110,7 +111,7 @@ final class AuthCommand implements Callable<Integer> {
         Settings settings = Settings.load();
         try {
             // the stored sign-in's account, whatever token the settings name
-            return Tools.accountAddress(settings.withGoogle(settings.google().withoutAccessToken()), java.time.Duration.ofSeconds(15));
+            return Tools.accountAddress(settings.withGoogle(settings.google().withoutAccessToken()), Duration.ofSeconds(15));
         } catch (ToolException e) {
             return "(unknown: " + e.getMessage() + ")";
         }

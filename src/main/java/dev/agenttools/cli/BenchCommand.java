@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Settings;
 import dev.agenttools.bench.Benchmark;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,7 +9,10 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /** {@code agent-tools bench}: the article's benchmark, against the embedded emulator by default. */
@@ -17,7 +21,7 @@ import java.util.concurrent.Callable;
                 "By default (about three minutes): list_emails(10) sequential, concurrent and batch, the article's Go design "
                         + "(built by scripts/go-peer) and get_email, 1 warm-up + 50 runs each, against an emulator process of its "
                         + "own at 150 ms a call, as users meet it; prints the table as it finishes, writes the results as JSON and "
-                        + "a chart (PNG) beside the article's figures. --all adds every other part (about 15 minutes): every tool "
+                        + "a chart (PNG) beside the article's figures. --all adds every other part (about 18 minutes): every tool "
                         + "with every strategy, the mail index, the bare-client floors, the process models and first calls, and "
                         + "the extras (tracking, token check, Habit, the Python client, decoding); --parts names some. --sweep adds "
                         + "a chart of p50 against the list size, whatever the parts."})
@@ -80,8 +84,8 @@ final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     /** --all, else --parts; --no-process-model takes the process part out of either. */
-    java.util.Set<Benchmark.Part> chosenParts() {
-        java.util.Set<Benchmark.Part> chosen = java.util.EnumSet.noneOf(Benchmark.Part.class);
+    Set<Benchmark.Part> chosenParts() {
+        Set<Benchmark.Part> chosen = EnumSet.noneOf(Benchmark.Part.class);
         chosen.addAll(all ? Benchmark.Part.all() : parts);
         if (noProcessModel) {
             chosen.remove(Benchmark.Part.process);
@@ -102,12 +106,12 @@ final class BenchCommand implements Callable<Integer> {
         // with AGENT_TOOLS_WARMUP=on, measured as a process that warms up at start (serve, mcp, server, the launcher's)
         boolean warmUp;
         try {
-            warmUp = JitWarmUp.enabled(dev.agenttools.Settings.load());
+            warmUp = JitWarmUp.enabled(Settings.load());
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException(e.getMessage(), e);
         }
         if (warmUp && !quick) {
-            System.err.printf(java.util.Locale.ROOT, "bench: warmed up as an agent-tools process with %s=on does at start: %d rounds in %.1f s%n", JitWarmUp.SETTING, JitWarmUp.ROUNDS,
+            System.err.printf(Locale.ROOT, "bench: warmed up as an agent-tools process with %s=on does at start: %d rounds in %.1f s%n", JitWarmUp.SETTING, JitWarmUp.ROUNDS,
                     JitWarmUp.run(JitWarmUp.ROUNDS).toMillis() / 1e3);
         }
         return Benchmark.run(options, spec.commandLine().getOut(), System.err);

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Settings;
 import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.mailindex.MailIndexFiles;
 import picocli.CommandLine.Command;
@@ -29,7 +30,7 @@ final class CacheCommand implements Callable<Integer> {
     public Integer call() {
         CacheSettings settings;
         try {
-            settings = dev.agenttools.Settings.load().mailIndex();
+            settings = Settings.load().mailIndex();
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }

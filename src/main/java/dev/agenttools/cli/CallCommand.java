@@ -1,16 +1,29 @@
 package dev.agenttools.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.Settings;
+import dev.agenttools.Tools;
 import dev.agenttools.daemon.LauncherRequest;
+import dev.agenttools.tool.CallTimeouts;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.StdioServer;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /** {@code agent-tools call}: the article's protocol, one JSON request on stdin, one JSON answer on stdout. */
 @Command(name = "call", mixinStandardHelpOptions = true,
@@ -28,7 +41,7 @@ final class CallCommand implements Callable<Integer> {
      */
     static final String STARTED_AT = "AGENT_TOOLS_CALL_STARTED_AT";
     /** What a call without a valid timeout_ms gets (the registry's default). */
-    private static final long DEFAULT_TIMEOUT_MS = dev.agenttools.tool.CallTimeouts.DEFAULT_TIMEOUT.toMillis();
+    private static final long DEFAULT_TIMEOUT_MS = CallTimeouts.DEFAULT_TIMEOUT.toMillis();
 
     @Spec
     CommandSpec spec;
@@ -37,15 +50,15 @@ final class CallCommand implements Callable<Integer> {
     public Integer call() {
         ToolSession[] session = new ToolSession[1];
         ToolProtocol.Answer answer = answer(readRequest(System.in), startNanos(System.getenv(STARTED_AT)), () -> {
-            java.util.Map<String, String> settings = dev.agenttools.Settings.read(System.getenv());
+            Map<String, String> settings = Settings.read(System.getenv());
             checkDaemonSetting(settings);
-            session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), dev.agenttools.Settings.from(settings));
+            session[0] = ToolSession.openOneShot(spec.commandLine().getErr(), Settings.from(settings));
             return session[0];
         });
         // Raw UTF-8 bytes on stdout, as serve writes them: JSON is UTF-8 whatever the locale says, and the
         // resident server (see the launcher) sends these same bytes.
         try {
-            java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+            FileOutputStream out = new FileOutputStream(FileDescriptor.out);
             out.write(outputOf(answer));
             out.flush();
         } catch (IOException e) {
@@ -66,7 +79,7 @@ final class CallCommand implements Callable<Integer> {
      * {@value #DAEMON} (on, the default, or off) and the server's idle time: the launcher and the server read them;
      * the in-process call checks them, so that a bad value gets the usual configuration error.
      */
-    static void checkDaemonSetting(java.util.Map<String, String> settings) {
+    static void checkDaemonSetting(Map<String, String> settings) {
         String v = settings.get(DAEMON);
         if (v != null && !v.isBlank() && !v.equals("on") && !v.equals("off")) {
             throw new IllegalArgumentException(DAEMON + " must be on or off, got \"" + v + "\"");
@@ -84,15 +97,15 @@ final class CallCommand implements Callable<Integer> {
     static long processStartNanos() {
         long now = System.nanoTime();
         try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String stat = Files.readString(Path.of("/proc/self/stat"));
             // the command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             double startedSeconds = Long.parseLong(fields[19]) / 100.0; // field 22, in USER_HZ ticks (100 on Linux)
-            double upSeconds = Double.parseDouble(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/uptime"))
+            double upSeconds = Double.parseDouble(Files.readString(Path.of("/proc/uptime"))
                     .split(" ")[0]);
             long age = (long) ((upSeconds - startedSeconds) * 1e9);
-            return age >= 0 && age < java.time.Duration.ofMinutes(1).toNanos() ? now - age : now;
-        } catch (java.io.IOException | RuntimeException e) {
+            return age >= 0 && age < Duration.ofMinutes(1).toNanos() ? now - age : now;
+        } catch (IOException | RuntimeException e) {
             return now;
         }
     }
@@ -119,10 +132,10 @@ final class CallCommand implements Callable<Integer> {
      */
     static long timeoutMillis(byte[] request) {
         try {
-            com.fasterxml.jackson.databind.JsonNode v = dev.agenttools.tool.Json.MAPPER.readTree(request).path("params")
-                    .path(dev.agenttools.tool.CallTimeouts.PARAM);
-            if (v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= dev.agenttools.tool.CallTimeouts.MIN.toMillis()
-                    && v.asLong() <= dev.agenttools.tool.CallTimeouts.MAX.toMillis()) {
+            JsonNode v = Json.MAPPER.readTree(request).path("params")
+                    .path(CallTimeouts.PARAM);
+            if (v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= CallTimeouts.MIN.toMillis()
+                    && v.asLong() <= CallTimeouts.MAX.toMillis()) {
                 return v.asLong();
             }
         } catch (IOException | RuntimeException e) {
@@ -137,7 +150,7 @@ final class CallCommand implements Callable<Integer> {
 
     static Request readRequest(InputStream in) {
         try {
-            return new Request(in.readNBytes(dev.agenttools.tool.StdioServer.MAX_LINE_BYTES + 1), null);
+            return new Request(in.readNBytes(StdioServer.MAX_LINE_BYTES + 1), null);
         } catch (IOException e) {
             return new Request(null, ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "cannot read the request from stdin: " + e.getMessage()));
         }
@@ -148,12 +161,12 @@ final class CallCommand implements Callable<Integer> {
      * request is worth a session). The in-process call and the resident server both answer through here, so that
      * their answers are the same bytes.
      */
-    static ToolProtocol.Answer answer(Request read, long startNanos, java.util.function.Supplier<ToolSession> session) {
+    static ToolProtocol.Answer answer(Request read, long startNanos, Supplier<ToolSession> session) {
         if (read.error() != null) {
             return read.error();
         }
         byte[] request = read.bytes();
-        if (request.length > dev.agenttools.tool.StdioServer.MAX_LINE_BYTES) {
+        if (request.length > StdioServer.MAX_LINE_BYTES) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "request over 1 MB");
         }
         String text = new String(request, StandardCharsets.UTF_8);
@@ -162,7 +175,7 @@ final class CallCommand implements Callable<Integer> {
                     "no request on stdin; send one JSON object such as {\"command\": \"tools.list\", \"params\": {}}");
         }
         try {
-            return new ToolProtocol(session.get().registry, dev.agenttools.Tools.SHORT_NAMES).answer(text, startNanos);
+            return new ToolProtocol(session.get().registry, Tools.SHORT_NAMES).answer(text, startNanos);
         } catch (IllegalArgumentException e) {
             return ToolProtocol.error(null, ToolException.Kind.INVALID_ARGUMENT, "configuration: " + e.getMessage());
         }

@@ -8,14 +8,17 @@ import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.List;
@@ -68,7 +71,7 @@ final class DaemonCommand implements Callable<Integer> {
             return 0;
         }
         // the jar the launcher started (java -jar puts it alone on the class path): a rebuild replaces it
-        Path jar = Path.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)[0]);
+        Path jar = Path.of(System.getProperty("java.class.path").split(File.pathSeparator)[0]);
         FileTime built = modified(jar);
         SourceWatch sources = SourceWatch.of(jar);
         try (directory; SessionCache sessions = new SessionCache()) {
@@ -87,7 +90,7 @@ final class DaemonCommand implements Callable<Integer> {
             });
             Runtime.getRuntime().addShutdownHook(hook);
             directory.publish(server.port(), server.clientSecret());
-            log.println(java.time.Instant.now() + " serving on 127.0.0.1:" + server.port() + " for " + idle.toSeconds() + " s idle");
+            log.println(Instant.now() + " serving on 127.0.0.1:" + server.port() + " for " + idle.toSeconds() + " s idle");
             ready("ready");
             server.awaitStop();
             try {
@@ -169,7 +172,7 @@ final class DaemonCommand implements Callable<Integer> {
                     if (!p.isAbsolute()) {
                         out.put(name, Path.of(workingDirectory).resolve(p).toString());
                     }
-                } catch (java.nio.file.InvalidPathException e) {
+                } catch (InvalidPathException e) {
                     // left as given: the setting's own check names it
                 }
             }

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.calendar.CalendarSettings;
@@ -11,6 +12,7 @@ import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -134,7 +136,7 @@ final class JitWarmUp {
     }
 
     private static void call(ToolRegistry tools, String tool, String params) throws Exception {
-        tools.call(new ToolCall(tool, (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(params), "warm-up", null));
+        tools.call(new ToolCall(tool, (ObjectNode) Json.MAPPER.readTree(params), "warm-up", null));
     }
 
     private static void deleteQuietly(Path file) {
@@ -142,7 +144,7 @@ final class JitWarmUp {
             if (file != null) {
                 Files.deleteIfExists(file);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // a temporary file: left for the system to clean
         }
     }

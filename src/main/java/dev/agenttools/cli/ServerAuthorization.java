@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -45,7 +47,7 @@ final class ServerAuthorization {
      * @param env the process's environment, for {@code XDG_DATA_HOME} (the settings keep only agent-tools' own)
      * @throws IllegalArgumentException naming the setting that is missing or bad
      */
-    static OAuthSettings from(Settings settings, java.util.Map<String, String> env) {
+    static OAuthSettings from(Settings settings, Map<String, String> env) {
         // read even when authorization is off, so that a typo is refused at start rather than found when it is on
         List<String> proxies = OAuthSettings.parseTrustedProxies(settings.value(TRUSTED_PROXIES));
         String publicUrl = settings.value(PUBLIC_URL);
@@ -133,7 +135,7 @@ final class ServerAuthorization {
             Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
             if (mode.stream().anyMatch(p -> p.name().startsWith("GROUP_") || p.name().startsWith("OTHERS_"))) {
                 throw new IllegalArgumentException(TOKEN_KEY_FILE + " " + file + " may be read or written by other users (mode "
-                        + java.nio.file.attribute.PosixFilePermissions.toString(mode) + "): chmod 600 it");
+                        + PosixFilePermissions.toString(mode) + "): chmod 600 it");
             }
         } catch (UnsupportedOperationException e) {
             // no POSIX permissions here (Windows): its own ACLs apply

@@ -1,7 +1,11 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Settings;
+import dev.agenttools.tool.CallTimeouts;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -19,7 +23,7 @@ final class SessionCache implements AutoCloseable {
     }
 
     /** A session's key: the caller's settings, and the zone its Habit tools take as the system's. */
-    private record Key(Map<String, String> settings, java.time.ZoneId zone) {
+    private record Key(Map<String, String> settings, ZoneId zone) {
     }
 
     private final LinkedHashMap<Key, Entry> sessions = new LinkedHashMap<>(16, 0.75f, true);
@@ -29,13 +33,13 @@ final class SessionCache implements AutoCloseable {
      *
      * @throws IllegalArgumentException for bad settings, as {@link ToolSession#open} (nothing is kept then)
      */
-    synchronized Entry get(Map<String, String> settings, java.time.ZoneId zone) {
+    synchronized Entry get(Map<String, String> settings, ZoneId zone) {
         Key key = new Key(Map.copyOf(settings), zone);
         Entry entry = sessions.get(key);
         if (entry == null) {
             StringWriter warnings = new StringWriter();
             PrintWriter err = new PrintWriter(warnings);
-            entry = new Entry(ToolSession.open(err, dev.agenttools.Settings.from(settings), zone), "");
+            entry = new Entry(ToolSession.open(err, Settings.from(settings), zone), "");
             err.flush();
             entry = new Entry(entry.session(), warnings.toString());
             sessions.put(key, entry);
@@ -46,7 +50,7 @@ final class SessionCache implements AutoCloseable {
                 // closed once any call it may still be running has had its longest timeout
                 Thread.ofVirtual().name("session-close").start(() -> {
                     try {
-                        Thread.sleep(dev.agenttools.tool.CallTimeouts.MAX.plusSeconds(10));
+                        Thread.sleep(CallTimeouts.MAX.plusSeconds(10));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tracking.CallSink;
@@ -55,7 +56,7 @@ final class StatsCommand implements Callable<Integer> {
         }
         TrackingSettings settings;
         try {
-            settings = dev.agenttools.Settings.load().tracking();
+            settings = Settings.load().tracking();
         } catch (IllegalArgumentException e) {
             throw new ConfigurationException("configuration: " + e.getMessage(), e);
         }

@@ -8,6 +8,7 @@ import dev.agenttools.tracking.Tracking;
 import dev.agenttools.tracking.TrackingSettings;
 
 import java.io.PrintWriter;
+import java.time.ZoneId;
 
 /**
  * What call, serve and mcp share: the registry configured from the environment, with call tracking when it
@@ -46,7 +47,7 @@ final class ToolSession implements AutoCloseable {
      *
      * @throws IllegalArgumentException for bad settings (the message names the variable)
      */
-    static ToolSession open(PrintWriter err, Settings settings, java.time.ZoneId habitZone) {
+    static ToolSession open(PrintWriter err, Settings settings, ZoneId habitZone) {
         return open(err, settings, habitZone, false);
     }
 
@@ -60,7 +61,7 @@ final class ToolSession implements AutoCloseable {
         return open(err, settings, null, true);
     }
 
-    private static ToolSession open(PrintWriter err, Settings settings, java.time.ZoneId habitZone, boolean oneShot) {
+    private static ToolSession open(PrintWriter err, Settings settings, ZoneId habitZone, boolean oneShot) {
         TrackingSettings tracking = settings.tracking();
         CallRecorder recorder = null;
         try {

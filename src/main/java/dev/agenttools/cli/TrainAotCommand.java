@@ -1,22 +1,39 @@
 package dev.agenttools.cli;
 
 import dev.agenttools.Tools;
+import dev.agenttools.calendar.CalendarSettings;
 import dev.agenttools.daemon.DaemonDirectory;
 import dev.agenttools.daemon.DaemonServer;
 import dev.agenttools.daemon.LauncherRequest;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.gmail.GmailSettings;
+import dev.agenttools.google.RootUrl;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tracking.CallRecorder;
 import dev.agenttools.tracking.SqliteSink;
+import dev.agenttools.tracking.Tracking;
+import dev.agenttools.tracking.TrackingSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -37,9 +54,9 @@ final class TrainAotCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Override
-    public Integer call() throws java.io.IOException {
+    public Integer call() throws IOException {
         if (target != null) {
-            String flaw = dev.agenttools.google.RootUrl.flaw(target, GmailSettings.GOOGLE_ROOT_URL);
+            String flaw = RootUrl.flaw(target, GmailSettings.GOOGLE_ROOT_URL);
             if (flaw != null) {
                 throw new ParameterException(spec.commandLine(), "--target " + flaw);
             }
@@ -55,21 +72,21 @@ final class TrainAotCommand implements Callable<Integer> {
             try {
                 train(emulator.rootUri().toString(), emulator.certificate());
             } finally {
-                java.nio.file.Files.deleteIfExists(emulator.certificate());
+                Files.deleteIfExists(emulator.certificate());
             }
         }
         return 0;
     }
 
     /** The calls against the emulator at {@code rootUrl}. */
-    private static void train(String rootUrl, java.nio.file.Path certificate) throws java.io.IOException {
+    private static void train(String rootUrl, Path certificate) throws IOException {
         // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
-        java.nio.file.Path db = java.nio.file.Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
+        Path db = Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
         CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
         ToolProtocol protocol = new ToolProtocol(trusting(Tools.builder(), certificate)
                 .gmail(GmailSettings.forRoot(rootUrl).withPacing(100_000_000, 10_000_000, 1_000))
                 .defaultAccessToken("training")
-                .calendar(dev.agenttools.calendar.CalendarSettings.forRoot(rootUrl)
+                .calendar(CalendarSettings.forRoot(rootUrl)
                         .withPacing(100_000_000, 10_000_000, 1_000))
                 .recorder(recorder).build());
         protocol.answer("{\"command\": \"tools.list\", \"params\": {}}");
@@ -101,31 +118,31 @@ final class TrainAotCommand implements Callable<Integer> {
         trainResidentServer(rootUrl, certificate, id);
         trainOneShotSpool(rootUrl, certificate, id, db.resolveSibling(db.getFileName() + "-oneshot.db"));
         recorder.close();
-        try (var files = java.nio.file.Files.list(db.getParent())) {
-            for (java.nio.file.Path f : files.toList()) {
-                java.nio.file.Files.deleteIfExists(f);
+        try (var files = Files.list(db.getParent())) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
             }
         }
-        java.nio.file.Files.deleteIfExists(db.getParent());
+        Files.deleteIfExists(db.getParent());
     }
 
     /** The builder, trusting {@code certificate} (the training emulator's) when there is one. */
-    private static Tools.Builder trusting(Tools.Builder b, java.nio.file.Path certificate) {
+    private static Tools.Builder trusting(Tools.Builder b, Path certificate) {
         return certificate == null ? b : b.trustCertificate(certificate);
     }
 
     /** A one-shot call's tracking: its record spooled as a JSON line, not written to SQLite. */
-    private static void trainOneShotSpool(String rootUrl, java.nio.file.Path certificate, String id, java.nio.file.Path db)
-            throws java.io.IOException {
-        CallRecorder spool = dev.agenttools.tracking.Tracking.openOneShotRecorder(dev.agenttools.tracking.TrackingSettings.fromEnvironment(
-                java.util.Map.of("AGENT_TOOLS_TRACKING_DB", db.toString())), Tools.commands());
+    private static void trainOneShotSpool(String rootUrl, Path certificate, String id, Path db)
+            throws IOException {
+        CallRecorder spool = Tracking.openOneShotRecorder(TrackingSettings.fromEnvironment(
+                Map.of("AGENT_TOOLS_TRACKING_DB", db.toString())), Tools.commands());
         ToolProtocol protocol = new ToolProtocol(trusting(Tools.builder(), certificate).gmail(GmailSettings.forRoot(rootUrl)
                 .withPacing(100_000_000, 10_000_000, 1_000)).defaultAccessToken("training").recorder(spool).build());
         protocol.answer("{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}");
         spool.close();
-        try (var files = java.nio.file.Files.list(db.getParent())) {
-            for (java.nio.file.Path f : files.filter(f -> f.getFileName().toString().startsWith(db.getFileName().toString())).toList()) {
-                java.nio.file.Files.deleteIfExists(f);
+        try (var files = Files.list(db.getParent())) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith(db.getFileName().toString())).toList()) {
+                Files.deleteIfExists(f);
             }
         }
     }
@@ -134,15 +151,15 @@ final class TrainAotCommand implements Callable<Integer> {
      * The resident server's own path (its folder, its socket, the launcher's wire format, a session per caller's
      * settings), so that the server, which starts from the same cache, finds those classes in it too.
      */
-    private static void trainResidentServer(String rootUrl, java.nio.file.Path certificate, String id) throws java.io.IOException {
-        java.nio.file.Path home = java.nio.file.Files.createTempDirectory("agent-tools-aot-daemon"); // owner-only
-        java.nio.file.Path dir = home.resolve("server");
+    private static void trainResidentServer(String rootUrl, Path certificate, String id) throws IOException {
+        Path home = Files.createTempDirectory("agent-tools-aot-daemon"); // owner-only
+        Path dir = home.resolve("server");
         try (DaemonDirectory directory = DaemonDirectory.lock(dir, Duration.ZERO); SessionCache sessions = new SessionCache()) {
             DaemonServer server = DaemonServer.start(DaemonCommand.handler(sessions),
-                    new java.io.PrintWriter(java.io.Writer.nullWriter()), Duration.ofMinutes(1), () -> false, directory::unpublish);
+                    new PrintWriter(Writer.nullWriter()), Duration.ofMinutes(1), () -> false, directory::unpublish);
             directory.publish(server.port(), server.clientSecret());
             // a config file that does not exist: the user's own (tracking to DynamoDB, say) stays out of the training
-            java.util.Map<String, String> settings = new java.util.HashMap<>(java.util.Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
+            Map<String, String> settings = new HashMap<>(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", rootUrl,
                     "AGENT_TOOLS_ACCESS_TOKEN", "training", "AGENT_TOOLS_TRACKING", "none", "AGENT_TOOLS_GMAIL_QUOTA", "100000000",
                     "AGENT_TOOLS_GMAIL_MAX_IN_FLIGHT", "1000", "AGENT_TOOLS_CONFIG", home.resolve("none.properties").toString(),
                     // the training's own sessions never start the JIT warm-up: it would outlive the training run
@@ -157,11 +174,11 @@ final class TrainAotCommand implements Callable<Integer> {
             for (int i = 0; i < 50; i++) {
                 String request = i % 2 == 0 ? "{\"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"" + id + "\"}}"
                         : "{\"command\": \"tools.list\"}";
-                java.time.Instant now = java.time.Instant.now();
+                Instant now = Instant.now();
                 byte[] message = new LauncherRequest(settings, home.toString(), now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000,
-                        request.getBytes(java.nio.charset.StandardCharsets.UTF_8)).encode(server.clientSecret());
-                try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port())) {
-                    java.io.InputStream in = socket.getInputStream();
+                        request.getBytes(StandardCharsets.UTF_8)).encode(server.clientSecret());
+                try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+                    InputStream in = socket.getInputStream();
                     while (in.read() != '\n') {
                         // the greeting
                     }
@@ -176,8 +193,8 @@ final class TrainAotCommand implements Callable<Integer> {
                 Thread.currentThread().interrupt();
             }
         } finally {
-            try (var files = java.nio.file.Files.walk(home)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            try (var files = Files.walk(home)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
     }

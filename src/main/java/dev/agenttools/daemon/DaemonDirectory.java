@@ -3,6 +3,7 @@ package dev.agenttools.daemon;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -59,7 +60,7 @@ public final class DaemonDirectory implements AutoCloseable {
                 FileLock lock;
                 try {
                     lock = channel.tryLock();
-                } catch (java.nio.channels.OverlappingFileLockException e) {
+                } catch (OverlappingFileLockException e) {
                     lock = null; // held by a server in this same JVM (tests)
                 }
                 if (lock != null) {

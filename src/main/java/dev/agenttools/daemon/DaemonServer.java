@@ -1,19 +1,21 @@
 package dev.agenttools.daemon;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -208,7 +210,7 @@ public final class DaemonServer implements AutoCloseable {
                 log("the call failed in the server, the launcher runs it itself: " + e);
                 reply = Reply.FALLBACK;
             }
-            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream(reply.stdout().length + 64);
+            ByteArrayOutputStream whole = new ByteArrayOutputStream(reply.stdout().length + 64);
             whole.write(header(reply));
             whole.write(reply.stderr());
             whole.write(reply.stdout());
@@ -230,7 +232,7 @@ public final class DaemonServer implements AutoCloseable {
 
     private void log(String line) {
         synchronized (log) {
-            log.println(java.time.Instant.now() + " " + line);
+            log.println(Instant.now() + " " + line);
             log.flush();
         }
     }

@@ -6,8 +6,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * One call as the launcher forwards it. On the wire every field ends with a NUL byte (no setting or path can hold
@@ -31,13 +37,13 @@ public record LauncherRequest(Map<String, String> settings, String workingDirect
      * The oldest launcher start believed: a call's longest timeout_ms is 5 minutes, and the launcher answers
      * {@code deadline} itself once that has passed, so anything older is a wrong clock, not a slow launcher.
      */
-    public static final java.time.Duration MAX_START_AGE = java.time.Duration.ofMinutes(6);
+    public static final Duration MAX_START_AGE = Duration.ofMinutes(6);
 
     /** The bytes the launcher sends for this request (the training run and the tests speak as the launcher does). */
     public byte[] encode(String clientSecret) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length + 256);
-        java.util.List<String> fields = new java.util.ArrayList<>(java.util.List.of(PROTOCOL, clientSecret,
-                startEpochMicros / 1_000_000 + "." + String.format(java.util.Locale.ROOT, "%06d", startEpochMicros % 1_000_000),
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 256);
+        List<String> fields = new ArrayList<>(List.of(PROTOCOL, clientSecret,
+                startEpochMicros / 1_000_000 + "." + String.format(Locale.ROOT, "%06d", startEpochMicros % 1_000_000),
                 workingDirectory, Integer.toString(settings.size())));
         settings.forEach((k, v) -> fields.add(k + "=" + v));
         fields.add(Integer.toString(body.length));
@@ -140,9 +146,9 @@ public record LauncherRequest(Map<String, String> settings, String workingDirect
     }
 
     /** {@link #startNanos(long)}, with {@code otherwise} for a start time not believed. */
-    public static long startNanos(long startEpochMicros, java.util.function.LongSupplier otherwise) {
+    public static long startNanos(long startEpochMicros, LongSupplier otherwise) {
         long now = System.nanoTime();
-        java.time.Instant wall = java.time.Instant.now();
+        Instant wall = Instant.now();
         long ageMicros = wall.getEpochSecond() * 1_000_000 + wall.getNano() / 1_000 - startEpochMicros;
         return ageMicros >= 0 && ageMicros <= MAX_START_AGE.toNanos() / 1_000 ? now - ageMicros * 1_000 : otherwise.getAsLong();
     }

@@ -7,6 +7,7 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,7 +60,7 @@ record SelfSignedCertificate(KeyStore keyStore, X509Certificate certificate) {
             store.load(null, null);
             store.setKeyEntry("emulator", pair.getPrivate(), PASSWORD.toCharArray(), new Certificate[] {cert});
             return new SelfSignedCertificate(store, cert);
-        } catch (GeneralSecurityException | IOException | org.bouncycastle.operator.OperatorCreationException e) {
+        } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
             throw new IllegalStateException("cannot make a self-signed certificate: " + e.getMessage(), e);
         }
     }
@@ -74,7 +76,7 @@ record SelfSignedCertificate(KeyStore keyStore, X509Certificate certificate) {
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the certificate to " + file + ": " + e.getMessage(), e);
-        } catch (java.security.cert.CertificateEncodingException e) {
+        } catch (CertificateEncodingException e) {
             throw new IllegalStateException(e);
         }
     }

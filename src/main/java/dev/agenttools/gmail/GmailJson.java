@@ -1,6 +1,7 @@
 package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.google.api.client.util.ObjectParser;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
 import com.google.api.services.gmail.model.MessagePart;
@@ -9,9 +10,11 @@ import com.google.api.services.gmail.model.MessagePartHeader;
 import dev.agenttools.google.StreamingJson;
 import dev.agenttools.google.UnreadableAnswer;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
+import java.util.function.Consumer;
 
 /**
  * Reads Gmail's {@code Message} and {@code ListMessagesResponse} JSON into the Gmail client's own model classes with
@@ -54,8 +57,8 @@ final class GmailJson {
      * {@link StreamingJson#preferring}); a part that cannot be read is given to {@code unreadable}, and an empty
      * message stands in its place.
      */
-    static com.google.api.client.util.ObjectParser messagesFirst(com.google.api.client.util.ObjectParser fallback, long limit,
-                                                                 java.util.function.Consumer<UnreadableAnswer> unreadable) {
+    static ObjectParser messagesFirst(ObjectParser fallback, long limit,
+                                                                 Consumer<UnreadableAnswer> unreadable) {
         return StreamingJson.preferring(Message.class, GmailJson::message, fallback, limit, e -> {
             unreadable.accept(e);
             return new Message();
@@ -63,7 +66,7 @@ final class GmailJson {
     }
 
     static ListMessagesResponse list(byte[] json) throws IOException {
-        return list(new java.io.ByteArrayInputStream(json), Integer.MAX_VALUE);
+        return list(new ByteArrayInputStream(json), Integer.MAX_VALUE);
     }
 
     /**

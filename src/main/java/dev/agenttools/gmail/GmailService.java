@@ -2,18 +2,20 @@ package dev.agenttools.gmail;
 
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
+import com.google.api.client.http.HttpRequest;
+import com.google.api.client.http.HttpResponse;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
-import com.google.api.services.gmail.model.Label;
 import com.google.api.services.gmail.model.History;
 import com.google.api.services.gmail.model.HistoryLabelAdded;
 import com.google.api.services.gmail.model.HistoryLabelRemoved;
 import com.google.api.services.gmail.model.HistoryMessageDeleted;
+import com.google.api.services.gmail.model.Label;
 import com.google.api.services.gmail.model.ListHistoryResponse;
 import com.google.api.services.gmail.model.ListMessagesResponse;
 import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.Account;
-import dev.agenttools.tool.FanOut;
+import dev.agenttools.google.BoundedBody;
 import dev.agenttools.google.GoogleCalls;
 import dev.agenttools.google.GoogleConnection;
 import dev.agenttools.google.Outcome;
@@ -24,16 +26,22 @@ import dev.agenttools.google.Strategy;
 import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.mailindex.OpenIndex;
 import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The Gmail calls the tools make, every one through the {@link GoogleCalls} path (paced per user, retried, bounded
@@ -82,10 +90,10 @@ final class GmailService implements AutoCloseable {
      */
     static final class Session {
         private final GoogleConnection.Session google;
-        private final java.util.function.Supplier<Gmail> client;
+        private final Supplier<Gmail> client;
         private Gmail gmail;
 
-        Session(GoogleConnection.Session google, java.util.function.Supplier<Gmail> client) {
+        Session(GoogleConnection.Session google, Supplier<Gmail> client) {
             this.google = google;
             this.client = client;
         }
@@ -100,7 +108,7 @@ final class GmailService implements AutoCloseable {
         }
 
         /** The account's address, when the connection knew it as the session opened. */
-        java.util.Optional<String> address() {
+        Optional<String> address() {
             return google.address();
         }
 
@@ -201,7 +209,7 @@ final class GmailService implements AutoCloseable {
      * What changed in the mailbox since a historyId: each changed message's labels as the latest record gives them,
      * the messages deleted, and the historyId the mailbox is at now.
      */
-    record Changes(Map<String, List<String>> labels, java.util.Set<String> deleted, BigInteger historyId) implements HistoryRead {
+    record Changes(Map<String, List<String>> labels, Set<String> deleted, BigInteger historyId) implements HistoryRead {
     }
 
     /**
@@ -231,8 +239,8 @@ final class GmailService implements AutoCloseable {
      * is {@link Unreplayable}. For both the caller rebuilds from the list instead.
      */
     HistoryRead history(Session s, BigInteger start, Deadline deadline) throws InterruptedException {
-        Map<String, List<String>> labels = new java.util.LinkedHashMap<>();
-        java.util.Set<String> deleted = new java.util.LinkedHashSet<>();
+        Map<String, List<String>> labels = new LinkedHashMap<>();
+        Set<String> deleted = new LinkedHashSet<>();
         BigInteger now = start;
         PageTokens paging = new PageTokens("gmail users.history.list", HISTORY_PAGES);
         String page = null;
@@ -307,7 +315,7 @@ final class GmailService implements AutoCloseable {
                 // a long query: the Gmail client sends it as a POST with X-HTTP-Method-Override, as Google asks
                 Gmail.Users.Messages.List request = s.gmail().users().messages().list("me").setMaxResults((long) max)
                         .setFields(LIST_FIELDS).setQ(query).setPageToken(pageToken);
-                com.google.api.client.http.HttpResponse answer = request.setLabelIds(labelId == null ? null : List.of(labelId))
+                HttpResponse answer = request.setLabelIds(labelId == null ? null : List.of(labelId))
                         .executeUnparsed();
                 try {
                     return GmailJson.list(answer.getContent(), max); // read here too: at most max ids kept
@@ -317,7 +325,7 @@ final class GmailService implements AutoCloseable {
             }
             // at most max ids kept, whatever the answer holds: never more gets than asked for
             return connection.get(s.google, url.toString(), GoogleConnection.USER_AGENT, false,
-                    dev.agenttools.google.BoundedBody.MAX_BYTES, in -> GmailJson.list(in, max));
+                    BoundedBody.MAX_BYTES, in -> GmailJson.list(in, max));
         });
     }
 
@@ -374,7 +382,7 @@ final class GmailService implements AutoCloseable {
      * ({@link dev.agenttools.google.BoundedBody#MAX_BYTES}).
      */
     static long limit(View view) {
-        return view == View.SUMMARY ? MAX_SUMMARY_BYTES : dev.agenttools.google.BoundedBody.MAX_BYTES;
+        return view == View.SUMMARY ? MAX_SUMMARY_BYTES : BoundedBody.MAX_BYTES;
     }
 
     /**
@@ -385,9 +393,9 @@ final class GmailService implements AutoCloseable {
         Map<String, Outcome<Message>> outcomes = calls.each(s.account(), "gmail batch messages.get x" + ids.size(),
                 id -> "gmail messages.get " + id + " in a batch", GET_UNITS, ids, deadline, (pending, answers) -> {
                     BatchRequest batch = s.gmail().batch();
-                    Map<String, Exception> unreadable = new java.util.HashMap<>();
+                    Map<String, Exception> unreadable = new HashMap<>();
                     for (String id : pending) {
-                        com.google.api.client.http.HttpRequest part = getRequest(s.gmail(), id, view).buildHttpRequest();
+                        HttpRequest part = getRequest(s.gmail(), id, view).buildHttpRequest();
                         part.setParser(GmailJson.messagesFirst(part.getParser(), limit(view), e -> unreadable.put(id, e)));
                         batch.queue(part, Message.class, GoogleJsonErrorContainer.class, answers.callback(id));
                     }
@@ -395,7 +403,7 @@ final class GmailService implements AutoCloseable {
                     // a part that could not be read failed as its single get would have (not retried: it would read the same)
                     unreadable.forEach(answers::failed);
                 });
-        Map<String, Fetched> out = new java.util.LinkedHashMap<>();
+        Map<String, Fetched> out = new LinkedHashMap<>();
         outcomes.forEach((id, o) -> out.put(id, switch (o) {
             // decoded here as a single get's is: each chunk's thread decodes its own parts, the chunks in parallel
             case Outcome.Ok<Message> ok -> view == View.SUMMARY ? Fetched.Found.decoding(ok.value()) : new Fetched.Found(ok.value());

@@ -6,15 +6,19 @@ import com.google.api.services.gmail.model.Message;
 import dev.agenttools.google.Strategy;
 import dev.agenttools.mailindex.MailIndex;
 import dev.agenttools.tool.Backend;
-import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.Diagnostics;
+import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Params;
 import dev.agenttools.tool.ToolResult;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -42,10 +46,10 @@ final class MailLister {
         /** Ask Gmail for everything and rebuild the account's index from the answer. */
         REFRESH;
 
-        static final List<String> NAMES = java.util.Arrays.stream(values()).map(u -> u.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        static final List<String> NAMES = Arrays.stream(values()).map(u -> u.name().toLowerCase(Locale.ROOT)).toList();
 
-        static IndexUse of(dev.agenttools.tool.Params p, String param) {
-            return valueOf(p.choice(param, NAMES, "auto").toUpperCase(java.util.Locale.ROOT));
+        static IndexUse of(Params p, String param) {
+            return valueOf(p.choice(param, NAMES, "auto").toUpperCase(Locale.ROOT));
         }
     }
 
@@ -109,7 +113,7 @@ final class MailLister {
                 case GmailService.TooOld _ -> index.reset(account, service.profile(session, deadline).historyId());
                 case GmailService.Unreplayable unreplayable -> {
                     // not the 404 every index meets after a week away: say what the server did, and start again as for one
-                    System.err.println("agent-tools: rebuilding the mail index from the list: " + unreplayable.why());
+                    Diagnostics.warn("rebuilding the mail index from the list: " + unreplayable.why());
                     index.reset(account, service.profile(session, deadline).historyId());
                 }
             }

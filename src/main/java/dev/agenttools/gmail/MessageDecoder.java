@@ -7,6 +7,7 @@ import jakarta.mail.internet.ContentType;
 import jakarta.mail.internet.MimeUtility;
 import org.jsoup.parser.Parser;
 
+import java.io.UnsupportedEncodingException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
@@ -135,7 +136,7 @@ final class MessageDecoder {
                 if (v.contains("=?")) {
                     try {
                         v = MimeUtility.decodeText(v);
-                    } catch (java.io.UnsupportedEncodingException e) {
+                    } catch (UnsupportedEncodingException e) {
                         // keep it as sent
                     }
                 }

@@ -3,6 +3,7 @@ package dev.agenttools.gmail;
 import com.google.api.services.gmail.model.Message;
 import com.google.api.services.gmail.model.MessagePart;
 import com.google.api.services.gmail.model.MessagePartHeader;
+import dev.agenttools.tool.ToolException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -120,7 +121,7 @@ final class Salvage {
     }
 
     private static MessageError undecodable(String id, Throwable e) {
-        return new MessageError(id, dev.agenttools.tool.ToolException.Kind.INTERNAL.code(),
+        return new MessageError(id, ToolException.Kind.INTERNAL.code(),
                 "the message was fetched but could not be decoded (" + e.getClass().getSimpleName()
                         + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "); only what could be read is shown");
     }

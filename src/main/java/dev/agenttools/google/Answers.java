@@ -1,6 +1,13 @@
 package dev.agenttools.google;
 
+import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
+import com.google.api.client.googleapis.json.GoogleJsonError;
+import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpResponseException;
+
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -23,7 +30,7 @@ public final class Answers<K, V> {
     }
 
     /** Every key of {@code pending} not answered yet failed with {@code e}: the exchange as a whole did. */
-    void failUnanswered(java.util.List<K> pending, Exception e) {
+    void failUnanswered(List<K> pending, Exception e) {
         for (K k : pending) {
             if (!answered(k)) {
                 failed(k, e);
@@ -59,18 +66,18 @@ public final class Answers<K, V> {
      * The batch callback that answers {@code key} here: its value, or its error as the exception a single request
      * would have thrown (status, Google's details, Retry-After), so that a batch part is judged as a single call.
      */
-    public com.google.api.client.googleapis.batch.json.JsonBatchCallback<V> callback(K key) {
-        return new com.google.api.client.googleapis.batch.json.JsonBatchCallback<>() {
+    public JsonBatchCallback<V> callback(K key) {
+        return new JsonBatchCallback<>() {
             @Override
-            public void onSuccess(V value, com.google.api.client.http.HttpHeaders headers) {
+            public void onSuccess(V value, HttpHeaders headers) {
                 ok(key, value);
             }
 
             @Override
-            public void onFailure(com.google.api.client.googleapis.json.GoogleJsonError e, com.google.api.client.http.HttpHeaders headers) {
-                failed(key, new com.google.api.client.googleapis.json.GoogleJsonResponseException(
-                        new com.google.api.client.http.HttpResponseException.Builder(e.getCode(), null,
-                                headers == null ? new com.google.api.client.http.HttpHeaders() : headers)
+            public void onFailure(GoogleJsonError e, HttpHeaders headers) {
+                failed(key, new GoogleJsonResponseException(
+                        new HttpResponseException.Builder(e.getCode(), null,
+                                headers == null ? new HttpHeaders() : headers)
                                 .setMessage(e.getCode() + " " + e.getMessage()), e));
             }
         };

@@ -5,7 +5,10 @@ import dev.agenttools.tool.Deadline;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The one path every Google API request takes: paced to its user's limits ({@link QuotaPacer}, which learns from
@@ -55,8 +58,8 @@ public final class GoogleCalls {
                        PacingStats stats) {
         QuotaPacer.check(unitsPerMinute, burst, maxInFlight); // at start-up rather than at the first call
         this.retry = retry;
-        this.share = java.util.Objects.requireNonNull(share, "share");
-        this.apiKey = api.toLowerCase(java.util.Locale.ROOT);
+        this.share = Objects.requireNonNull(share, "share");
+        this.apiKey = api.toLowerCase(Locale.ROOT);
         PacingStats.Counts counts = stats.counts(api);
         this.pacers = new PerAccount<>(MAX_ACCOUNTS, a -> new QuotaPacer(api, unitsPerMinute, burst, maxInFlight, Ticker.SYSTEM, counts));
         stats.watch(api, pacers);
@@ -101,7 +104,7 @@ public final class GoogleCalls {
      * @param whatOf what one key's request is, for its errors
      * @throws InterruptedException when the call is cancelled
      */
-    public <K, V> Map<K, Outcome<V>> each(Account account, String what, java.util.function.Function<K, String> whatOf,
+    public <K, V> Map<K, Outcome<V>> each(Account account, String what, Function<K, String> whatOf,
                                           int unitsEach, List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
             throws InterruptedException {
         QuotaPacer pacer = pacer(account);
@@ -123,7 +126,7 @@ public final class GoogleCalls {
     }
 
     private <K, V> Map<K, Outcome<V>> attempts(QuotaPacer pacer, QuotaPacer.SharedBucket bucket, String what,
-                                               java.util.function.Function<K, String> whatOf, int unitsEach,
+                                               Function<K, String> whatOf, int unitsEach,
                                                List<K> keys, Deadline deadline, Retry.Exchange<K, V> exchange)
             throws InterruptedException {
         return retry.runEach(what, whatOf, deadline, keys, (pending, answers) -> {

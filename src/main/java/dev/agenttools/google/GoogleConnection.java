@@ -1,23 +1,34 @@
 package dev.agenttools.google;
 
 import com.google.api.client.auth.oauth2.Credential;
+import com.google.api.client.googleapis.GoogleUtils;
 import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonErrorContainer;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
+import com.google.api.client.http.GenericUrl;
 import com.google.api.client.http.HttpHeaders;
+import com.google.api.client.http.HttpRequest;
 import com.google.api.client.http.HttpRequestInitializer;
 import com.google.api.client.http.HttpResponseException;
 import com.google.api.client.http.HttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How the tools reach a Google API as a user: one shared HTTP/2 transport (made on first use, trusting an extra CA
@@ -45,7 +56,7 @@ public final class GoogleConnection implements AutoCloseable {
      */
     @FunctionalInterface
     public interface WhoIs {
-        String address(Session s, dev.agenttools.tool.Deadline deadline) throws Exception;
+        String address(Session s, Deadline deadline) throws Exception;
     }
 
     private final Path trustedCertificate;
@@ -111,8 +122,8 @@ public final class GoogleConnection implements AutoCloseable {
     private GoogleConnection(Path trustedCertificate, String configuredToken, SignInSource signInSource, String notSignedIn,
                              PacingShare share, PacingStats stats, Addresses addresses) {
         this.addresses = addresses;
-        this.pacingShare = java.util.Objects.requireNonNull(share, "share");
-        this.pacingStats = java.util.Objects.requireNonNull(stats, "stats");
+        this.pacingShare = Objects.requireNonNull(share, "share");
+        this.pacingStats = Objects.requireNonNull(stats, "stats");
         if (trustedCertificate != null && !Files.isReadable(trustedCertificate)) {
             throw new IllegalArgumentException("cannot read the certificate to trust: " + trustedCertificate);
         }
@@ -231,7 +242,7 @@ public final class GoogleConnection implements AutoCloseable {
      * @throws ToolException        UNAUTHENTICATED without a credential; what asking met (translated by the API's calls)
      * @throws InterruptedException when the call is cancelled
      */
-    public String addressOf(String accessToken, WhoIs whoIs, dev.agenttools.tool.Deadline deadline) throws InterruptedException {
+    public String addressOf(String accessToken, WhoIs whoIs, Deadline deadline) throws InterruptedException {
         Session s = sessionFor(accessToken);
         Optional<String> confirmed = addresses.confirmed(s.credentialKey);
         if (confirmed.isPresent()) {
@@ -268,7 +279,7 @@ public final class GoogleConnection implements AutoCloseable {
         Thread lookup = Thread.ofVirtual().name("agent-tools-who-is").unstarted(() -> {
             String address = null;
             try {
-                address = whoIs.address(s, dev.agenttools.tool.Deadline.in(Addresses.LOOKUP_TIMEOUT));
+                address = whoIs.address(s, Deadline.in(Addresses.LOOKUP_TIMEOUT));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
@@ -299,11 +310,11 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     /** What the Google clients send as User-Agent, so that Google sees one client whichever path a call takes. */
-    public static final String USER_AGENT = "agent-tools Google-API-Java-Client/" + com.google.api.client.googleapis.GoogleUtils.VERSION
-            + " " + com.google.api.client.http.HttpRequest.USER_AGENT_SUFFIX;
+    public static final String USER_AGENT = "agent-tools Google-API-Java-Client/" + GoogleUtils.VERSION
+            + " " + HttpRequest.USER_AGENT_SUFFIX;
     /** A path segment or query value for a lean GET, percent-encoded as the Google clients send it (a space as %20). */
     public static String encode(String value) {
-        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /** The longest URL Google's clients send as a GET (their MethodOverride's limit); longer goes as a POST. */
@@ -340,7 +351,7 @@ public final class GoogleConnection implements AutoCloseable {
             if (headers.getContentType() != null && headers.getContentType().startsWith("application/json")) {
                 try {
                     details = GsonFactory.getDefaultInstance().fromString(new String(answer.body().readAllBytes(),
-                            java.nio.charset.StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
+                            StandardCharsets.UTF_8), GoogleJsonErrorContainer.class).getError();
                 } catch (IOException | RuntimeException e) {
                     // not Google's error JSON: the status alone tells what happened
                 }
@@ -360,8 +371,8 @@ public final class GoogleConnection implements AutoCloseable {
      * Opens the connections to these roots' servers in the background (one per server, see
      * {@link JdkHttpTransport#preconnect}), for a process that serves many calls; returns at once.
      */
-    public void preconnect(java.util.Collection<String> rootUrls) {
-        java.util.Set<URI> servers = new java.util.LinkedHashSet<>();
+    public void preconnect(Collection<String> rootUrls) {
+        Set<URI> servers = new LinkedHashSet<>();
         for (String root : rootUrls) {
             URI u = URI.create(root);
             servers.add(URI.create(u.getScheme() + "://" + u.getRawAuthority() + "/"));
@@ -383,7 +394,7 @@ public final class GoogleConnection implements AutoCloseable {
     }
 
     /** Who-is lookups still running (at most one per credential at a time, each bounded by its own timeout). */
-    private final java.util.Set<Thread> lookups = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Thread> lookups = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** Stops the transport (when one was made), its threads and any who-is lookup; calls still running fail. */
@@ -420,8 +431,8 @@ public final class GoogleConnection implements AutoCloseable {
         if (s.credential == null) {
             return s.bearer;
         }
-        com.google.api.client.http.HttpRequest carrier = transport().createRequestFactory()
-                .buildGetRequest(new com.google.api.client.http.GenericUrl(url));
+        HttpRequest carrier = transport().createRequestFactory()
+                .buildGetRequest(new GenericUrl(url));
         s.credential.intercept(carrier);
         return carrier.getHeaders().getAuthorization();
     }

@@ -1,14 +1,32 @@
 package dev.agenttools.google;
 
-import dev.agenttools.tool.Deadline;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.google.api.client.auth.oauth2.TokenResponseException;
 import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import com.google.api.client.http.HttpResponseException;
+import com.google.gson.JsonParseException;
+import com.google.gson.stream.MalformedJsonException;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.ProtocolException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The one place Google API errors become {@link ToolException}s, and the one place that decides what a retry can fix. */
 public final class GoogleErrors {
@@ -19,7 +37,7 @@ public final class GoogleErrors {
      * A bearer token in a message that is not Google's (a library quoting a header): our transport and the token
      * checks keep tokens out already; this is the second lock on the one door every error goes through.
      */
-    private static final java.util.regex.Pattern BEARER = java.util.regex.Pattern.compile("(?i)bearer\\s+\\S+");
+    private static final Pattern BEARER = Pattern.compile("(?i)bearer\\s+\\S+");
 
     private GoogleErrors() {
     }
@@ -54,40 +72,40 @@ public final class GoogleErrors {
      * Gmail gives both the same status and reason, and only its message tells them apart.
      */
     public static boolean concurrencyLimited(Throwable e) {
-        return rateLimited(e) && message(e).toLowerCase(java.util.Locale.ROOT).contains("concurrent");
+        return rateLimited(e) && message(e).toLowerCase(Locale.ROOT).contains("concurrent");
     }
 
     /** "User-rate limit exceeded.  Retry after 2023-03-07T18:03:15.961Z": Gmail's retry time, in its message text. */
-    private static final java.util.regex.Pattern RETRY_AFTER_TEXT =
-            java.util.regex.Pattern.compile("(?i)retry after (\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z)");
+    private static final Pattern RETRY_AFTER_TEXT =
+            Pattern.compile("(?i)retry after (\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z)");
 
     /**
      * How long Google asked us to wait: the Retry-After header (seconds or an HTTP date), else the time in a
      * "Retry after ..." message; null when it asked nothing (or a time already past).
      */
-    public static java.time.Duration retryAfter(Throwable e) {
-        return retryAfter(e, java.time.Instant.now());
+    public static Duration retryAfter(Throwable e) {
+        return retryAfter(e, Instant.now());
     }
 
-    static java.time.Duration retryAfter(Throwable e, java.time.Instant now) {
-        java.time.Instant until = null;
+    static Duration retryAfter(Throwable e, Instant now) {
+        Instant until = null;
         if (e instanceof HttpResponseException h && h.getHeaders() != null && h.getHeaders().getRetryAfter() != null) {
             String v = h.getHeaders().getRetryAfter().strip();
             if (v.matches("\\d{1,9}")) {
-                return java.time.Duration.ofSeconds(Long.parseLong(v));
+                return Duration.ofSeconds(Long.parseLong(v));
             }
             try {
-                until = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-            } catch (java.time.format.DateTimeParseException ignored) {
+                until = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            } catch (DateTimeParseException ignored) {
                 // neither form: the backoff stands in
             }
         }
         if (until == null && status(e) != 0) {
-            java.util.regex.Matcher m = RETRY_AFTER_TEXT.matcher(message(e));
+            Matcher m = RETRY_AFTER_TEXT.matcher(message(e));
             if (m.find()) {
                 try {
-                    until = java.time.Instant.parse(m.group(1));
-                } catch (java.time.format.DateTimeParseException ignored) {
+                    until = Instant.parse(m.group(1));
+                } catch (DateTimeParseException ignored) {
                     // not a time after all
                 }
             }
@@ -96,8 +114,8 @@ public final class GoogleErrors {
             return null;
         }
         // a server's clock may be far off ours: never wait more than an hour on its word
-        return java.time.Duration.between(now, until).compareTo(java.time.Duration.ofHours(1)) > 0
-                ? java.time.Duration.ofHours(1) : java.time.Duration.between(now, until);
+        return Duration.between(now, until).compareTo(Duration.ofHours(1)) > 0
+                ? Duration.ofHours(1) : Duration.between(now, until);
     }
 
     /**
@@ -121,9 +139,9 @@ public final class GoogleErrors {
      */
     static boolean connectionFailed(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
-                    || t instanceof java.net.NoRouteToHostException
-                    || t instanceof java.nio.channels.UnresolvedAddressException) {
+            if (t instanceof ConnectException || t instanceof UnknownHostException
+                    || t instanceof NoRouteToHostException
+                    || t instanceof UnresolvedAddressException) {
                 return true;
             }
         }
@@ -136,7 +154,7 @@ public final class GoogleErrors {
      */
     static boolean timedOut(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.http.HttpTimeoutException || t instanceof Unreachable u && u.timedOut()) {
+            if (t instanceof HttpTimeoutException || t instanceof Unreachable u && u.timedOut()) {
                 return true;
             }
         }
@@ -155,9 +173,9 @@ public final class GoogleErrors {
      */
     public static boolean unreadable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof UnreadableAnswer || t instanceof java.net.ProtocolException
-                    || t instanceof com.google.gson.JsonParseException || t instanceof com.google.gson.stream.MalformedJsonException
-                    || t instanceof com.fasterxml.jackson.core.JsonProcessingException
+            if (t instanceof UnreadableAnswer || t instanceof ProtocolException
+                    || t instanceof JsonParseException || t instanceof MalformedJsonException
+                    || t instanceof JsonProcessingException
                     || t instanceof IOException && t.getMessage() != null && t.getMessage().startsWith("Received RST_STREAM: Protocol error")) {
                 return true;
             }
@@ -173,7 +191,7 @@ public final class GoogleErrors {
         if (e instanceof ToolException t) {
             return t;
         }
-        if (e instanceof com.google.api.client.auth.oauth2.TokenResponseException refused) {
+        if (e instanceof TokenResponseException refused) {
             String why = refused.getDetails() == null ? "HTTP " + refused.getStatusCode()
                     : refused.getDetails().getError() + (refused.getDetails().getErrorDescription() == null ? ""
                     : ": " + refused.getDetails().getErrorDescription());
@@ -228,10 +246,10 @@ public final class GoogleErrors {
                 + " ms from now, would start past the deadline of " + deadline.budget().toMillis() + " ms" : "");
         boolean rerunMayHelp = concurrencyLimited(e);
         if (t.kind() == ToolException.Kind.RATE_LIMITED) {
-            java.time.Duration asked = retryAfter(e);
+            Duration asked = retryAfter(e);
             return ToolException.rateLimited(message + "; retry after " + nextMs + " ms"
                             + (asked == null ? "" : " (Google asked for " + asked.toMillis() + " ms)"),
-                    java.time.Duration.ofMillis(Math.max(1, nextMs)), e, !rerunMayHelp);
+                    Duration.ofMillis(Math.max(1, nextMs)), e, !rerunMayHelp);
         }
         return new ToolException(t.kind(), message, e, !rerunMayHelp || t.sameOnRerun());
     }

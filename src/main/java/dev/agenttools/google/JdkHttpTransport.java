@@ -6,19 +6,34 @@ import com.google.api.client.http.LowLevelHttpResponse;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 
 /**
  * A google-http-client transport on the JDK's {@link HttpClient}, so that Google API calls use HTTP/2: a burst
@@ -73,31 +88,31 @@ final class JdkHttpTransport extends HttpTransport {
         this.connections = new Connections(() -> client, 1);
     }
 
-    private JdkHttpTransport(java.util.function.Supplier<HttpClient> clients, int maxConnections) {
+    private JdkHttpTransport(Supplier<HttpClient> clients, int maxConnections) {
         this.connections = new Connections(clients, maxConnections);
     }
 
     /** The clients (connections) this transport spreads its exchanges over, each with its streams counted. */
     private static final class Connections {
-        private record Slot(HttpClient client, java.util.concurrent.Semaphore streams) {
+        private record Slot(HttpClient client, Semaphore streams) {
         }
 
-        private final java.util.function.Supplier<HttpClient> make;
+        private final Supplier<HttpClient> make;
         private final int maxConnections;
-        private final java.util.concurrent.Semaphore total;
-        private final List<Slot> slots = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final Semaphore total;
+        private final List<Slot> slots = new CopyOnWriteArrayList<>();
 
-        Connections(java.util.function.Supplier<HttpClient> make, int maxConnections) {
+        Connections(Supplier<HttpClient> make, int maxConnections) {
             this.make = make;
             this.maxConnections = maxConnections;
-            this.total = new java.util.concurrent.Semaphore(maxConnections * STREAMS_PER_CONNECTION, true);
+            this.total = new Semaphore(maxConnections * STREAMS_PER_CONNECTION, true);
         }
 
         /** Exchanges asked for so far: an early connection is only opened before the first. */
-        private final java.util.concurrent.atomic.AtomicLong exchanges = new java.util.concurrent.atomic.AtomicLong();
+        private final AtomicLong exchanges = new AtomicLong();
         /** Early connections being opened, by server ({@code scheme://authority}): done when the attempt ends. */
-        private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> opening =
-                new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, CompletableFuture<Void>> opening =
+                new ConcurrentHashMap<>();
 
         /**
          * A stream for an exchange with {@code target}: first waits (at most {@code wait}) for an early connection to
@@ -110,11 +125,11 @@ final class JdkHttpTransport extends HttpTransport {
             if (early != null) {
                 try {
                     early.get(wait == null ? PRECONNECT_WAIT.toNanos() : Math.min(wait.toNanos(), PRECONNECT_WAIT.toNanos()),
-                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                            TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new InterruptedIOException(cancelled + " cancelled");
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     // not opened in time: this exchange opens its own
                 }
             }
@@ -138,7 +153,7 @@ final class JdkHttpTransport extends HttpTransport {
                     }
                     synchronized (this) {
                         if (slots.size() < maxConnections) {
-                            Slot slot = new Slot(make.get(), new java.util.concurrent.Semaphore(STREAMS_PER_CONNECTION - 1));
+                            Slot slot = new Slot(make.get(), new Semaphore(STREAMS_PER_CONNECTION - 1));
                             slots.add(slot);
                             return new Stream(this, slot);
                         }
@@ -162,7 +177,7 @@ final class JdkHttpTransport extends HttpTransport {
     private static final class Stream implements AutoCloseable {
         private final Connections connections;
         private final Connections.Slot slot;
-        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean closed = new AtomicBoolean();
 
         Stream(Connections connections, Connections.Slot slot) {
             this.connections = connections;
@@ -187,7 +202,7 @@ final class JdkHttpTransport extends HttpTransport {
      *
      * @param trust the TLS context to trust servers by, or null for the JDK's default trust
      */
-    public static JdkHttpTransport http2(Duration connectTimeout, javax.net.ssl.SSLContext trust) {
+    public static JdkHttpTransport http2(Duration connectTimeout, SSLContext trust) {
         HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
                 .connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NEVER);
         if (trust != null) {
@@ -250,7 +265,7 @@ final class JdkHttpTransport extends HttpTransport {
             }
             // the stream is the connection's until the body is read or closed
             InputStream body = BoundedBody.open(r, limit, cancelled);
-            return new Answer(r.statusCode(), r.headers(), new java.io.FilterInputStream(body) {
+            return new Answer(r.statusCode(), r.headers(), new FilterInputStream(body) {
                 @Override
                 public void close() throws IOException {
                     try {
@@ -281,7 +296,7 @@ final class JdkHttpTransport extends HttpTransport {
     public void preconnect(String url, Duration timeout) {
         URI target = URI.create(url);
         String server = server(target);
-        var done = new java.util.concurrent.CompletableFuture<Void>();
+        var done = new CompletableFuture<Void>();
         if (connections.opening.putIfAbsent(server, done) != null) {
             return;
         }
@@ -315,7 +330,7 @@ final class JdkHttpTransport extends HttpTransport {
         long start = System.nanoTime();
         try {
             return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-        } catch (java.net.ConnectException | java.net.http.HttpConnectTimeoutException e) {
+        } catch (ConnectException | HttpConnectTimeoutException e) {
             URI u = request.uri();
             int port = u.getPort() != -1 ? u.getPort() : "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
             throw Unreachable.of(u.getHost() + ":" + port, e, (System.nanoTime() - start) / 1_000_000);
@@ -350,7 +365,7 @@ final class JdkHttpTransport extends HttpTransport {
 
         @Override
         public void addHeader(String name, String value) {
-            if (!RESTRICTED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+            if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
                 headers.add(new String[] {name, value});
             }
         }

@@ -1,8 +1,10 @@
 package dev.agenttools.google;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -68,7 +70,7 @@ public final class PacingStats {
     }
 
     private Api entry(String api) {
-        return apis.computeIfAbsent(api.toLowerCase(java.util.Locale.ROOT), k -> new Api());
+        return apis.computeIfAbsent(api.toLowerCase(Locale.ROOT), k -> new Api());
     }
 
     /** What one API's pacers count as they go. Thread-safe, lock-free. */
@@ -102,7 +104,7 @@ public final class PacingStats {
 
         Snapshot snapshot(String name) {
             // an account and what its credential was known as before share one pacer: count pacers, not keys
-            Set<QuotaPacer> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+            Set<QuotaPacer> seen = Collections.newSetFromMap(new IdentityHashMap<>());
             int rate = 0;
             int concurrency = 0;
             int shared = 0;

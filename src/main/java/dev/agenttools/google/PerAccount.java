@@ -1,6 +1,7 @@
 package dev.agenttools.google;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -47,8 +48,8 @@ public final class PerAccount<V> {
     }
 
     /** The values kept now (one kept under two keys appears twice), copied: for reading outside the lock. */
-    synchronized java.util.List<V> values() {
-        return java.util.List.copyOf(values.values());
+    synchronized List<V> values() {
+        return List.copyOf(values.values());
     }
 
     synchronized int size() {

@@ -6,7 +6,9 @@ import dev.agenttools.tool.ToolException;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -135,7 +137,7 @@ final class QuotaPacer {
     /** @param counts where its waits and the refusals it learns from are counted ({@link PacingStats}) */
     QuotaPacer(String api, int unitsPerMinute, int burst, int maxInFlight, Ticker ticker, PacingStats.Counts counts) {
         check(unitsPerMinute, burst, maxInFlight);
-        this.counts = java.util.Objects.requireNonNull(counts, "counts");
+        this.counts = Objects.requireNonNull(counts, "counts");
         this.api = api;
         this.configuredUnitsPerMinute = unitsPerMinute;
         this.configuredBurst = burst;
@@ -635,7 +637,7 @@ final class QuotaPacer {
     }
 
     private static String seconds(double nanos) {
-        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
     }
 
     /**

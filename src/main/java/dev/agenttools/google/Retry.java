@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * Exponential backoff with jitter for what {@link GoogleErrors#retryable} says a retry can fix, honouring
@@ -83,13 +84,13 @@ public record Retry(Duration base, Duration cap, int maxAttempts, Duration quota
      * @param operationOf what one key's request does, for errors about that key alone
      * @throws InterruptedException when the call is cancelled
      */
-    public <K, V> Map<K, Outcome<V>> runEach(String operation, java.util.function.Function<K, String> operationOf,
+    public <K, V> Map<K, Outcome<V>> runEach(String operation, Function<K, String> operationOf,
                                              Deadline deadline, List<K> keys, Exchange<K, V> exchange)
             throws InterruptedException {
         return runEach(operation, operationOf, deadline, keys, exchange, Ticker.SYSTEM);
     }
 
-    <K, V> Map<K, Outcome<V>> runEach(String operation, java.util.function.Function<K, String> operationOf,
+    <K, V> Map<K, Outcome<V>> runEach(String operation, Function<K, String> operationOf,
                                       Deadline deadline, List<K> keys, Exchange<K, V> exchange, Ticker ticker)
             throws InterruptedException {
         Map<K, Outcome<V>> done = new LinkedHashMap<>();

@@ -1,5 +1,9 @@
 package dev.agenttools.google;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
 /** Checks a Google API root URL setting (Gmail's, Calendar's, an emulator's) before any client is built. */
 public final class RootUrl {
     private RootUrl() {
@@ -17,13 +21,13 @@ public final class RootUrl {
             return allowed + "nothing";
         }
         String shown = "\"" + (url.length() > 200 ? url.substring(0, 200) + "..." : url) + "\"";
-        java.net.URI uri;
+        URI uri;
         try {
-            uri = new java.net.URI(url);
-        } catch (java.net.URISyntaxException e) {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
             return allowed + shown + " (" + e.getReason() + " at index " + e.getIndex() + ")";
         }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             return allowed + shown;
         }

@@ -1,11 +1,12 @@
 package dev.agenttools.google;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.google.api.client.util.ObjectParser;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -43,7 +44,7 @@ public final class StreamingJson {
 
     /** The whole document {@code json}, read by {@code reader}; what cannot be read is an {@link UnreadableAnswer}. */
     public static <T> T read(byte[] json, ValueReader<T> reader) throws IOException {
-        return read(new java.io.ByteArrayInputStream(json), reader);
+        return read(new ByteArrayInputStream(json), reader);
     }
 
     /**

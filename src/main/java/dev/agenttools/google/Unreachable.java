@@ -1,11 +1,13 @@
 package dev.agenttools.google;
 
+import java.io.Serial;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import java.net.http.HttpConnectTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.UnresolvedAddressException;
+import java.util.Locale;
 
 /**
  * No connection to Google's server could be made: refused, an unknown host, no route, or none made in time. Says so
@@ -14,7 +16,7 @@ import java.nio.channels.UnresolvedAddressException;
  * {@link Retry} makes at most one more attempt; what the caller sees is {@code upstream}. Immutable.
  */
 final class Unreachable extends ConnectException {
-    @java.io.Serial
+    @Serial
     private static final long serialVersionUID = 1L;
 
     private final boolean timedOut;
@@ -69,7 +71,7 @@ final class Unreachable extends ConnectException {
                 }
                 default -> {
                     if (t.getMessage() != null && !t.getMessage().isBlank()) {
-                        return t.getMessage().strip().toLowerCase(java.util.Locale.ROOT);
+                        return t.getMessage().strip().toLowerCase(Locale.ROOT);
                     }
                 }
             }

@@ -1,6 +1,7 @@
 package dev.agenttools.google;
 
 import java.io.IOException;
+import java.io.Serial;
 
 /**
  * Google's answer arrived but cannot be read: malformed JSON, larger than the size read ({@link BoundedBody}),
@@ -9,7 +10,7 @@ import java.io.IOException;
  * request it answered (in a list, that one message's). The message says what was wrong, never the body itself.
  */
 public final class UnreadableAnswer extends IOException {
-    @java.io.Serial
+    @Serial
     private static final long serialVersionUID = 1L;
 
     public UnreadableAnswer(String message) {

@@ -1,10 +1,12 @@
 package dev.agenttools.habit;
 
+import java.text.Normalizer;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A habit as kept: whose it is, what it is called, when it is due, what one day's target is, and the zone its days
@@ -36,15 +38,15 @@ record Habit(String id, String user, String name, Schedule schedule, Double targ
     }
 
     /** The form of an id; no name may have it (see {@link #looksLikeId}). */
-    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("(?i)hab_[0-9a-f]{16}");
+    private static final Pattern ID = Pattern.compile("(?i)hab_[0-9a-f]{16}");
 
     /**
      * The name as compared: two names that differ only by case, or by how their accents are encoded (Unicode NFC), are
      * one.
      */
     static String nameKey(String name) {
-        return java.text.Normalizer.normalize(java.text.Normalizer.normalize(name.strip(), java.text.Normalizer.Form.NFC)
-                .toLowerCase(Locale.ROOT), java.text.Normalizer.Form.NFC);
+        return Normalizer.normalize(Normalizer.normalize(name.strip(), Normalizer.Form.NFC)
+                .toLowerCase(Locale.ROOT), Normalizer.Form.NFC);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.agenttools.habit;
 
+import dev.agenttools.tool.Params;
+import dev.agenttools.tool.ToolException;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
@@ -50,8 +53,8 @@ public record HabitSettings(Path file, String defaultUser, boolean userParam, Dy
         Objects.requireNonNull(file, "file");
         if (defaultUser != null) {
             try {
-                dev.agenttools.tool.Params.name(USER_VARIABLE, defaultUser, MAX_USER_CHARS); // kept as written (see HabitUsers)
-            } catch (dev.agenttools.tool.ToolException e) {
+                Params.name(USER_VARIABLE, defaultUser, MAX_USER_CHARS); // kept as written (see HabitUsers)
+            } catch (ToolException e) {
                 throw new IllegalArgumentException(e.getMessage());
             }
             if (defaultUser.startsWith(HabitUsers.USER_ID_PREFIX)) {

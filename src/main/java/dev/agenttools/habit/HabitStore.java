@@ -3,6 +3,7 @@ package dev.agenttools.habit;
 import dev.agenttools.tool.ToolException;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ interface HabitStore extends AutoCloseable {
      * done of every log, the amount of those from {@code amountsFrom} on (today's, shown by the list). Earlier amounts
      * and notes may be left out (null): a store that reads them slower than the days alone leaves them out.
      */
-    default Map<String, List<HabitLog>> progressLogs(String user, java.time.LocalDate amountsFrom) {
+    default Map<String, List<HabitLog>> progressLogs(String user, LocalDate amountsFrom) {
         return logs(user);
     }
 

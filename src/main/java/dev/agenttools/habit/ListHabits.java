@@ -7,6 +7,7 @@ import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static dev.agenttools.habit.HabitParams.answer;
@@ -33,7 +34,7 @@ record ListHabits(HabitContext c) implements Tool {
         long foreignWrites = store.foreignWrites(); // before reading: a write after it is seen by the next list
         List<Habit> habits = store.habits(user, p.bool("include_archived", false));
         List<HabitAnswers.Status> statuses = c.memo().statuses(store, user, habits, foreignWrites, c.clock().instant());
-        List<HabitAnswers.Listed> listed = new java.util.ArrayList<>(habits.size());
+        List<HabitAnswers.Listed> listed = new ArrayList<>(habits.size());
         for (int i = 0; i < habits.size(); i++) {
             listed.add(new HabitAnswers.Listed(HabitAnswers.HabitView.of(habits.get(i)), statuses.get(i)));
         }

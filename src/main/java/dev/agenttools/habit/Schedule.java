@@ -4,6 +4,7 @@ import java.time.DayOfWeek;
 import java.time.LocalDate;
 import java.time.format.TextStyle;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +32,7 @@ record Schedule(Kind kind, Set<DayOfWeek> days, int timesPerWeek) {
 
     Schedule {
         Objects.requireNonNull(kind, "kind");
-        days = days.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(EnumSet.copyOf(days));
+        days = days.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(days));
         switch (kind) {
             case DAILY -> {
                 if (!days.isEmpty() || timesPerWeek != 0) {

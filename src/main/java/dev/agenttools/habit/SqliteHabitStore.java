@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -457,7 +458,7 @@ final class SqliteHabitStore implements HabitStore {
             try {
                 return LocalDate.of(Integer.parseInt(stored, 0, 4, 10), Integer.parseInt(stored, 5, 7, 10),
                         Integer.parseInt(stored, 8, 10, 10));
-            } catch (NumberFormatException | java.time.DateTimeException e) {
+            } catch (NumberFormatException | DateTimeException e) {
                 // not one we wrote: the strict parser below names what is wrong
             }
         }

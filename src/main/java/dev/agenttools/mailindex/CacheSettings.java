@@ -3,6 +3,7 @@ package dev.agenttools.mailindex;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The local mail index list_emails and search_emails keep ({@link MailIndex}), read once and sealed.
@@ -28,7 +29,7 @@ public record CacheSettings(Mode mode, Path file, int maxMessages) {
     public static final CacheSettings OFF = new CacheSettings(Mode.OFF, null, DEFAULT_MAX_MESSAGES);
 
     public CacheSettings {
-        java.util.Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(mode, "mode");
         if (mode == Mode.AUTO && file == null) {
             throw new IllegalArgumentException("the mail index needs a file");
         }

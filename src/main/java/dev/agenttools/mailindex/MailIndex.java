@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -154,7 +155,7 @@ public final class MailIndex implements AutoCloseable {
             List<Object> params = new ArrayList<>();
             params.add(account);
             params.addAll(chunk);
-            String marks = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
+            String marks = String.join(",", Collections.nCopies(chunk.size(), "?"));
             for (Map.Entry<String, T> s : query("SELECT id, summary, label_ids FROM messages WHERE account = ? AND id IN (" + marks + ")",
                     params, rs -> Map.entry(rs.getString(1), read.apply(rs.getString(2), List.of(read(rs.getString(3), String[].class)))))) {
                 out.put(s.getKey(), s.getValue());

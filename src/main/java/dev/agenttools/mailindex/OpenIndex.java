@@ -1,5 +1,7 @@
 package dev.agenttools.mailindex;
 
+import dev.agenttools.tool.Diagnostics;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,11 +92,11 @@ public final class OpenIndex implements AutoCloseable {
             try {
                 return MailIndex.open(settings.file(), settings.maxMessages());
             } catch (RuntimeException again) {
-                System.err.println("agent-tools: listing without the mail index: " + again.getMessage());
+                Diagnostics.warn("listing without the mail index: " + again.getMessage());
                 return null;
             }
         } catch (RuntimeException e) {
-            System.err.println("agent-tools: listing without the mail index: " + e.getMessage());
+            Diagnostics.warn("listing without the mail index: " + e.getMessage());
             return null;
         }
     }
@@ -118,10 +120,10 @@ public final class OpenIndex implements AutoCloseable {
     private void setAside(MailIndexException.Damaged why) {
         try {
             Path aside = why.setAside();
-            System.err.println("agent-tools: the mail index " + settings.file() + " is damaged (" + why.getMessage() + "); "
+            Diagnostics.warn("the mail index " + settings.file() + " is damaged (" + why.getMessage() + "); "
                     + (aside == null ? "another process set it aside already" : "set aside as " + aside) + ", starting a new one");
         } catch (IOException | RuntimeException e) {
-            System.err.println("agent-tools: the mail index " + settings.file() + " is damaged (" + why.getMessage()
+            Diagnostics.warn("the mail index " + settings.file() + " is damaged (" + why.getMessage()
                     + ") and could not be set aside: " + e.getMessage());
         }
     }
@@ -141,7 +143,7 @@ public final class OpenIndex implements AutoCloseable {
             retryAt = System.nanoTime() + RETRY.toNanos();
             failing.close();
         }
-        System.err.println("agent-tools: listing without the mail index for " + RETRY.toSeconds() + " s: " + why.getMessage());
+        Diagnostics.warn("listing without the mail index for " + RETRY.toSeconds() + " s: " + why.getMessage());
     }
 
     /** What a list does when the index it used was replaced under it (another process set it aside): open it anew. */

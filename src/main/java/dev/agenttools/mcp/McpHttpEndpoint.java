@@ -1,5 +1,6 @@
 package dev.agenttools.mcp;
 
+import dev.agenttools.tool.Diagnostics;
 import dev.agenttools.tool.InternalErrors;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolSpec;
@@ -23,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -41,7 +43,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
      * Internal failures over HTTP: words and an error id for the caller, the detail in the server's log (stderr). Read
      * at each failure, so that it follows a redirected System.err.
      */
-    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> System.err.println("agent-tools server: " + line));
+    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> Diagnostics.line("agent-tools server: " + line));
 
     private final HttpServletStatelessServerTransport transport;
     private final McpStatelessSyncServer server;
@@ -68,7 +70,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
         HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(mapper).messageEndpoint(path).maxRequestSize(maxBodyBytes)
                 .contextExtractor(request -> {
-                    Map<String, Object> context = new java.util.HashMap<>();
+                    Map<String, Object> context = new HashMap<>();
                     McpCaller caller = callerOf.apply(request);
                     if (caller != null) {
                         context.put(CALLER, caller);

@@ -17,6 +17,7 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -198,7 +199,7 @@ final class McpRequestCheck {
 
     private static boolean timedOut(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof TimeoutException || t instanceof java.net.SocketTimeoutException) {
+            if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
                 return true;
             }
         }

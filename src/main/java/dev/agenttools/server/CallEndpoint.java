@@ -1,5 +1,6 @@
 package dev.agenttools.server;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
@@ -13,9 +14,12 @@ import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code POST /v1/call}: the JSON tool protocol of {@code call}, one request per HTTP request, the same request and
@@ -103,7 +107,7 @@ final class CallEndpoint extends Handler.Abstract {
         try {
             JsonNode token = Json.MAPPER.readTree(body).path("params").path("access_token");
             return token.isTextual() ? Gate.googleToken(token.asText()) : null;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             return null;
         }
     }
@@ -136,13 +140,13 @@ final class CallEndpoint extends Handler.Abstract {
                     throw new TooLarge();
                 }
                 if (length == buffer.length) {
-                    buffer = java.util.Arrays.copyOf(buffer, (int) Math.min(maxBodyBytes + 1L, buffer.length * 2L));
+                    buffer = Arrays.copyOf(buffer, (int) Math.min(maxBodyBytes + 1L, buffer.length * 2L));
                 }
             }
         }
         return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(java.nio.ByteBuffer.wrap(buffer, 0, length)).toString();
+                .decode(ByteBuffer.wrap(buffer, 0, length)).toString();
     }
 
     /** Reads and drops up to {@code bytes} more of the body (bounded in time by the connection's idle timeout). */
@@ -157,7 +161,7 @@ final class CallEndpoint extends Handler.Abstract {
 
     private static boolean timedOut(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.util.concurrent.TimeoutException) {
+            if (t instanceof TimeoutException) {
                 return true;
             }
         }

@@ -8,12 +8,15 @@ import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.server.oauth.RateLimiter;
 import dev.agenttools.server.oauth.TrustedProxies;
 import dev.agenttools.tool.CallListener;
+import dev.agenttools.tool.CallOutcome;
+import dev.agenttools.tool.Diagnostics;
 import dev.agenttools.tool.InternalErrors;
+import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
-import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
@@ -21,17 +24,22 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -185,7 +193,7 @@ public final class HttpService implements AutoCloseable {
      */
     public record Tls(Path keyStore, String password) {
         public Tls {
-            if (!java.nio.file.Files.isReadable(keyStore)) {
+            if (!Files.isReadable(keyStore)) {
                 throw new IllegalArgumentException("cannot read the TLS key store " + keyStore);
             }
         }
@@ -200,7 +208,7 @@ public final class HttpService implements AutoCloseable {
      * Internal failures told to remote callers: what failed in words with an error id; the detail (paths, classes, a
      * driver's text) in the server's log (stderr) under that id, for the operator.
      */
-    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> System.err.println("agent-tools server: " + line));
+    private static final InternalErrors INTERNALS = InternalErrors.logged(line -> Diagnostics.line("agent-tools server: " + line));
 
     private final Server server;
     private final ServerConnector connector;
@@ -235,7 +243,7 @@ public final class HttpService implements AutoCloseable {
         }
 
         @Override
-        public void completed(dev.agenttools.tool.CallOutcome outcome) {
+        public void completed(CallOutcome outcome) {
             metrics.completed(outcome);
         }
 
@@ -305,7 +313,7 @@ public final class HttpService implements AutoCloseable {
             connector.open(); // the port bound, for a public URL of port 0 on a loopback host
             try {
                 authorization = AuthorizationServer.open(options.oauth().withBoundPort(connector.getLocalPort()),
-                        java.time.Clock.systemUTC(), registry.specs());
+                        Clock.systemUTC(), registry.specs());
             } catch (IOException | RuntimeException e) {
                 connector.close(); // the port is not kept by a server that does not start
                 throw e;
@@ -370,9 +378,9 @@ public final class HttpService implements AutoCloseable {
     /** Any other path: the protocol's JSON, not Jetty's HTML page. */
     private static final class NotFound extends Handler.Abstract {
         @Override
-        public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
-                              org.eclipse.jetty.util.Callback callback) {
-            Answers.error(response, callback, 404, dev.agenttools.tool.ToolException.Kind.NOT_FOUND,
+        public boolean handle(Request request, Response response,
+                              Callback callback) {
+            Answers.error(response, callback, 404, ToolException.Kind.NOT_FOUND,
                     "no such endpoint; the service has POST /v1/call, /mcp, GET /healthz, /readyz and /metrics");
             return true;
         }

@@ -10,7 +10,9 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
+import java.time.Duration;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * In front of the MCP endpoint, what MCP's Streamable HTTP transport asks of a server and the SDK's servlet does not
@@ -31,7 +33,7 @@ final class McpGate extends Handler.Wrapper {
     /** The answer headers a page's script may read. */
     static final String EXPOSE_HEADERS = "WWW-Authenticate, Mcp-Session-Id";
     /** How long a browser may reuse a preflight's answer. */
-    static final java.time.Duration PREFLIGHT_MAX_AGE = java.time.Duration.ofHours(1);
+    static final Duration PREFLIGHT_MAX_AGE = Duration.ofHours(1);
 
     /** The request attribute that carries an OAuth token's caller (its user's Google token, its scope) to the MCP servlet. */
     static final String CALLER_ATTRIBUTE = "agent-tools.mcp-caller";
@@ -98,7 +100,7 @@ final class McpGate extends Handler.Wrapper {
         if (version != null && !PROTOCOL_VERSIONS.contains(version)) {
             gate.refuse(response, callback, PATH, 400, ToolException.Kind.INVALID_ARGUMENT, "protocol_version",
                     "MCP-Protocol-Version " + (version.length() > 40 ? version.substring(0, 40) + "..." : version)
-                            + " is not supported; this server speaks " + String.join(", ", new java.util.TreeSet<>(PROTOCOL_VERSIONS)));
+                            + " is not supported; this server speaks " + String.join(", ", new TreeSet<>(PROTOCOL_VERSIONS)));
             return true;
         }
         if (!"POST".equals(request.getMethod())) {

@@ -1,6 +1,7 @@
 package dev.agenttools.server;
 
 import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.InetAddressPattern;
 import org.eclipse.jetty.util.InetAddressSet;
 
 import java.net.InetAddress;
@@ -81,7 +82,7 @@ final class MetricsHosts {
                         + max);
             }
             try {
-                org.eclipse.jetty.util.InetAddressPattern.from(entry);
+                InetAddressPattern.from(entry);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(SETTING + ": \"" + entry + "\" has bits set past its prefix (a "
                         + "range is written with them zero, such as 10.0.0.0/8)", e);

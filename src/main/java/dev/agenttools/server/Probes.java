@@ -9,6 +9,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -108,7 +109,7 @@ final class Probes extends Handler.Abstract {
             client.send(HttpRequest.newBuilder(upstream).timeout(UPSTREAM_TIMEOUT).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
                     HttpResponse.BodyHandlers.discarding());
             return null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "unreachable (" + e.getClass().getSimpleName() + ")";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

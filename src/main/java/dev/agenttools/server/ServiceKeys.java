@@ -1,9 +1,13 @@
 package dev.agenttools.server;
 
+import dev.agenttools.tool.Diagnostics;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -93,10 +97,10 @@ final class ServiceKeys {
             try {
                 // another local user who could write the file could add a key of their own: refused, as ssh does
                 var permissions = Files.getPosixFilePermissions(file);
-                if (permissions.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
-                        || permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+                if (permissions.contains(PosixFilePermission.GROUP_WRITE)
+                        || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
                     throw new IllegalArgumentException(file + " may be written by other users (mode "
-                            + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): make it writable by its owner "
+                            + PosixFilePermissions.toString(permissions) + "): make it writable by its owner "
                             + "only (chmod go-w)");
                 }
                 long stamp = Files.getLastModifiedTime(file).toMillis() * 31 + Files.size(file);
@@ -111,7 +115,7 @@ final class ServiceKeys {
                             ? "cannot read " + file + ": " + e.getMessage() : e.getMessage()), e);
                 }
                 // a file being rewritten, or a bad edit: the keys read last stay until it is readable again
-                System.err.println("agent-tools server: service keys not reloaded: " + e.getMessage());
+                Diagnostics.line("agent-tools server: service keys not reloaded: " + e.getMessage());
             }
         }
     }

@@ -15,15 +15,19 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -87,7 +91,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
     private final Map<String, Lease> leases = new ConcurrentHashMap<>();
     private final Thread renewer;
     /** Where a new lease's first renewal runs: never on the call's thread. */
-    private final java.util.concurrent.Executor firstRenewals;
+    private final Executor firstRenewals;
     private volatile String lastError;
 
     /** What the other instances ask of one account at one API, as the last renewal read it. */
@@ -119,7 +123,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         volatile long renewedAt;
         volatile int renewals;
         /** Whether a renewal is under way (the first, in the background, or the renewer's). */
-        final java.util.concurrent.atomic.AtomicBoolean renewing = new java.util.concurrent.atomic.AtomicBoolean();
+        final AtomicBoolean renewing = new AtomicBoolean();
         /** The others' demand by API, as the last renewal read it. */
         volatile Map<String, Others> others = Map.of();
         /** This instance's demand by API as the last renewal wrote it, when, and as the one before wrote it. */
@@ -142,7 +146,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      * The share kept in {@code table} at DynamoDB's {@code endpoint} (null: AWS's, where the table is made beforehand;
      * a local DynamoDB's is made when missing).
      */
-    public static DynamoPacingShare open(java.net.URI endpoint, String region, String table) {
+    public static DynamoPacingShare open(URI endpoint, String region, String table) {
         return open(endpoint, region, table, false);
     }
 
@@ -150,7 +154,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      * @param bucket each user several instances serve books its calls' quota in a bucket they share ({@link #book}),
      *               rather than each instance pacing at its share of it
      */
-    public static DynamoPacingShare open(java.net.URI endpoint, String region, String table, boolean bucket) {
+    public static DynamoPacingShare open(URI endpoint, String region, String table, boolean bucket) {
         // bookings in the shared bucket are on the calls' path: one retry, and a store slower than this is skipped
         var bookings = ClientOverrideConfiguration.builder().retryStrategy(b -> b.maxAttempts(2))
                 .apiCallTimeout(BOOKING_TIMEOUT).build();
@@ -188,12 +192,12 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      * @param firstRenewals     where a new lease's first renewal runs (tests: nowhere, or threads of their own)
      */
     DynamoPacingShare(DynamoDbClient client, String table, boolean createTable, LongSupplier clock, boolean renewInBackground,
-                      java.util.concurrent.Executor firstRenewals) {
+                      Executor firstRenewals) {
         this(client, client, table, createTable, clock, renewInBackground, firstRenewals);
     }
 
     private DynamoPacingShare(DynamoDbClient client, DynamoDbClient bookingClient, String table, boolean createTable,
-                              LongSupplier clock, boolean renewInBackground, java.util.concurrent.Executor firstRenewals) {
+                              LongSupplier clock, boolean renewInBackground, Executor firstRenewals) {
         this.client = client;
         this.bucket = new DynamoQuotaBucket(bookingClient, table, clock);
         this.table = table;
@@ -375,7 +379,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
             double rate = m.getValue().rateAt(now);
             told.put(m.getKey(), rate);
             names.put("#d" + i, DEMAND + m.getKey() + "_" + instance);
-            values.put(":d" + i, AttributeValue.fromN(String.format(java.util.Locale.ROOT, "%.3f", rate)));
+            values.put(":d" + i, AttributeValue.fromN(String.format(Locale.ROOT, "%.3f", rate)));
             update.append(", #d").append(i).append(" = :d").append(i);
             i++;
         }

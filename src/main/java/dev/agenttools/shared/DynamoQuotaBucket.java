@@ -10,6 +10,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,8 +44,8 @@ final class DynamoQuotaBucket {
      * How long after a failure the store is left alone: calls then pace at their share, without its round trip; doubled
      * after each failure in a row up to {@link #MAX_REST}, so that a store that hangs costs a call its timeout seldom.
      */
-    static final java.time.Duration REST = java.time.Duration.ofSeconds(1);
-    static final java.time.Duration MAX_REST = java.time.Duration.ofSeconds(16);
+    static final Duration REST = Duration.ofSeconds(1);
+    static final Duration MAX_REST = Duration.ofSeconds(16);
     /** Tries of one booking (a wrong guess, or another instance's write between the read and ours). */
     static final int TRIES = 4;
     private static final String KEY = "account";

@@ -1,5 +1,7 @@
 package dev.agenttools.store;
 
+import org.sqlite.SQLiteException;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -232,7 +234,7 @@ public final class SqliteStore {
                 if (primary == 11 || primary == 26) {
                     return true;
                 }
-                if (t instanceof org.sqlite.SQLiteException sqlite && sqlite.getResultCode().code == 522) {
+                if (t instanceof SQLiteException sqlite && sqlite.getResultCode().code == 522) {
                     return true;
                 }
             }

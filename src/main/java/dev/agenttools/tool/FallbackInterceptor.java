@@ -30,7 +30,7 @@ final class FallbackInterceptor implements ToolInterceptor {
             if (surer == null || deadline.remainingNanos() < deadline.budgetNanos() * MIN_SHARE_LEFT) {
                 throw e;
             }
-            System.err.println("agent-tools: " + call.tool() + " failed on the fast path (" + e.kind().code()
+            Diagnostics.warn(call.tool() + " failed on the fast path (" + e.kind().code()
                     + "); falling back with " + deadline.remainingNanos() / 1_000_000 + " ms left");
             ToolResult slow = next.call(surer.withDeadline(deadline));
             return new ToolResult(slow.data(), Backend.FALLBACK, slow.items(), slow.duration());

@@ -2,12 +2,15 @@ package dev.agenttools.tool;
 
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,14 +33,14 @@ public final class FanOut {
         if (items.isEmpty()) {
             return List.of();
         }
-        java.util.concurrent.Semaphore gate = new java.util.concurrent.Semaphore(Math.max(1, parallelism));
+        Semaphore gate = new Semaphore(Math.max(1, parallelism));
         // Not try-with-resources: close() would wait for cancelled tasks; the deadline must not.
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         // Completion order, not item order: the first task to fail fails the call at once, even while tasks listed
         // before it are still waiting for their answers.
         ExecutorCompletionService<Integer> done = new ExecutorCompletionService<>(pool);
         List<Future<Integer>> futures = new ArrayList<>(items.size());
-        List<R> results = new ArrayList<>(java.util.Collections.nCopies(items.size(), null));
+        List<R> results = new ArrayList<>(Collections.nCopies(items.size(), null));
         try {
             for (int i = 0; i < items.size(); i++) {
                 int index = i;
@@ -73,7 +76,7 @@ public final class FanOut {
     }
 
     /** Runs one task on a virtual thread so that the deadline can interrupt it even when it does not look. */
-    public static <R> R one(Deadline deadline, String what, java.util.concurrent.Callable<R> task) {
+    public static <R> R one(Deadline deadline, String what, Callable<R> task) {
         return map(List.of(0), 1, deadline, what, i -> task.call()).getFirst();
     }
 
@@ -102,7 +105,7 @@ public final class FanOut {
         }
         int most = Math.max(1, Math.min(Math.min(batchSize, maxInFlight), (int) Math.ceil(Math.sqrt(count))));
         int chunks = (count + most - 1) / most;
-        List<Integer> sizes = new java.util.ArrayList<>(chunks);
+        List<Integer> sizes = new ArrayList<>(chunks);
         for (int i = 0; i < chunks; i++) {
             sizes.add(count / chunks + (i < count % chunks ? 1 : 0));
         }

@@ -1,6 +1,10 @@
 package dev.agenttools.tool;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.HexFormat;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
@@ -33,7 +37,7 @@ public final class InternalErrors {
      * {@code internal error <id>}.
      */
     public static InternalErrors logged(Consumer<String> log) {
-        return new InternalErrors(java.util.Objects.requireNonNull(log, "log"));
+        return new InternalErrors(Objects.requireNonNull(log, "log"));
     }
 
     /** The message a caller of {@code command} gets for {@code e} (the whole message unless internal and logged). */
@@ -65,8 +69,8 @@ public final class InternalErrors {
         String id = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         StringBuilder line = new StringBuilder("internal error ").append(id).append(": ").append(detail.replace('\n', ' '));
         if (cause != null && !(cause instanceof ToolException) && isBug(cause)) {
-            java.io.StringWriter trace = new java.io.StringWriter();
-            cause.printStackTrace(new java.io.PrintWriter(trace));
+            StringWriter trace = new StringWriter();
+            cause.printStackTrace(new PrintWriter(trace));
             line.append('\n').append(trace.toString().stripTrailing());
         }
         log.accept(line.toString());
@@ -75,6 +79,6 @@ public final class InternalErrors {
 
     /** A fault of the code (its stack helps), as against an I/O or store failure whose message says it all. */
     private static boolean isBug(Throwable t) {
-        return t instanceof RuntimeException && !(t instanceof java.io.UncheckedIOException) || t instanceof Error;
+        return t instanceof RuntimeException && !(t instanceof UncheckedIOException) || t instanceof Error;
     }
 }

@@ -3,9 +3,13 @@ package dev.agenttools.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.text.Normalizer;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Reads a tool's params once, at the edge, and fails with a message that names the field, its bad value and
@@ -22,8 +26,8 @@ public final class Params {
     /** The most Unicode code points an {@value #AGENT_NAME} has: a name for statistics, not a payload. */
     public static final int MAX_AGENT_NAME = 100;
     /** Names of params whose values are secrets (credentials of any tool): never echoed in an error. */
-    private static final java.util.regex.Pattern SECRET =
-            java.util.regex.Pattern.compile("(?i).*(access_token|refresh_token|secret|password|api_key).*");
+    private static final Pattern SECRET =
+            Pattern.compile("(?i).*(access_token|refresh_token|secret|password|api_key).*");
     private final String tool;
     private final ObjectNode params;
 
@@ -42,7 +46,7 @@ public final class Params {
         while (names.hasNext()) {
             String name = names.next();
             if (!known.contains(name) && !CALL_LEVEL.contains(name)) {
-                List<String> allowed = new java.util.ArrayList<>(known.stream()
+                List<String> allowed = new ArrayList<>(known.stream()
                         .filter(k -> !CALL_LEVEL.contains(k) && !SECRET.matcher(k).matches()).toList());
                 allowed.sort(null);
                 throw ToolException.invalidArgument(call.tool() + ": unknown param '" + clip(name) + "'; "
@@ -86,7 +90,7 @@ public final class Params {
      * @throws ToolException INVALID_ARGUMENT naming {@code field}, what it holds, and what is allowed
      */
     public static String name(String field, String value, int max) {
-        String s = java.text.Normalizer.normalize(value.strip(), java.text.Normalizer.Form.NFC);
+        String s = Normalizer.normalize(value.strip(), Normalizer.Form.NFC);
         int length = codePoints(s);
         if (length == 0 || length > max) {
             throw ToolException.invalidArgument(field + " must be 1.." + max + " characters (Unicode code points), got " + length);
@@ -102,7 +106,7 @@ public final class Params {
      * @throws ToolException INVALID_ARGUMENT naming {@code field}, what it holds, and what is allowed
      */
     public static String text(String field, String value, int max) {
-        String s = java.text.Normalizer.normalize(value, java.text.Normalizer.Form.NFC);
+        String s = Normalizer.normalize(value, Normalizer.Form.NFC);
         int length = codePoints(s);
         if (length > max) {
             throw ToolException.invalidArgument(field + " must be at most " + max + " characters (Unicode code points), got " + length);
@@ -122,7 +126,7 @@ public final class Params {
             if (what != null) {
                 throw ToolException.invalidArgument(field + " must be " + (lines ? "plain text" : "one line of plain text")
                         + ", without control, format, bidirectional or zero-width characters; it has "
-                        + String.format(java.util.Locale.ROOT, "U+%04X", cp) + " (" + what + ")");
+                        + String.format(Locale.ROOT, "U+%04X", cp) + " (" + what + ")");
             }
         }
     }
@@ -196,10 +200,10 @@ public final class Params {
 
     static String describe(String name, JsonNode v) {
         if (SECRET.matcher(name).matches()) {
-            return "a " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+            return "a " + v.getNodeType().name().toLowerCase(Locale.ROOT);
         }
         String text = v.isTextual() ? "\"" + clip(v.asText()) + "\"" : clip(v.toString());
-        return text + " (" + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ")";
+        return text + " (" + v.getNodeType().name().toLowerCase(Locale.ROOT) + ")";
     }
 
     /** {@code s}, or its first 60 code points and "..." (never half of a character). */

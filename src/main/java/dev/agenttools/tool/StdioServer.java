@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -68,7 +69,7 @@ public final class StdioServer {
     private final Limits limits;
     private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
     /** Admitted calls not started yet, oldest first: one per worker task, taken by the task that gets a slot. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Arrived> arrived = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Arrived> arrived = new ConcurrentLinkedQueue<>();
     /** Running slots. */
     private final Semaphore running;
     /** Calls admitted and not yet answered (running plus queued), and the request text they hold. */

@@ -3,6 +3,7 @@ package dev.agenttools.tool;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * One request to run a tool.
@@ -27,7 +28,7 @@ public record ToolCall(String tool, ObjectNode params, String agentName, String 
         Objects.requireNonNull(tool, "tool");
         Objects.requireNonNull(params, "params");
         agentName = agentName == null || agentName.isBlank() ? "unknown" : agentName;
-        requestId = requestId == null || requestId.isBlank() ? java.util.UUID.randomUUID().toString() : requestId;
+        requestId = requestId == null || requestId.isBlank() ? UUID.randomUUID().toString() : requestId;
     }
 
     public static ToolCall of(String tool, ObjectNode params) {

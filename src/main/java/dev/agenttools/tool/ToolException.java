@@ -1,5 +1,6 @@
 package dev.agenttools.tool;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -64,7 +65,7 @@ public final class ToolException extends RuntimeException {
     private final boolean sameOnRerun;
     private final String words;
     /** How long the caller should wait before trying again (a rate limit's); null: not said. */
-    private final java.time.Duration retryAfter;
+    private final Duration retryAfter;
 
     public ToolException(Kind kind, String message) {
         this(kind, message, null, false);
@@ -88,7 +89,7 @@ public final class ToolException extends RuntimeException {
     }
 
     private ToolException(Kind kind, String message, Throwable cause, boolean sameOnRerun, String words,
-                          java.time.Duration retryAfter) {
+                          Duration retryAfter) {
         super(message, cause);
         this.kind = kind;
         this.sameOnRerun = sameOnRerun;
@@ -104,7 +105,7 @@ public final class ToolException extends RuntimeException {
      * @param sameOnRerun a rerun any other way would meet it too (the account's quota, which every strategy spends
      *                    alike), so the fallback router does not rerun it
      */
-    public static ToolException rateLimited(String message, java.time.Duration retryAfter, Throwable cause,
+    public static ToolException rateLimited(String message, Duration retryAfter, Throwable cause,
                                             boolean sameOnRerun) {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
             throw new IllegalArgumentException("a retry-after must be positive, got " + retryAfter);
@@ -113,7 +114,7 @@ public final class ToolException extends RuntimeException {
     }
 
     /** How long the caller should wait before trying again, or null when the failure does not say. */
-    public java.time.Duration retryAfter() {
+    public Duration retryAfter() {
         return retryAfter;
     }
 

@@ -7,12 +7,16 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The article's wire protocol, shared by the one-shot {@code call} and the persistent {@code serve --stdio}:
@@ -60,7 +64,7 @@ public final class ToolProtocol {
     public ToolProtocol(ToolRegistry registry, Map<String, String> names, InternalErrors internals) {
         this.registry = registry;
         this.names = Map.copyOf(names);
-        this.internals = java.util.Objects.requireNonNull(internals, "internals");
+        this.internals = Objects.requireNonNull(internals, "internals");
     }
 
     /**
@@ -116,7 +120,7 @@ public final class ToolProtocol {
             JsonNode tree;
             try {
                 tree = STRICT.readTree(request);
-            } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+            } catch (MismatchedInputException e) {
                 // the one mismatch a tree read has: more after the object (FAIL_ON_TRAILING_TOKENS)
                 throw ToolException.invalidArgument("the request has more after its JSON object; send exactly one "
                         + "object per request (one per line for serve)");
@@ -126,13 +130,13 @@ public final class ToolProtocol {
             }
             if (tree == null || !tree.isObject()) {
                 throw ToolException.invalidArgument("the request must be a JSON object with command and params, got "
-                        + (tree == null ? "nothing" : tree.getNodeType().name().toLowerCase(java.util.Locale.ROOT)));
+                        + (tree == null ? "nothing" : tree.getNodeType().name().toLowerCase(Locale.ROOT)));
             }
             id = tree.get("id");
             if (id != null && !(id.isTextual() || id.isIntegralNumber() || id.isNull())) {
                 JsonNode bad = id;
                 id = null;
-                throw ToolException.invalidArgument("id must be a string or an integer, got " + bad.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+                throw ToolException.invalidArgument("id must be a string or an integer, got " + bad.getNodeType().name().toLowerCase(Locale.ROOT));
             }
             if (id != null && !id.isNull() && Params.codePoints(id.asText()) > MAX_ID) {
                 int length = Params.codePoints(id.asText());
@@ -148,7 +152,7 @@ public final class ToolProtocol {
             }
             JsonNode params = tree.get("params");
             if (params != null && !params.isNull() && !params.isObject()) {
-                throw ToolException.invalidArgument("params must be a JSON object, got " + params.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+                throw ToolException.invalidArgument("params must be a JSON object, got " + params.getNodeType().name().toLowerCase(Locale.ROOT));
             }
             named = command.asText();
             ObjectNode p = params == null || params.isNull() ? Json.object() : (ObjectNode) params;
@@ -188,7 +192,7 @@ public final class ToolProtocol {
         list.put("name", toolName(names, TOOLS_LIST));
         list.put("description", "List every command with the JSON Schema of its params. A call that fails answers "
                 + "{\"status\": \"error\", \"error\": {\"code\", \"message\"}}; the codes, with a one-shot call's exit status: "
-                + String.join("; ", java.util.Arrays.stream(ToolException.Kind.values())
+                + String.join("; ", Arrays.stream(ToolException.Kind.values())
                         .map(k -> k.code() + " (" + k.exitStatus() + "): " + k.meaning()).toList()) + ".");
         list.set("params_schema", Json.object().put("type", "object").put("additionalProperties", false));
         for (ToolSpec spec : registry.specs()) {

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The front door every mode uses (one-shot call, serve, MCP, bench): the tools by name, and the one call path.
@@ -25,7 +28,7 @@ public final class ToolRegistry implements AutoCloseable {
     private final CallTimeouts timeouts;
 
     private ToolRegistry(Builder b) {
-        this.tools = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.tools));
+        this.tools = Collections.unmodifiableMap(new LinkedHashMap<>(b.tools));
         this.interceptors = List.copyOf(b.interceptors);
         this.listeners = List.copyOf(b.listeners);
         this.timeouts = b.timeouts;
@@ -102,7 +105,7 @@ public final class ToolRegistry implements AutoCloseable {
         return inFlight.get();
     }
 
-    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     private ToolResult answer(ToolCall received) {
         Tool tool = tools.get(received.tool());
@@ -218,7 +221,7 @@ public final class ToolRegistry implements AutoCloseable {
 
         /** Something the tools hold that {@link ToolRegistry#close()} should release (an HTTP client, say). */
         public Builder resource(AutoCloseable resource) {
-            resources.add(java.util.Objects.requireNonNull(resource, "resource"));
+            resources.add(Objects.requireNonNull(resource, "resource"));
             return this;
         }
 
@@ -242,7 +245,7 @@ public final class ToolRegistry implements AutoCloseable {
 
         /** What {@code timeout_ms} may be (default: 30 s, within 100 ms..5 min). */
         public Builder timeouts(CallTimeouts t) {
-            timeouts = java.util.Objects.requireNonNull(t, "timeouts");
+            timeouts = Objects.requireNonNull(t, "timeouts");
             return this;
         }
 

@@ -6,6 +6,7 @@
  * call path (deadline, interceptors, listeners), the wire protocol ({@link dev.agenttools.tool.ToolProtocol}, served
  * line by line by {@link dev.agenttools.tool.StdioServer}; what it tells a remote caller of an internal failure,
  * {@link dev.agenttools.tool.InternalErrors}) and the bounded fan-out tools use
- * ({@link dev.agenttools.tool.FanOut}). It imports nothing else of ours.
+ * ({@link dev.agenttools.tool.FanOut}). It imports nothing else of ours. {@link dev.agenttools.tool.Diagnostics}, the
+ * one place our library code writes to stderr, is public for the other packages only: not part of the API.
  */
 package dev.agenttools.tool;

@@ -1,7 +1,10 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.Params;
+
 import java.time.Instant;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The facts kept about one tool call. Never holds params, data or tokens.
@@ -20,7 +23,7 @@ record CallRecord(Instant ts, String toolName, String agentName, double duration
         Objects.requireNonNull(status, "status");
         // what callers name is bounded where it enters (the registry refuses a longer agent_name, the protocol a longer
         // id); held here too, so that no path (an old journal, a tool's own call) stores more
-        agentName = agentName == null ? "unknown" : clip(agentName, dev.agenttools.tool.Params.MAX_AGENT_NAME);
+        agentName = agentName == null ? "unknown" : clip(agentName, Params.MAX_AGENT_NAME);
         // the strategy is the caller's param, recorded even when the tool refused it: only a word is kept as it is
         strategy = strategy == null ? "auto" : STRATEGY.matcher(strategy).matches() ? strategy : "invalid";
         requestId = requestId == null ? "" : clip(requestId, MAX_REQUEST_ID);
@@ -28,7 +31,7 @@ record CallRecord(Instant ts, String toolName, String agentName, double duration
 
     /** The most code points of a request id kept (the protocol refuses longer ids; generated ones are 36). */
     static final int MAX_REQUEST_ID = 100;
-    private static final java.util.regex.Pattern STRATEGY = java.util.regex.Pattern.compile("[a-z0-9_-]{1,32}");
+    private static final Pattern STRATEGY = Pattern.compile("[a-z0-9_-]{1,32}");
 
     private static String clip(String s, int max) {
         return s.codePointCount(0, s.length()) > max ? s.substring(0, s.offsetByCodePoints(0, max)) : s;

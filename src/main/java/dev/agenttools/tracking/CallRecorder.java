@@ -1,11 +1,15 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.Diagnostics;
+
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -35,7 +39,7 @@ public final class CallRecorder implements AutoCloseable {
      */
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofMillis(1_500);
     /** Put in the queue at close so that an idle writer stops waiting at once instead of after its linger time. */
-    private static final CallRecord WAKE_UP = new CallRecord(java.time.Instant.EPOCH, "", null, 0, null, null, "ok", null, 0, null);
+    private static final CallRecord WAKE_UP = new CallRecord(Instant.EPOCH, "", null, 0, null, null, "ok", null, 0, null);
     static final int MAX_BATCH = 500;
     private static final long LINGER_MS = 200;
     /**
@@ -68,7 +72,7 @@ public final class CallRecorder implements AutoCloseable {
     private long failed;
     private long givenUp;
     private boolean abandoned;
-    private final java.util.concurrent.atomic.AtomicBoolean closeCalled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
     private volatile boolean closing;
     /** Set by close when its time is up: the writer starts no further batch. */
     private volatile boolean stopWriting;
@@ -92,7 +96,7 @@ public final class CallRecorder implements AutoCloseable {
      *
      * @param tools the commands statistics are kept for ({@code Tools.commands()})
      */
-    public static CallRecorder open(TrackingSettings settings, java.util.List<String> tools) {
+    public static CallRecorder open(TrackingSettings settings, List<String> tools) {
         return Tracking.openRecorder(settings, tools);
     }
 
@@ -195,14 +199,14 @@ public final class CallRecorder implements AutoCloseable {
             DeadJournals.Shipped s = DeadJournals.ship(journal.folder(), sink);
             if (s.files() > 0) {
                 shipped.addAndGet(s.records());
-                System.err.println("agent-tools: shipped " + s.records() + " call records to the " + sink.name() + " store from "
+                Diagnostics.warn("shipped " + s.records() + " call records to the " + sink.name() + " store from "
                         + s.files() + " journal files that stopped processes left in " + journal.folder()
                         + (s.malformed() > 0 ? " (" + s.malformed() + " malformed lines skipped)" : ""));
             }
         } catch (Exception e) {
             String message = "the call journals in " + journal.folder() + " stay for a later try: " + e.getMessage();
             if (!message.equals(lastError)) {
-                System.err.println("agent-tools: " + message);
+                Diagnostics.warn(message);
             }
             lastError = message;
         }
@@ -249,7 +253,7 @@ public final class CallRecorder implements AutoCloseable {
         }
         if (keeping) {
             long seconds = Duration.ofNanos(System.nanoTime() - keptSince).toSeconds();
-            System.err.println("agent-tools: the " + sink.name() + " store takes call records again, after refusing"
+            Diagnostics.warn("the " + sink.name() + " store takes call records again, after refusing"
                     + " them for " + seconds + " s; the ones kept are written now");
             keeping = false;
             told = null;
@@ -287,7 +291,7 @@ public final class CallRecorder implements AutoCloseable {
         lastWriteFailed = true;
         if (!toldQueueFull && !closing && rejected.get() > rejectedBeforeOutage) {
             toldQueueFull = true;
-            System.err.println("agent-tools: " + capacity + " call records wait for the " + sink.name() + " store, as"
+            Diagnostics.warn(capacity + " call records wait for the " + sink.name() + " store, as"
                     + " many as are kept: the records of calls from now until it takes them again are dropped and"
                     + " counted");
         }
@@ -296,7 +300,7 @@ public final class CallRecorder implements AutoCloseable {
     /** Prints the message unless it is about the failure told last: once per distinct failure, not per batch or try. */
     private void tell(String failure, String message) {
         if (!failure.equals(told)) {
-            System.err.println("agent-tools: " + message);
+            Diagnostics.warn(message);
             told = failure;
         }
     }

@@ -1,5 +1,7 @@
 package dev.agenttools.tracking;
 
+import dev.agenttools.tool.Diagnostics;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,6 +14,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
@@ -111,7 +114,7 @@ final class DeadJournals {
             while (bytes.hasRemaining() && channel.read(bytes, bytes.position()) >= 0) {
                 // reads to the end
             }
-            return java.util.Arrays.copyOf(bytes.array(), bytes.position());
+            return Arrays.copyOf(bytes.array(), bytes.position());
         }
 
         void close() throws IOException {
@@ -163,7 +166,7 @@ final class DeadJournals {
                 throw e;
             }
             Files.deleteIfExists(p);
-            System.err.println("agent-tools: removed the symbolic link " + p + " from the call journals, unread");
+            Diagnostics.warn("removed the symbolic link " + p + " from the call journals, unread");
             return null;
         }
         FileLock lock;

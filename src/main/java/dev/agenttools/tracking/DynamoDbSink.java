@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Call records in a DynamoDB table (AWS SDK v2), for teams that outgrow one machine.
@@ -78,14 +79,14 @@ final class DynamoDbSink implements CallSink {
     }
 
     /** The table to read, creating nothing: empty when it does not exist (no call recorded there yet). */
-    static java.util.Optional<DynamoDbSink> openReadOnly(DynamoDbClient client, String table, List<String> tools) {
+    static Optional<DynamoDbSink> openReadOnly(DynamoDbClient client, String table, List<String> tools) {
         try {
             client.describeTable(DescribeTableRequest.builder().tableName(table).build());
         } catch (ResourceNotFoundException missing) {
             client.close();
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(new DynamoDbSink(client, table, tools, false));
+        return Optional.of(new DynamoDbSink(client, table, tools, false));
     }
 
     @Override
@@ -227,6 +228,6 @@ final class DynamoDbSink implements CallSink {
      * loads no AWS class (the verifier would, to check this method's types).
      */
     static DynamoDbClient client(TrackingSettings settings) {
-        return dev.agenttools.store.DynamoClients.client(settings.dynamoEndpoint(), settings.region(), BOUNDED);
+        return DynamoClients.client(settings.dynamoEndpoint(), settings.region(), BOUNDED);
     }
 }

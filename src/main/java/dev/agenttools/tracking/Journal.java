@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import dev.agenttools.store.PrivateFolder;
+import dev.agenttools.tool.Diagnostics;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -184,7 +185,7 @@ final class Journal {
 
     private void fail(IOException e) {
         broken = true;
-        System.err.println("agent-tools: the call journal in " + folder + " cannot be written (" + e.getMessage()
+        Diagnostics.warn("the call journal in " + folder + " cannot be written (" + e.getMessage()
                 + "); calls are recorded without it from now on");
     }
 
@@ -260,7 +261,7 @@ final class Journal {
                         HELD.remove(r.segment().file().getFileName().toString());
                     }
                 } catch (IOException e) {
-                    System.err.println("agent-tools: closing the call journal " + r.segment().file() + ": " + e.getMessage());
+                    Diagnostics.warn("closing the call journal " + r.segment().file() + ": " + e.getMessage());
                 }
             }
             older.clear();

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.store.PrivateFolder;
+import dev.agenttools.tool.Diagnostics;
 import dev.agenttools.tool.Json;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +19,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -26,6 +29,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -179,7 +183,7 @@ final class Spool implements CallSink {
     static Lines read(Path taken) throws IOException {
         byte[] bytes;
         try (FileChannel in = FileChannel.open(taken, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            bytes = java.nio.channels.Channels.newInputStream(in).readAllBytes();
+            bytes = Channels.newInputStream(in).readAllBytes();
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
@@ -187,7 +191,7 @@ final class Spool implements CallSink {
                 throw e;
             }
             Files.deleteIfExists(taken);
-            System.err.println("agent-tools: removed the symbolic link " + taken + " from the call spool, unread");
+            Diagnostics.warn("removed the symbolic link " + taken + " from the call spool, unread");
             return null;
         }
         return lines(bytes);
@@ -273,7 +277,7 @@ final class Spool implements CallSink {
      * message naming it).
      */
     static FileChannel open(Path p, StandardOpenOption... options) throws IOException {
-        Set<java.nio.file.OpenOption> all = new java.util.HashSet<>(List.of(options));
+        Set<OpenOption> all = new HashSet<>(List.of(options));
         all.add(LinkOption.NOFOLLOW_LINKS);
         try {
             return FileChannel.open(p, all, OWNER_ONLY);

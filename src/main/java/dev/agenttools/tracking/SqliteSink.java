@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import dev.agenttools.store.SqliteStore;
+import dev.agenttools.tool.Diagnostics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +16,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Call records in a SQLite file (sqlite-jdbc), opened as {@link SqliteStore} opens the stores: owner-only in a folder
@@ -155,11 +157,11 @@ public final class SqliteSink implements CallSink {
                 }
             }
         } catch (IOException | SQLException e) {
-            System.err.println("agent-tools: the spooled call records of " + file + " stay pending (" + records
+            Diagnostics.warn("the spooled call records of " + file + " stay pending (" + records
                     + " ingested before this): " + e.getMessage());
         }
         if (malformed > 0) {
-            System.err.println("agent-tools: skipped " + malformed + " malformed lines of the call spool " + spool.file());
+            Diagnostics.warn("skipped " + malformed + " malformed lines of the call spool " + spool.file());
         }
         return new Ingested(files, records, malformed);
     }
@@ -184,16 +186,16 @@ public final class SqliteSink implements CallSink {
      * table), and empty when there is no file or no calls table yet, which means no call has been recorded there. A
      * file an older version left in WAL mode is converted first (see {@link SqliteStore#openToRead}).
      */
-    static java.util.Optional<SqliteSink> openToRead(Path file) {
+    static Optional<SqliteSink> openToRead(Path file) {
         try {
             if (new Spool(file).hasPending()) {
-                return java.util.Optional.of(new SqliteSink(file));
+                return Optional.of(new SqliteSink(file));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot look for the call spool of " + file + ": " + e.getMessage(), e);
         }
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         Connection c = null;
         try {
@@ -202,11 +204,11 @@ public final class SqliteSink implements CallSink {
                  ResultSet rs = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'")) {
                 if (!rs.next()) {
                     c.close();
-                    return java.util.Optional.empty();
+                    return Optional.empty();
                 }
             }
             c.setAutoCommit(false);
-            return java.util.Optional.of(new SqliteSink(file, c));
+            return Optional.of(new SqliteSink(file, c));
         } catch (SQLException e) {
             try {
                 if (c != null) {
@@ -360,7 +362,7 @@ public final class SqliteSink implements CallSink {
         try {
             connection.close();
         } catch (SQLException e) {
-            System.err.println("agent-tools: closing the call store " + file + " failed: " + e.getMessage());
+            Diagnostics.warn("closing the call store " + file + " failed: " + e.getMessage());
         }
     }
 }

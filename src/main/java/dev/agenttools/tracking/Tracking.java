@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import dev.agenttools.store.SqliteStore;
+import dev.agenttools.tool.Diagnostics;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,10 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /** Opens the configured call store. */
 public final class Tracking {
@@ -33,7 +35,7 @@ public final class Tracking {
                         throw e;
                     }
                     Spool spool = new Spool(settings.sqliteFile());
-                    System.err.println("agent-tools: " + e.getCause().getMessage() + "; call records go to " + spool.file()
+                    Diagnostics.warn(e.getCause().getMessage() + "; call records go to " + spool.file()
                             + " until it can be");
                     yield spool;
                 }
@@ -75,10 +77,10 @@ public final class Tracking {
             try {
                 journal = Journal.open(journalFolder(settings));
             } catch (IOException | RuntimeException e) {
-                System.err.println("agent-tools: the call journal is off: " + e.getMessage());
+                Diagnostics.warn("the call journal is off: " + e.getMessage());
             }
         }
-        java.util.function.Predicate<Exception> mayPass = switch (settings.sink()) {
+        Predicate<Exception> mayPass = switch (settings.sink()) {
             case SQLITE -> SqliteSink::busy;
             case DYNAMODB -> DynamoDbSink::outage;
             case NONE -> e -> false;

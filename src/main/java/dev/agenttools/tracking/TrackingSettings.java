@@ -2,9 +2,12 @@ package dev.agenttools.tracking;
 
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Where call records go, read once from the environment.
@@ -19,7 +22,7 @@ import java.util.Map;
  *                       a folder per store in it), or null when {@code AGENT_TOOLS_TRACKING_JOURNAL=off}: see {@link Journal}
  */
 public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
-                               java.time.Duration flushTimeout, Path journal) {
+                               Duration flushTimeout, Path journal) {
     /** Where call records go, as {@code AGENT_TOOLS_TRACKING} names it. */
     public enum Sink {
         SQLITE, DYNAMODB, NONE;
@@ -51,7 +54,7 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
      * How long the exit waits for pending records. Long enough for a cold JVM to load the AWS SDK, connect and write
      * (1–2 s, more on a busy machine); short enough that a store that never answers costs one short wait.
      */
-    static final java.time.Duration DEFAULT_FLUSH = java.time.Duration.ofSeconds(5);
+    static final Duration DEFAULT_FLUSH = Duration.ofSeconds(5);
 
     /** Settings with no journal (for a program of its own, whose process is not the command line's). */
     public TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region) {
@@ -59,12 +62,12 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
     }
 
     public TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, URI dynamoEndpoint, String region,
-                            java.time.Duration flushTimeout) {
+                            Duration flushTimeout) {
         this(sink, sqliteFile, dynamoTable, dynamoEndpoint, region, flushTimeout, null);
     }
 
     public TrackingSettings {
-        java.util.Objects.requireNonNull(sink, "sink");
+        Objects.requireNonNull(sink, "sink");
     }
 
     /**
@@ -83,7 +86,7 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
         Path file;
         try {
             file = db == null || db.isBlank() ? defaultFile(env) : Path.of(db);
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             throw new IllegalArgumentException(DB_VARIABLE + " must be a file path, got \"" + db + "\": " + e.getReason());
         }
         if (sink == Sink.SQLITE) {
@@ -111,7 +114,7 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
         };
     }
 
-    private static java.time.Duration flushTimeout(Map<String, String> env) {
+    private static Duration flushTimeout(Map<String, String> env) {
         String value = env.get(FLUSH_VARIABLE);
         if (value == null || value.isBlank()) {
             return DEFAULT_FLUSH;
@@ -119,7 +122,7 @@ public record TrackingSettings(Sink sink, Path sqliteFile, String dynamoTable, U
         try {
             long ms = Long.parseLong(value.strip());
             if (ms >= 1 && ms <= 600_000) {
-                return java.time.Duration.ofMillis(ms);
+                return Duration.ofMillis(ms);
             }
         } catch (NumberFormatException e) {
             // the message below

@@ -1,8 +1,7 @@
 package dev.agenttools.auth;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.api.client.auth.oauth2.Credential;
 import com.google.api.client.auth.oauth2.StoredCredential;
 import com.google.api.client.extensions.java6.auth.oauth2.AuthorizationCodeInstalledApp;
 import com.google.api.client.http.javanet.NetHttpTransport;
@@ -11,6 +10,7 @@ import com.google.api.client.util.store.FileDataStoreFactory;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
 import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
@@ -18,20 +18,28 @@ import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -71,7 +79,7 @@ class SignInTest {
                   "redirect_uris": ["http://localhost"], "auth_uri": "https://accounts.google.com/o/oauth2/auth",
                   "token_uri": "https://oauth2.googleapis.com/token"}}""");
         String root = emulator.rootUri().toString();
-        AuthSettings s = AuthSettings.from(java.util.Map.of("AGENT_TOOLS_OAUTH_ROOT_URL", root,
+        AuthSettings s = AuthSettings.from(Map.of("AGENT_TOOLS_OAUTH_ROOT_URL", root,
                 "AGENT_TOOLS_CLIENT_SECRETS", secrets.toString()), dir.resolve("config"));
         return scopes.length == 0 ? s : s.withScopes(List.of(scopes));
     }
@@ -181,7 +189,7 @@ class SignInTest {
             urls.add(url);
             FOLLOWING_BROWSER.browse(url);
         });
-        java.util.Map<String, String> query = query(URI.create(urls.getFirst()));
+        Map<String, String> query = query(URI.create(urls.getFirst()));
         assertThat(query.get("state")).as("state").matches("[A-Za-z0-9_-]{43}");
         assertThat(query.get("code_challenge")).as("code_challenge").matches("[A-Za-z0-9_-]{43}");
         assertThat(query.get("code_challenge_method")).isEqualTo("S256");
@@ -219,11 +227,11 @@ class SignInTest {
         };
     }
 
-    private static java.util.Map<String, String> query(URI uri) {
-        java.util.Map<String, String> params = new java.util.HashMap<>();
+    private static Map<String, String> query(URI uri) {
+        Map<String, String> params = new HashMap<>();
         for (String pair : uri.getRawQuery().split("&")) {
             int eq = pair.indexOf('=');
-            params.put(pair.substring(0, eq), java.net.URLDecoder.decode(pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
+            params.put(pair.substring(0, eq), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
         }
         return params;
     }
@@ -239,15 +247,15 @@ class SignInTest {
 
     @Test
     void onlyTheRefreshFailuresStackTraceIsDroppedAndOnlyOnceACredentialIsBuilt(@TempDir Path home) {
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(
-                com.google.api.client.auth.oauth2.Credential.class.getName());
-        assertThat(log.getLevel()).as("the library's logging is left on").isNotEqualTo(java.util.logging.Level.OFF);
-        AuthSettings nobody = AuthSettings.from(java.util.Map.of(), home);
+        Logger log = Logger.getLogger(
+                Credential.class.getName());
+        assertThat(log.getLevel()).as("the library's logging is left on").isNotEqualTo(Level.OFF);
+        AuthSettings nobody = AuthSettings.from(Map.of(), home);
         assertThat(SignIn.credential(nobody, new NetHttpTransport())).isEmpty();
         assertThat(log.getFilter()).isNotNull();
-        assertThat(log.getFilter().isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.SEVERE,
+        assertThat(log.getFilter().isLoggable(new LogRecord(Level.SEVERE,
                 "unable to refresh token"))).isFalse();
-        assertThat(log.getFilter().isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.WARNING,
+        assertThat(log.getFilter().isLoggable(new LogRecord(Level.WARNING,
                 "anything else"))).isTrue();
     }
 }

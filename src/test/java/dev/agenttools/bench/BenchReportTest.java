@@ -3,11 +3,12 @@ package dev.agenttools.bench;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,7 +97,7 @@ class BenchReportTest {
     }
 
     /** The pixel row through the middle of bar {@code index} (0-based) of {@code group}, the picture laid out as drawn. */
-    private static int barRow(java.util.Map<String, List<SummaryChart.Bar>> groups, String group, int index) {
+    private static int barRow(Map<String, List<SummaryChart.Bar>> groups, String group, int index) {
         int y = SummaryChart.TOP_PX;
         for (var g : groups.entrySet()) {
             y += SummaryChart.ROW_PX;

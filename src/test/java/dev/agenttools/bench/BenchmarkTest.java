@@ -1,12 +1,16 @@
 package dev.agenttools.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.tool.Json;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -14,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,7 +34,7 @@ class BenchmarkTest {
         StringWriter table = new StringWriter();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_emails", "get_email"),
                 List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, true, true,
-                java.util.Set.of(Benchmark.Part.article));
+                Set.of(Benchmark.Part.article));
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
         assertThat(status).as("the table, whose rows name the errors:\n%s", table).isZero();
         assertThat(table.toString()).contains("the article's experiment, against an emulator process of its own",
@@ -148,13 +154,13 @@ class BenchmarkTest {
         assertThat(Files.readAllBytes(all)).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
     }
 
-    private static Path json(Path out) throws java.io.IOException {
+    private static Path json(Path out) throws IOException {
         try (var files = Files.list(out)) {
             return files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
         }
     }
 
-    private static JsonNode results(Path out) throws java.io.IOException {
+    private static JsonNode results(Path out) throws IOException {
         return Json.MAPPER.readTree(json(out).toFile());
     }
 
@@ -163,7 +169,7 @@ class BenchmarkTest {
         StringWriter table = new StringWriter();
         Benchmark.Options options = new Benchmark.Options("emulator", 2, 1, 3, List.of("list_events", "get_event"),
                 List.of("sequential", "concurrent", "batch"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, true, true,
-                java.util.Set.of(Benchmark.Part.tools, Benchmark.Part.floors));
+                Set.of(Benchmark.Part.tools, Benchmark.Part.floors));
 
         int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
 
@@ -202,7 +208,7 @@ class BenchmarkTest {
     void timesTheHabitToolsForAUserWithTwoYearsOfLogs() throws Exception {
         StringWriter lines = new StringWriter();
 
-        java.util.Map<String, Object> habit = HabitBench.run(new PrintWriter(lines, true), 5);
+        Map<String, Object> habit = HabitBench.run(new PrintWriter(lines, true), 5);
 
         JsonNode results = Json.MAPPER.valueToTree(habit);
         assertThat(results.get("habits").asInt()).isEqualTo(50);
@@ -232,7 +238,7 @@ class BenchmarkTest {
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 0, 1, 10, List.of("list_emails"), List.of("batch"),
                 Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, Benchmark.Part.all())).hasMessageContaining("runs must be >= 1");
         assertThatThrownBy(() -> new Benchmark.Options("emulator", 1, 1, 10, List.of("list_emails"), List.of("batch"),
-                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, java.util.Set.of()))
+                Duration.ofMillis(1), List.of(), 1, Path.of("x"), Duration.ZERO, false, false, Set.of()))
                 .hasMessageContaining("parts must name at least one of [article, tools, index, floors, process, extras]");
     }
 
@@ -247,7 +253,7 @@ class BenchmarkTest {
         // one run of 100 gets, 20 in flight, 5 units each, from a full bucket: the bucket binds before the waves
         assertThat(b.of(new Scenario("list_emails", "concurrent", 100))).isBetween(1170.0, 1400.0).isGreaterThan(6 * 150.0);
         // 50 runs back to back: the bucket is drained, the sustained rate binds: 505 units at 250 a second
-        assertThat(b.of(new Scenario("list_emails", "concurrent", 100), 1, 50)).isCloseTo(2020, org.assertj.core.data.Offset.offset(1.0));
+        assertThat(b.of(new Scenario("list_emails", "concurrent", 100), 1, 50)).isCloseTo(2020, Offset.offset(1.0));
         // ... but not for small lists, whose 55 units a run refill within the run
         assertThat(b.of(new Scenario("list_emails", "concurrent", 10), 1, 50)).isEqualTo(300);
         // a pause long enough to refill the bucket gives every run a full bucket again
@@ -269,9 +275,9 @@ class BenchmarkTest {
         // ... but it is left about 357 requests short (the full bucket refills nothing at first), which the next
         // Calendar row must not inherit unless it can afford it
         Bounds.Drain fast = b.drain(concurrent, 1, 50);
-        assertThat(fast.deficitUnits()).isCloseTo(357, org.assertj.core.data.Offset.offset(1.0));
+        assertThat(fast.deficitUnits()).isCloseTo(357, Offset.offset(1.0));
         assertThat(fast.neededUnits()).as("its lowest point is its last wave, the last 150 ms refill 1.5")
-                .isCloseTo(fast.deficitUnits() + 1.5, org.assertj.core.data.Offset.offset(0.01));
+                .isCloseTo(fast.deficitUnits() + 1.5, Offset.offset(0.01));
         Bounds.Drain sequential = b.drain(new Scenario("list_events", "sequential", 9), 1, 50);
         assertThat(sequential.deficitUnits()).as("1.5 s a run spends less than it refills").isZero();
         assertThat(sequential.neededUnits()).as("one request at a time, each refilled before the next").isEqualTo(1.0);
@@ -285,13 +291,13 @@ class BenchmarkTest {
 
     @Test
     void runsAgainstAnEmulatorOfItsOwnByRootUrlAndReadsItsCounters(@TempDir Path out) throws Exception {
-        try (dev.agenttools.emulator.Emulator external = dev.agenttools.emulator.Emulator.start(
-                dev.agenttools.emulator.EmulatorConfig.builder().latency(Duration.ofMillis(20)).jitter(Duration.ZERO)
+        try (Emulator external = Emulator.start(
+                EmulatorConfig.builder().latency(Duration.ofMillis(20)).jitter(Duration.ZERO)
                         .handshake(Duration.ZERO).build())) {
             StringWriter table = new StringWriter();
             Benchmark.Options options = new Benchmark.Options(external.rootUri().toString(), 3, 1, 5, List.of("list_emails", "get_email"),
                     List.of("concurrent"), Duration.ofMillis(20), List.of(), 1, out, Duration.ZERO, false, false,
-                    java.util.Set.of(Benchmark.Part.article));
+                    Set.of(Benchmark.Part.article));
 
             int status = Benchmark.run(options, new PrintWriter(table, true), new PrintStream(new ByteArrayOutputStream(), true));
 

@@ -1,5 +1,6 @@
 package dev.agenttools.bench;
 
+import dev.agenttools.calendar.CalendarTools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.gmail.GmailTools;
@@ -9,11 +10,14 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -48,7 +52,7 @@ class GoPeerTest {
     private static Path build() throws IOException, InterruptedException {
         Path log = Files.createTempFile("go-peer", ".log");
         Process p = new ProcessBuilder("bash", "scripts/go-peer").redirectError(log.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(BUILD_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -135,7 +139,7 @@ class GoPeerTest {
     void aPeerThatHangsIsKilledAtItsBoundWithWhatItSaid(@TempDir Path dir) throws Exception {
         // a stand-in that says something and never answers, holding both pipes open
         Path hanging = Files.writeString(dir.resolve("gmail-peer"), "#!/bin/sh\necho 'connecting...' >&2\nexec sleep 30\n");
-        Files.setPosixFilePermissions(hanging, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(hanging, PosixFilePermissions.fromString("rwx------"));
         GoPeer slow = new GoPeer(hanging, Duration.ofMillis(500), Duration.ofMillis(500));
 
         long start = System.nanoTime();
@@ -165,8 +169,8 @@ class GoPeerTest {
     }
 
     private static List<String> masks() {
-        List<String> masks = new java.util.ArrayList<>(GmailTools.LIST_FIELD_MASKS);
-        masks.addAll(dev.agenttools.calendar.CalendarTools.LIST_FIELD_MASKS);
+        List<String> masks = new ArrayList<>(GmailTools.LIST_FIELD_MASKS);
+        masks.addAll(CalendarTools.LIST_FIELD_MASKS);
         return masks;
     }
 }

@@ -4,6 +4,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.google.GoogleSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,7 +21,7 @@ class CalendarAccountTest {
     void aTokenSeenAgainActsAsTheAddressOfItsPrimaryCalendar() throws Exception {
         try (Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).userEmail("Someone@Example.org").build());
-             GoogleConnection connection = new GoogleConnection(dev.agenttools.google.GoogleSettings.DEFAULT, null, "not signed in")) {
+             GoogleConnection connection = new GoogleConnection(GoogleSettings.DEFAULT, null, "not signed in")) {
             CalendarService calendar = new CalendarService(CalendarSettings.forRoot(emulator.rootUri().toString()), connection);
             CalendarService.Session first = calendar.sessionFor("ya29.secret-1");
             assertThat(first.account().id()).startsWith("token-");

@@ -1,5 +1,6 @@
 package dev.agenttools.calendar;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Tools;
@@ -11,6 +12,7 @@ import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -39,7 +41,7 @@ class CalendarPagingTest {
             ObjectNode p = (ObjectNode) Json.MAPPER.readTree(params);
             p.put("timeout_ms", TIMEOUT_MS);
             return tools.call(ToolCall.of(tool, p)).data();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new AssertionError(e);
         }
     }
@@ -145,7 +147,7 @@ class CalendarPagingTest {
             for (String[] f : forged) {
                 ToolException e = failure(tools, CalendarTools.LIST_EVENTS, "{\"page_token\": \"" + f[0] + "\"}");
                 assertThat(e.kind()).as(f[1]).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
-                assertThat(e.getMessage()).as(f[1]).startsWith("page_token").contains(java.util.Arrays.copyOfRange(f, 1, f.length));
+                assertThat(e.getMessage()).as(f[1]).startsWith("page_token").contains(Arrays.copyOfRange(f, 1, f.length));
             }
             assertThat(server.calls(EVENTS)).as("no forged token reached Calendar").isZero();
 

@@ -1,5 +1,6 @@
 package dev.agenttools.calendar;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Tools;
@@ -42,7 +43,7 @@ class CalendarToolsTest {
         try {
             ToolResult r = tools.call(ToolCall.of(tool, (ObjectNode) Json.MAPPER.readTree(params)));
             return r.data();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new AssertionError(e);
         }
     }

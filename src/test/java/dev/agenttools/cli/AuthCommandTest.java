@@ -1,15 +1,21 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,7 +82,7 @@ class AuthCommandTest {
         Path secrets = home.resolve("client_secret.json");
         Files.writeString(secrets, "{\"installed\": {\"client_id\": \"cli-test.apps.googleusercontent.com\", \"client_secret\": \"s\"}}");
         Process login = agentTools("auth", "login", "--client-secrets", secrets.toString(), "--no-browser").start();
-        var err = new java.io.BufferedReader(new java.io.InputStreamReader(login.getErrorStream(), StandardCharsets.UTF_8));
+        var err = new BufferedReader(new InputStreamReader(login.getErrorStream(), StandardCharsets.UTF_8));
         String url = null;
         for (String line; (line = err.readLine()) != null; ) {
             if (line.strip().startsWith("http")) {
@@ -86,9 +92,9 @@ class AuthCommandTest {
         }
         assertThat(url).as("the consent address on stderr").startsWith(emulator.rootUri() + "o/oauth2/auth?");
         // what a person's browser does: load the consent page, which redirects to agent-tools' loopback address
-        java.net.http.HttpClient.newBuilder().followRedirects(java.net.http.HttpClient.Redirect.ALWAYS).build()
-                .send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-                        java.net.http.HttpResponse.BodyHandlers.discarding());
+        HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build()
+                .send(HttpRequest.newBuilder(URI.create(url)).build(),
+                        HttpResponse.BodyHandlers.discarding());
         String out = new String(login.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(login.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(login.exitValue()).isZero();

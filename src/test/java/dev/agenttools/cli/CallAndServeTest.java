@@ -1,20 +1,27 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolCall;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -97,8 +104,8 @@ class CallAndServeTest {
         // flight and are cancelled (their threads interrupted), which once printed the Google client's stack traces
         try (Emulator slow = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(400)).jitter(Duration.ofMillis(100))
                 .handshake(Duration.ZERO).quotaPerMinute(60_000_000).maxConcurrent(1_000).build())) {
-            String victim = dev.agenttools.Tools.builder().gmail(dev.agenttools.gmail.GmailSettings.forRoot(slow.rootUri().toString())).defaultAccessToken("t").build().call(dev.agenttools.tool.ToolCall.of("gmail.list-emails",
-                            (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree("{\"max_results\": 40}")))
+            String victim = Tools.builder().gmail(GmailSettings.forRoot(slow.rootUri().toString())).defaultAccessToken("t").build().call(ToolCall.of("gmail.list-emails",
+                            (ObjectNode) Json.MAPPER.readTree("{\"max_results\": 40}")))
                     .data().get("emails").get(20).get("id").asText();
             Emulators.failGets(slow, victim, 401);
 
@@ -119,7 +126,7 @@ class CallAndServeTest {
 
     /** Runs {@code call} with its stderr kept (the other tests discard it). */
     private static Traced callTraced(Emulator emulator, String request) throws Exception {
-        java.nio.file.Path err = java.nio.file.Files.createTempFile("agent-tools-call-", ".stderr");
+        Path err = Files.createTempFile("agent-tools-call-", ".stderr");
         try {
             Process p = AgentToolsProcess.builder(emulator, "call").redirectError(err.toFile()).start();
             try (OutputStream in = p.getOutputStream()) {
@@ -127,9 +134,9 @@ class CallAndServeTest {
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            return new Traced(p.exitValue(), out, java.nio.file.Files.readString(err));
+            return new Traced(p.exitValue(), out, Files.readString(err));
         } finally {
-            java.nio.file.Files.deleteIfExists(err);
+            Files.deleteIfExists(err);
         }
     }
 
@@ -151,7 +158,7 @@ class CallAndServeTest {
         Process p = b.start();
         try (OutputStream in = p.getOutputStream()) {
             in.write(stdin.getBytes(StandardCharsets.UTF_8));
-        } catch (java.io.IOException exitedBeforeReading) {
+        } catch (IOException exitedBeforeReading) {
             // a process that refuses its settings may exit without reading stdin: its output is what counts
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -101,7 +102,7 @@ class CallDeadlineTest {
             });
             String root = "http://127.0.0.1:" + hole.getLocalPort() + "/";
             String request = "{\"command\":\"gmail.list-emails\",\"params\":{\"timeout_ms\":" + TIMEOUT_MS + "}}";
-            java.time.Instant before = java.time.Instant.now().minusMillis(1_200);
+            Instant before = Instant.now().minusMillis(1_200);
             Answered early = call(root, request, Map.of(CallCommand.STARTED_AT, before.getEpochSecond() + "."
                     + String.format("%06d", before.getNano() / 1_000)));
             String what = "started 1.2 s before its JVM: answer after " + early.answerMs() + " ms: " + early.answer();

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.BiFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,7 +39,7 @@ class HabitUserIdNamespaceTest {
                 int port = ServerProcesses.port(server, l -> { });
                 HttpClient http = HttpClient.newHttpClient();
                 URI call = URI.create("http://127.0.0.1:" + port + "/v1/call");
-                java.util.function.BiFunction<String, String, String> as = (token, request) -> {
+                BiFunction<String, String, String> as = (token, request) -> {
                     try {
                         return http.send(HttpRequest.newBuilder(call).header("Authorization", "Bearer " + KEY)
                                 .header("X-Google-Access-Token", token).POST(HttpRequest.BodyPublishers.ofString(request)).build(),

@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,7 +128,7 @@ class JournalProcessTest {
             while (rs.next()) {
                 ids.add(rs.getString(1));
             }
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             if (!String.valueOf(e.getMessage()).contains("no such table")) {
                 throw e;
             }

@@ -1,24 +1,38 @@
 package dev.agenttools.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.daemon.DaemonDirectory;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.Json;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,14 +40,23 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -99,7 +122,7 @@ class LauncherTest {
     void stopServers() throws IOException {
         // a server whose address file is gone stops within half a second
         try (Stream<Path> files = Files.walk(runtime)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
@@ -286,7 +309,7 @@ class LauncherTest {
     @Test
     void callsThatArriveTogetherStartOneServer() throws Exception {
         List<Thread> callers = new ArrayList<>();
-        List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Run> runs = new CopyOnWriteArrayList<>();
         for (int i = 0; i < 5; i++) {
             callers.add(Thread.ofVirtual().start(() -> {
                 try {
@@ -413,10 +436,10 @@ class LauncherTest {
      * in-process. Both an IPv4 listener on 127.0.0.1 and a dual-stack one on :: (which takes 127.0.0.1's connections
      * too, from /proc/net/tcp6).
      */
-    @org.junit.jupiter.params.ParameterizedTest(name = "IPv{0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"4", "6"})
+    @ParameterizedTest(name = "IPv{0}")
+    @ValueSource(strings = {"4", "6"})
     void sendsNothingToAnotherUsersListenerOnTheServersPort(String family) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(root() && Files.isExecutable(Path.of("/usr/bin/setpriv")),
+        Assumptions.assumeTrue(root() && Files.isExecutable(Path.of("/usr/bin/setpriv")),
                 "needs root and setpriv to run a listener as another user (CI runs as root)");
         Path dir = Files.createTempDirectory("agent-tools-impostor", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         Path source = Files.writeString(dir.resolve("Impostor.java"), IMPOSTOR);
@@ -428,10 +451,10 @@ class LauncherTest {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:-UsePerfData", source.toString(), family, "what-the-old-server-greeted-with")
                 .directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
-            java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(impostor.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out = new BufferedReader(new InputStreamReader(impostor.getInputStream(), StandardCharsets.UTF_8));
             String port = out.readLine();
             assertThat(port).as("the impostor's port (as nobody, from %s)", System.getProperty("java.home")).matches("[0-9]+");
-            List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> reports = new CopyOnWriteArrayList<>();
             Thread.ofVirtual().start(() -> out.lines().forEach(reports::add));
             // the old format's second word was the greeting it checked; a live pid of this user's (this JVM's)
             Files.writeString(folder.resolve(DaemonDirectory.ADDRESS_FILE), port + " what-the-old-server-greeted-with "
@@ -494,7 +517,7 @@ class LauncherTest {
     }
 
     /** What a timed one-shot call answered: its first line on stdout and when (from the launcher's spawn). */
-    private record Timed(com.fasterxml.jackson.databind.JsonNode answer, long answerMs, int exit, String stderr) {
+    private record Timed(JsonNode answer, long answerMs, int exit, String stderr) {
     }
 
     private Timed timedCall(String request, Map<String, String> settings, Runnable atStart) throws Exception {
@@ -510,19 +533,19 @@ class LauncherTest {
         env.putAll(settings);
         long start = System.nanoTime();
         Process p = b.start();
-        try (var reader = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        try (var reader = Executors.newVirtualThreadPerTaskExecutor()) {
             try (OutputStream in = p.getOutputStream()) {
                 in.write(request.getBytes(StandardCharsets.UTF_8));
             }
             var err = reader.submit(() -> new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
-            java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             var line = reader.submit(out::readLine);
             atStart.run();
             String answer = line.get(120, TimeUnit.SECONDS);
             long answerMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(answer).as("an answer line").isNotNull();
             assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-            return new Timed(dev.agenttools.tool.Json.MAPPER.readTree(answer), answerMs, p.exitValue(), err.get(60, TimeUnit.SECONDS));
+            return new Timed(Json.MAPPER.readTree(answer), answerMs, p.exitValue(), err.get(60, TimeUnit.SECONDS));
         } finally {
             p.destroyForcibly();
         }
@@ -569,7 +592,7 @@ class LauncherTest {
                     assertThat(message).as(what).contains("deadline of " + timeout + " ms").doesNotContain("launcher-token-3f9a");
                     // true times: "exceeded after N ms" (the JVM's, or the launcher's), or "N ms have passed" (the
                     // launcher's, answering early since less than a JVM's start was left)
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("exceeded after ([0-9]+) ms|: ([0-9]+) ms have passed").matcher(message);
+                    Matcher m = Pattern.compile("exceeded after ([0-9]+) ms|: ([0-9]+) ms have passed").matcher(message);
                     assertThat(m.find()).as(what + ": says how long").isTrue();
                     long said = Long.parseLong(m.group(1) != null ? m.group(1) : m.group(2));
                     assertThat(said).as(what + ": the time it says").isBetween(m.group(1) != null ? timeout : 1_400L, t.answerMs());
@@ -587,15 +610,15 @@ class LauncherTest {
      */
     private static final class GateProxy implements AutoCloseable {
         private final com.sun.net.httpserver.HttpServer server;
-        private final java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
-        private final java.net.URI upstream;
-        private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+        private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        private final URI upstream;
+        private volatile CountDownLatch gate = new CountDownLatch(0);
         private final AtomicInteger held = new AtomicInteger();
 
-        GateProxy(java.net.URI upstream) throws IOException {
+        GateProxy(URI upstream) throws IOException {
             this.upstream = upstream;
-            server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-            server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            server = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
             server.createContext("/", this::forward);
             server.start();
         }
@@ -606,7 +629,7 @@ class LauncherTest {
 
         void hold() {
             held.set(0);
-            gate = new java.util.concurrent.CountDownLatch(1);
+            gate = new CountDownLatch(1);
         }
 
         void release() {
@@ -619,23 +642,23 @@ class LauncherTest {
 
         private void forward(com.sun.net.httpserver.HttpExchange exchange) throws IOException {
             try (exchange) {
-                java.util.concurrent.CountDownLatch g = gate;
+                CountDownLatch g = gate;
                 if (g.getCount() > 0) {
                     held.incrementAndGet();
                     g.await(60, TimeUnit.SECONDS);
                 }
                 byte[] body = exchange.getRequestBody().readAllBytes();
-                java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(upstream.resolve(exchange.getRequestURI().toString().substring(1)))
-                        .method(exchange.getRequestMethod(), java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+                HttpRequest.Builder request = HttpRequest.newBuilder(upstream.resolve(exchange.getRequestURI().toString().substring(1)))
+                        .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
                 exchange.getRequestHeaders().forEach((name, values) -> {
                     if (!List.of("host", "connection", "content-length", "upgrade", "http2-settings", "expect", "transfer-encoding")
-                            .contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                            .contains(name.toLowerCase(Locale.ROOT))) {
                         values.forEach(v -> request.header(name, v));
                     }
                 });
-                java.net.http.HttpResponse<byte[]> response = client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                HttpResponse<byte[]> response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
                 response.headers().map().forEach((name, values) -> {
-                    if (!List.of(":status", "content-length", "transfer-encoding", "connection").contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                    if (!List.of(":status", "content-length", "transfer-encoding", "connection").contains(name.toLowerCase(Locale.ROOT))) {
                         exchange.getResponseHeaders().put(name, values);
                     }
                 });
@@ -683,8 +706,8 @@ class LauncherTest {
         Files.writeString(Files.createDirectories(buildCheckout.resolve("src/main")).resolve("A.java"), "class A {}");
 
         byte[] request = "{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2, \"timeout_ms\": 1500}}".getBytes(StandardCharsets.UTF_8);
-        List<Run> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Long> times = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Run> runs = new CopyOnWriteArrayList<>();
+        List<Long> times = new CopyOnWriteArrayList<>();
         List<Thread> callers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             callers.add(Thread.ofVirtual().start(() -> {
@@ -703,7 +726,7 @@ class LauncherTest {
         Path log = buildCheckout.resolve("target/launcher/build.log");
         assertThat(runs).hasSize(2).allSatisfy(r -> {
             assertThat(r.exit()).as(r.out() + r.stderr()).isEqualTo(7);
-            com.fasterxml.jackson.databind.JsonNode answer = dev.agenttools.tool.Json.MAPPER.readTree(r.out());
+            JsonNode answer = Json.MAPPER.readTree(r.out());
             assertThat(answer.path("error").path("code").asText()).isEqualTo("deadline");
             assertThat(answer.path("error").path("message").asText()).contains("deadline of 1500 ms exceeded after",
                     "the jar is still being built", "the build goes on for the next call", log.toString());
@@ -793,7 +816,7 @@ class LauncherTest {
             assertThat(r.exit()).as(r.out() + r.stderr()).isEqualTo(1);
             assertThat(r.stderr().lines().count()).as("bounded output: " + r.stderr()).isLessThanOrEqualTo(2);
             assertThat(r.stderr()).contains("nothing to build it from", "is not an agent-tools checkout", "ln -s");
-            com.fasterxml.jackson.databind.JsonNode answer = dev.agenttools.tool.Json.MAPPER.readTree(r.out());
+            JsonNode answer = Json.MAPPER.readTree(r.out());
             assertThat(answer.path("error").path("code").asText()).isEqualTo("internal");
             assertThat(answer.path("error").path("message").asText()).contains("there is no jar at");
             // the default timeout_ms is 30 s, which the loop used to spend whole; one bash run takes well under 1 s
@@ -842,9 +865,9 @@ class LauncherTest {
                 "AGENT_TOOLS_HABIT_USER", "zone-tester");
         int n = 0;
         for (String tz : List.of("UTC", "Asia/Tokyo", "America/New_York", ":Europe/Berlin", "", "JST-9", "Asia/Tokyo")) {
-            Map<String, String> resident = new java.util.HashMap<>(base);
+            Map<String, String> resident = new HashMap<>(base);
             resident.put("TZ", tz); // empty: unset
-            Map<String, String> inProcess = new java.util.HashMap<>(resident);
+            Map<String, String> inProcess = new HashMap<>(resident);
             inProcess.put(CallCommand.DAEMON, "off");
             String residentZone = createdZone(call(createHabit("resident " + n), resident));
             String inProcessZone = createdZone(call(createHabit("in-process " + n), inProcess));
@@ -864,14 +887,14 @@ class LauncherTest {
 
     private static String createdZone(Run r) throws IOException {
         assertThat(r.exit()).as(r.out() + r.stderr()).isZero();
-        return dev.agenttools.tool.Json.MAPPER.readTree(r.out()).path("data").path("time_zone").asText();
+        return Json.MAPPER.readTree(r.out()).path("data").path("time_zone").asText();
     }
 
     @Test
     void restartsWhenTheJarChanges() throws Exception {
         assertThat(call("{\"command\": \"tools.list\"}").exit()).isZero();
         String before = address();
-        Files.setLastModifiedTime(jar, FileTime.from(java.time.Instant.now())); // newer than the address file
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now())); // newer than the address file
 
         Run r = call("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 2}}");
         assertThat(r.exit()).isZero();
@@ -890,8 +913,8 @@ class LauncherTest {
         }
         assertThat(folder.resolve(DaemonDirectory.ADDRESS_FILE)).doesNotExist();
         awaitStopped(folder);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
-                .isInstanceOf(java.net.ConnectException.class);
+        Assertions.assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+                .isInstanceOf(ConnectException.class);
     }
 
     @Test

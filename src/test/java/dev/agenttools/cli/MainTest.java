@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,7 +68,7 @@ class MainTest {
                 assertThat(paragraph).as(c.getCommandName()).matches("[A-Z].*\\.");
             }
             String[] path = c.getCommandSpec().qualifiedName(" ").replaceFirst("^agent-tools ", "").split(" ");
-            String[] args = java.util.Arrays.copyOf(path, path.length + 1);
+            String[] args = Arrays.copyOf(path, path.length + 1);
             args[path.length] = "--help";
             Run help = run(args);
             assertThat(help.exit()).as(c.getCommandName()).isZero();

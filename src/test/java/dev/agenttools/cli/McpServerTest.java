@@ -1,10 +1,9 @@
 package dev.agenttools.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -16,8 +15,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +42,7 @@ class McpServerTest {
     static void start() {
         emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ofMillis(5)).jitter(Duration.ZERO).build());
         List<String> command = AgentToolsProcess.javaCommand("mcp");
-        Map<String, String> env = AgentToolsProcess.isolate(new java.util.HashMap<>());
+        Map<String, String> env = AgentToolsProcess.isolate(new HashMap<>());
         env.putAll(Map.of("AGENT_TOOLS_GMAIL_ROOT_URL", emulator.rootUri().toString(), "AGENT_TOOLS_ACCESS_TOKEN", "mcp-token",
                 "AGENT_TOOLS_CALENDAR_ROOT_URL", emulator.rootUri().toString(),
                 "AGENT_TOOLS_TRACKING_DB", AgentToolsProcess.TRACKING_DB.toString(),
@@ -107,10 +113,10 @@ class McpServerTest {
         assertThat(created.get("id").asText()).startsWith("hab_");
         assertThat(created.get("schedule").get("days")).hasSize(4);
         // "I went running" on a day it is due (days are Tokyo's), named as the user says it
-        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneId.of("Asia/Tokyo"));
-        java.time.LocalDate due = today.minusDays(1);
-        while (due.getDayOfWeek() == java.time.DayOfWeek.TUESDAY || due.getDayOfWeek() == java.time.DayOfWeek.THURSDAY
-                || due.getDayOfWeek() == java.time.DayOfWeek.SUNDAY) {
+        LocalDate today = LocalDate.now(ZoneId.of("Asia/Tokyo"));
+        LocalDate due = today.minusDays(1);
+        while (due.getDayOfWeek() == DayOfWeek.TUESDAY || due.getDayOfWeek() == DayOfWeek.THURSDAY
+                || due.getDayOfWeek() == DayOfWeek.SUNDAY) {
             due = due.minusDays(1);
         }
         McpSchema.CallToolRequest ran = McpSchema.CallToolRequest.builder("log_habit").arguments(Map.of("habit", "running",
@@ -165,7 +171,7 @@ class McpServerTest {
     @Test
     void answersEveryMalformedLineAndKeepsServing() throws Exception {
         try (McpLines mcp = McpLines.initialized(emulator)) {
-            Map<String, Integer> bad = new java.util.LinkedHashMap<>();
+            Map<String, Integer> bad = new LinkedHashMap<>();
             bad.put("not json", -32700);
             bad.put("\u0000", -32700);
             bad.put("[]", -32600);
@@ -210,7 +216,7 @@ class McpServerTest {
             mcp.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"list_emails\",\"arguments\":{\"max_results\":2}}}",
                     "not json");
             assertThat(mcp.endInput()).isZero();
-            List<JsonNode> answers = new java.util.ArrayList<>(List.of(mcp.next()));
+            List<JsonNode> answers = new ArrayList<>(List.of(mcp.next()));
             answers.addAll(mcp.rest());
             assertThat(answers).hasSize(2);
             JsonNode call = answers.stream().filter(a -> a.path("id").asInt() == 7).findFirst().orElseThrow();

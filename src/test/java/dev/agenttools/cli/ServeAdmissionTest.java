@@ -11,8 +11,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -47,8 +49,8 @@ class ServeAdmissionTest {
                         in.write(("{\"id\": " + i + ", \"command\": \"gmail.get-email\", \"params\": {\"message_id\": \"00000000000000ab\"}}\n")
                                 .getBytes(StandardCharsets.UTF_8));
                     }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
             Map<Integer, JsonNode> answers = new HashMap<>();

@@ -18,11 +18,15 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -134,10 +138,10 @@ class ServerAuthorizationProcessTest {
     void refusesToStartOnABadAuthorizationSettingNamingItAndShowingNoSecret() throws Exception {
         String shortKey = Base64.getEncoder().encodeToString("sixteen byte key".getBytes(StandardCharsets.US_ASCII));
         Path openKeyFile = dir.resolve("keys-others-read");
-        java.nio.file.Files.writeString(openKeyFile, "k1 " + KEY + "\n");
-        java.nio.file.Files.setPosixFilePermissions(openKeyFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-        Path sharedFolder = java.nio.file.Files.createDirectories(dir.resolve("shared"));
-        java.nio.file.Files.setPosixFilePermissions(sharedFolder, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.writeString(openKeyFile, "k1 " + KEY + "\n");
+        Files.setPosixFilePermissions(openKeyFile, PosixFilePermissions.fromString("rw-r--r--"));
+        Path sharedFolder = Files.createDirectories(dir.resolve("shared"));
+        Files.setPosixFilePermissions(sharedFolder, PosixFilePermissions.fromString("rwxrwxrwx"));
         // each case: the variables changed (null: removed), and what the refusal must name
         record Case(Map<String, String> changes, String... named) {
         }
@@ -181,7 +185,7 @@ class ServerAuthorizationProcessTest {
 
     /** The variables to change: name, value (null: removed), name, value... */
     private static Map<String, String> with(String... nameValues) {
-        Map<String, String> m = new java.util.LinkedHashMap<>();
+        Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < nameValues.length; i += 2) {
             m.put(nameValues[i], nameValues[i + 1]);
         }
@@ -189,7 +193,7 @@ class ServerAuthorizationProcessTest {
     }
 
     private static Map<String, String> oauthEnv(int port, Path store) {
-        Map<String, String> env = new java.util.HashMap<>();
+        Map<String, String> env = new HashMap<>();
         env.put("AGENT_TOOLS_SERVER_PUBLIC_URL", "http://127.0.0.1:" + port);
         env.put("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID", "agent-tools-server");
         env.put("AGENT_TOOLS_SERVER_GOOGLE_CLIENT_SECRET", CLIENT_SECRET);

@@ -5,6 +5,7 @@ import dev.agenttools.server.oauth.OAuthSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -63,7 +64,7 @@ class ServerAuthorizationTest {
         env.put("AGENT_TOOLS_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000");
         env.put("AWS_REGION", "eu-west-1");
         OAuthSettings.DynamoTable shared = ServerAuthorization.from(Settings.from(env), env).dynamo();
-        assertThat(shared).isEqualTo(new OAuthSettings.DynamoTable("agent-tools-oauth", java.net.URI.create("http://127.0.0.1:8000"), "eu-west-1"));
+        assertThat(shared).isEqualTo(new OAuthSettings.DynamoTable("agent-tools-oauth", URI.create("http://127.0.0.1:8000"), "eu-west-1"));
 
         Map<String, String> table = env();
         table.put("AGENT_TOOLS_SERVER_OAUTH_TABLE", "tools-oauth");

@@ -8,14 +8,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,7 +108,7 @@ class ServerCommandTest {
     }
 
     @Test
-    void keepsEachEndUsersHabitsByTheGoogleAccountOfTheirToken(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    void keepsEachEndUsersHabitsByTheGoogleAccountOfTheirToken(@TempDir Path dir) throws Exception {
         try (Emulator two = Emulator.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).build())) {
             ProcessBuilder b = AgentToolsProcess.builder(two, "server", "--port", "0", "--drain", "5s");
@@ -118,7 +121,7 @@ class ServerCommandTest {
                 int port = ServerProcesses.port(server, l -> { });
                 HttpClient http = HttpClient.newHttpClient();
                 URI call = URI.create("http://127.0.0.1:" + port + "/v1/call");
-                java.util.function.BiFunction<String, String, String> as = (token, request) -> {
+                BiFunction<String, String, String> as = (token, request) -> {
                     try {
                         return http.send(HttpRequest.newBuilder(call).header("Authorization", "Bearer " + KEY)
                                 .header("X-Google-Access-Token", token).POST(HttpRequest.BodyPublishers.ofString(request)).build(),

@@ -1,26 +1,29 @@
 package dev.agenttools.cli;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tracking.DynaliteAccess;
+import dev.agenttools.tracking.SqliteSink;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +100,7 @@ class TrackingEndToEndTest {
         }
         assertThat(listAll).as("stats rows: %s", rows).isNotNull();
         assertThat(listAll.get("calls").asInt()).isEqualTo(3);
-        assertThat(listAll.get("error_rate").asDouble()).isCloseTo(1 / 3.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(listAll.get("error_rate").asDouble()).isCloseTo(1 / 3.0, Offset.offset(1e-9));
         assertThat(rows.findValuesAsText("backend")).contains("batch", "concurrent");
         assertThat(rows.findValuesAsText("tool")).contains("gmail.get-email", "gmail.search-emails");
         String table = run(env, "", "stats", "--since", "1h");
@@ -118,7 +121,7 @@ class TrackingEndToEndTest {
 
     @Test
     void recordsCallsInDynamoDbAndReportsThem() throws Exception {
-        try (var dynalite = dev.agenttools.tracking.DynaliteAccess.start()) {
+        try (var dynalite = DynaliteAccess.start()) {
             Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING", "dynamodb", "AGENT_TOOLS_DYNAMODB_ENDPOINT",
                     dynalite.endpoint().toString(), "AGENT_TOOLS_DYNAMODB_TABLE", "e2e-calls", "AGENT_TOOLS_TRACKING_FLUSH_MS", "60000");
             makeCalls(env);
@@ -203,7 +206,7 @@ class TrackingEndToEndTest {
     @Test
     void theExitGivesUpOnALockedStoreAndSaysSo(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
-        new dev.agenttools.tracking.SqliteSink(db).close(); // the store exists
+        new SqliteSink(db).close(); // the store exists
         try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
             s.execute("BEGIN EXCLUSIVE"); // another process holds the write lock for as long as this test runs
             // serve writes the store itself (a one-shot call only appends to the spool: see the next test)
@@ -220,7 +223,7 @@ class TrackingEndToEndTest {
     @Test
     void aOneShotCallIsNotHeldUpByALockedStoreAndItsRecordWaitsInTheSpool(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
-        new dev.agenttools.tracking.SqliteSink(db).close();
+        new SqliteSink(db).close();
         Map<String, String> env = Map.of("AGENT_TOOLS_TRACKING_DB", db.toString(), "AGENT_TOOLS_TRACKING_FLUSH_MS", "1500");
         try (Connection lock = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = lock.createStatement()) {
             s.execute("BEGIN EXCLUSIVE");

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,8 +30,8 @@ class TrainAotCommandTest {
 
     @Test
     void trainsAgainstAnEmulatorTheCallerStartedAndNamesABadTarget() {
-        Emulator emulator = emulators.start(EmulatorConfig.builder().latency(java.time.Duration.ZERO).jitter(java.time.Duration.ZERO)
-                .handshake(java.time.Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000)
+        Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(100_000_000).calendarQuotaPerMinute(100_000_000)
                 .maxConcurrent(1_000).build());
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

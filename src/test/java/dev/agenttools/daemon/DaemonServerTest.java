@@ -1,19 +1,30 @@
 package dev.agenttools.daemon;
 
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +57,7 @@ class DaemonServerTest {
     /** What the launcher sends: NUL-terminated fields, then the request's bytes. */
     static byte[] launcherMessage(String clientSecret, String epochRealtime, String pwd, List<String> settings, byte[] body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        List<String> fields = new java.util.ArrayList<>(List.of(LauncherRequest.PROTOCOL, clientSecret, epochRealtime, pwd,
+        List<String> fields = new ArrayList<>(List.of(LauncherRequest.PROTOCOL, clientSecret, epochRealtime, pwd,
                 Integer.toString(settings.size())));
         fields.addAll(settings);
         fields.add(Integer.toString(body.length));
@@ -60,10 +71,10 @@ class DaemonServerTest {
 
     @Test
     void encodesRequestsAsTheLauncherWritesThem() throws IOException {
-        LauncherRequest r = new LauncherRequest(new java.util.LinkedHashMap<>(java.util.Map.of("A", "1")), "/w", 1_700_000_000_000_042L,
+        LauncherRequest r = new LauncherRequest(new LinkedHashMap<>(Map.of("A", "1")), "/w", 1_700_000_000_000_042L,
                 new byte[] {'{', 0, '}'});
         assertThat(r.encode("sec")).isEqualTo(launcherMessage("sec", "1700000000.000042", "/w", List.of("A=1"), new byte[] {'{', 0, '}'}));
-        LauncherRequest back = LauncherRequest.read(new java.io.ByteArrayInputStream(r.encode("sec")), "sec".getBytes(StandardCharsets.US_ASCII));
+        LauncherRequest back = LauncherRequest.read(new ByteArrayInputStream(r.encode("sec")), "sec".getBytes(StandardCharsets.US_ASCII));
         assertThat(back.settings()).isEqualTo(r.settings());
         assertThat(back.startEpochMicros()).isEqualTo(r.startEpochMicros());
         assertThat(back.body()).isEqualTo(r.body());
@@ -97,7 +108,7 @@ class DaemonServerTest {
     }
 
     private static String now() {
-        java.time.Instant t = java.time.Instant.now();
+        Instant t = Instant.now();
         return t.getEpochSecond() + "." + String.format("%06d", t.getNano() / 1000);
     }
 
@@ -151,12 +162,12 @@ class DaemonServerTest {
 
     @Test
     void listensOnAnIpv4LoopbackSocketThatProcNetTcpShowsAsItsUsers() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/net/tcp")), "Linux's /proc");
+        Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux's /proc");
         start(r -> DaemonServer.Reply.FALLBACK, Duration.ofMinutes(1), new AtomicBoolean(), () -> { });
-        long uid = (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid");
+        long uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         String local = String.format("0100007F:%04X", server.port());
         // the row the launcher looks for (see port_is_ours in agent-tools): 127.0.0.1:port, LISTEN (0A), its uid
-        assertThat(java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/tcp")))
+        assertThat(Files.readAllLines(Path.of("/proc/net/tcp")))
                 .anySatisfy(row -> {
                     String[] f = row.trim().split("\\s+");
                     assertThat(f[1]).isEqualTo(local);
@@ -207,7 +218,7 @@ class DaemonServerTest {
         start(r -> new DaemonServer.Reply(0, new byte[0],
                 Long.toString((System.nanoTime() - r.startNanos()) / 1_000_000).getBytes(StandardCharsets.US_ASCII)),
                 Duration.ofMinutes(1), new AtomicBoolean(), () -> { });
-        java.time.Instant twoSecondsAgo = java.time.Instant.now().minusSeconds(2);
+        Instant twoSecondsAgo = Instant.now().minusSeconds(2);
         String epoch = twoSecondsAgo.getEpochSecond() + "," + String.format("%06d", twoSecondsAgo.getNano() / 1000); // a locale's comma
         Exchange e = exchange(launcherMessage(server.clientSecret(), epoch, "/", List.of(), new byte[0]));
         String[] reply = e.restText().split("\n");
@@ -230,7 +241,7 @@ class DaemonServerTest {
             try {
                 assertThat(exchange(launcherMessage(server.clientSecret(), now(), "/", List.of(), new byte[0])).restText()).endsWith("late");
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         });
         Thread.sleep(2_500); // over the idle time, with the call still running
@@ -277,8 +288,8 @@ class DaemonServerTest {
             Thread.sleep(20);
         }
         assertThat(stops.get()).isEqualTo(1);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
-                .as("no new connections once stopped").isInstanceOf(java.net.ConnectException.class);
+        Assertions.assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+                .as("no new connections once stopped").isInstanceOf(ConnectException.class);
         release.countDown();
         caller.join(10_000);
         assertThat(answer[0]).isEqualTo("0\n0\n0\n8\nanswered");

@@ -1,12 +1,16 @@
 package dev.agenttools.daemon;
 
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,7 +46,7 @@ class LauncherRequestTest {
     void keepsEqualsSignsInValuesAndRefusesNamelessSettings() throws IOException {
         byte[] ok = DaemonServerTest.launcherMessage("s3cret", "1.000000", "/", List.of("A==b=", "EMPTY="), new byte[] {1, 0, 2});
         LauncherRequest r = LauncherRequest.read(new ByteArrayInputStream(ok), SECRET);
-        assertThat(r.settings()).containsExactly(java.util.Map.entry("A", "=b="), java.util.Map.entry("EMPTY", ""));
+        assertThat(r.settings()).containsExactly(Map.entry("A", "=b="), Map.entry("EMPTY", ""));
         assertThat(r.body()).containsExactly(1, 0, 2);
 
         byte[] bad = DaemonServerTest.launcherMessage("s3cret", "1.000000", "/", List.of("=x"), new byte[0]);
@@ -52,19 +56,19 @@ class LauncherRequestTest {
     @Test
     void refusesABodyShorterThanItsLength() {
         byte[] message = DaemonServerTest.launcherMessage("s3cret", "1.000000", "/", List.of(), "{}".getBytes(StandardCharsets.US_ASCII));
-        byte[] cut = java.util.Arrays.copyOf(message, message.length - 1);
+        byte[] cut = Arrays.copyOf(message, message.length - 1);
         assertThatThrownBy(() -> LauncherRequest.read(new ByteArrayInputStream(cut), SECRET)).hasMessageContaining("after 1 of 2 bytes");
     }
 
     @Test
     void aStartMinutesAgoStillCountsSinceALauncherMayHaveWaitedForABuild() {
-        java.time.Instant fiveMinutesAgo = java.time.Instant.now().minusSeconds(300);
+        Instant fiveMinutesAgo = Instant.now().minusSeconds(300);
         long micros = fiveMinutesAgo.getEpochSecond() * 1_000_000 + fiveMinutesAgo.getNano() / 1_000;
         long ageMs = (System.nanoTime() - LauncherRequest.startNanos(micros, () -> -1)) / 1_000_000;
         assertThat(ageMs).isBetween(300_000L, 305_000L);
         assertThat(LauncherRequest.startNanos(micros - 120_000_000L, () -> -1)).as("seven minutes: a wrong clock").isEqualTo(-1);
         assertThat(LauncherRequest.parseEpochMicros("1700000000,000042")).isEqualTo(1_700_000_000_000_042L);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> LauncherRequest.parseEpochMicros("soon"))
+        Assertions.assertThatThrownBy(() -> LauncherRequest.parseEpochMicros("soon"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seconds.micros");
     }
 
@@ -73,7 +77,7 @@ class LauncherRequestTest {
         long now = System.currentTimeMillis() * 1000;
         for (long start : new long[] {now + 3_600_000_000L, now - 3_600_000_000L}) {
             long before = System.nanoTime();
-            long startNanos = new LauncherRequest(java.util.Map.of(), "/", start, new byte[0]).startNanos();
+            long startNanos = new LauncherRequest(Map.of(), "/", start, new byte[0]).startNanos();
             assertThat(startNanos).isBetween(before, System.nanoTime());
         }
     }

@@ -1,16 +1,21 @@
 package dev.agenttools.emulator;
 
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,7 +73,7 @@ class BadRequestsTest {
 
     /** Tokens decoding to "t:-5" and "t:99999999999999999999" above; these two are in range but past every thread. */
     @ParameterizedTest(name = "threads.list pageToken {0} is an empty last page")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"dDoyMTQ3NDgzNjAw", "dDo5MjIzMzcyMDM2ODU0Nzc1ODA3"})
+    @ValueSource(strings = {"dDoyMTQ3NDgzNjAw", "dDo5MjIzMzcyMDM2ODU0Nzc1ODA3"})
     void aPageTokenPastTheEndIsAnEmptyLastPageNotAWrappedAroundOne(String token) throws Exception {
         HttpResponse<String> r = http.get("gmail/v1/users/me/threads?maxResults=500&pageToken=" + token);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -77,7 +82,7 @@ class BadRequestsTest {
         assertThat(page.has("nextPageToken")).as("no next token, least of all a negative one").isFalse();
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void answersBadPostsWithANamedError() throws Exception {
         assertGoogleError(http.post("batch/gmail/v1", "text/plain", "hello"), 400, "multipart/mixed");
         assertGoogleError(http.post("batch", "multipart/mixed; boundary=b", "--b--\r\n"), 400, "Malformed batch body");
@@ -86,18 +91,18 @@ class BadRequestsTest {
         assertGoogleError(http.post(modify, "application/json", "{\"addLabelIds\":\"STARRED\"}"), 400, "addLabelIds");
         assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{}"), 400, "'raw' RFC822 payload");
         assertGoogleError(http.post("gmail/v1/users/me/messages", "application/json", "{\"raw\": \"@@@\"}"), 400, "Invalid");
-        assertGoogleError(http.send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
-                .header("Authorization", "Bearer t").PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build()), 405, "not allowed");
+        assertGoogleError(http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
+                .header("Authorization", "Bearer t").PUT(HttpRequest.BodyPublishers.ofString("{}")).build()), 405, "not allowed");
     }
 
     /** The Java client's long-query form (POST with X-HTTP-Method-Override: GET): no query can overflow the stack. */
-    @org.junit.jupiter.api.Test
+    @Test
     void aQueryNestedTooDeepIs400AndALongOneStillAnswers() throws Exception {
         String deep = "(".repeat(20_000) + "a" + ")".repeat(20_000);
         assertGoogleError(listWithLongQuery(deep), 400, "nest more than 100 deep");
         assertGoogleError(listWithLongQuery("-".repeat(20_000) + "a"), 400, "nest more than 100 deep");
         // label terms, cheap to test: the point is 20,000 terms in one list, not 20,000 searches of every message's text
-        HttpResponse<String> wide = listWithLongQuery(String.join(" OR ", java.util.Collections.nCopies(20_000, "is:starred")));
+        HttpResponse<String> wide = listWithLongQuery(String.join(" OR ", Collections.nCopies(20_000, "is:starred")));
         assertThat(wide.statusCode()).as(wide.body()).isEqualTo(200);
         HttpResponse<String> many = listWithLongQuery("is:starred ".repeat(20_000) + ")".repeat(20_000));
         assertThat(many.statusCode()).as(many.body()).isEqualTo(200);
@@ -107,11 +112,11 @@ class BadRequestsTest {
         return http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/messages"))
                 .header("Authorization", "Bearer t").header("X-HTTP-Method-Override", "GET")
                 .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString("q=" + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.ofString("q=" + URLEncoder.encode(q, StandardCharsets.UTF_8)))
                 .build());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void rejectsBatchesOfMoreThanAHundredCalls() throws Exception {
         StringBuilder body = new StringBuilder();
         for (int i = 0; i < 101; i++) {
@@ -123,7 +128,7 @@ class BadRequestsTest {
         assertGoogleError(r, 400, "at most 100");
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void rejectsAnUnknownLabelInModify() throws Exception {
         String id = JSON.readTree(http.get("gmail/v1/users/me/messages?maxResults=1").body()).get("messages").get(0).get("id").asText();
         HttpResponse<String> r = http.post("gmail/v1/users/me/messages/" + id + "/modify", "application/json",
@@ -131,7 +136,7 @@ class BadRequestsTest {
         assertGoogleError(r, 400, "Invalid label: NO_SUCH_LABEL");
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void missingTokenIs401WithTheHeaderGoogleSends() throws Exception {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("gmail/v1/users/me/profile")).build());
         assertGoogleError(r, 401, "missing required authentication credential");

@@ -1,13 +1,28 @@
 package dev.agenttools.emulator;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.gmail.Mailbox;
 import dev.agenttools.emulator.gmail.SeededMail;
+import dev.agenttools.tool.Json;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Starts emulators for a test class and closes them after it. A seeded mailbox (1,200 messages by default) costs
@@ -80,16 +95,16 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** An SSL context that trusts an emulator's self-signed certificate (the PEM that {@code --tls} writes). */
-    public static javax.net.ssl.SSLContext trusting(java.nio.file.Path pem) throws Exception {
-        java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+    public static SSLContext trusting(Path pem) throws Exception {
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
         trust.load(null, null);
-        try (var in = java.nio.file.Files.newInputStream(pem)) {
+        try (var in = Files.newInputStream(pem)) {
             trust.setCertificateEntry("emulator",
-                    java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in));
+                    CertificateFactory.getInstance("X.509").generateCertificate(in));
         }
-        var tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        var tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
-        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
         return context;
     }
@@ -103,19 +118,19 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
      * traded for tokens), with the Gmail and Calendar read scopes.
      */
     public static SignedIn signIn(Emulator emulator, String address) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newHttpClient();
         String redirect = "http://127.0.0.1:9/Callback";
         String scopes = "https://www.googleapis.com/auth/gmail.readonly https://www.googleapis.com/auth/calendar.readonly";
         String query = "client_id=c&response_type=code&scope=" + enc(scopes) + "&redirect_uri=" + enc(redirect)
                 + "&login_hint=" + enc(address);
-        var consent = http.send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("o/oauth2/auth?" + query)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        var consent = http.send(HttpRequest.newBuilder(emulator.rootUri().resolve("o/oauth2/auth?" + query)).build(),
+                HttpResponse.BodyHandlers.ofString());
         String location = consent.headers().firstValue("Location")
                 .orElseThrow(() -> new IllegalStateException("no redirect from the consent page: " + consent.body()));
         String code = null;
-        for (String pair : java.net.URI.create(location).getRawQuery().split("&")) {
+        for (String pair : URI.create(location).getRawQuery().split("&")) {
             if (pair.startsWith("code=")) {
-                code = java.net.URLDecoder.decode(pair.substring(5), java.nio.charset.StandardCharsets.UTF_8);
+                code = URLDecoder.decode(pair.substring(5), StandardCharsets.UTF_8);
             }
         }
         var tokens = tokenRequest(emulator, "grant_type=authorization_code&redirect_uri=" + enc(redirect) + "&code=" + enc(code));
@@ -127,18 +142,18 @@ public final class Emulators implements BeforeAllCallback, AfterAllCallback {
         return tokenRequest(emulator, "grant_type=refresh_token&refresh_token=" + enc(refreshToken)).get("access_token").asText();
     }
 
-    private static com.fasterxml.jackson.databind.JsonNode tokenRequest(Emulator emulator, String form) throws Exception {
-        var answer = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(emulator.rootUri().resolve("token"))
+    private static JsonNode tokenRequest(Emulator emulator, String form) throws Exception {
+        var answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(emulator.rootUri().resolve("token"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(form + "&client_id=c&client_secret=s")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString(form + "&client_id=c&client_secret=s")).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (answer.statusCode() != 200) {
             throw new IllegalStateException("the token endpoint answered " + answer.statusCode() + ": " + answer.body());
         }
-        return dev.agenttools.tool.Json.MAPPER.readTree(answer.body());
+        return Json.MAPPER.readTree(answer.body());
     }
 
     private static String enc(String s) {
-        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 }

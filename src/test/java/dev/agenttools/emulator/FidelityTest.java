@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -116,14 +117,14 @@ class FidelityTest {
         try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().token("good").build())) {
             RawHttp raw = new RawHttp(emulator, HttpClient.Version.HTTP_1_1);
             var uri = emulator.rootUri().resolve("gmail/v1/users/me/profile");
-            JsonNode missing = JSON.readTree(raw.send(java.net.http.HttpRequest.newBuilder(uri).build()).body()).get("error");
+            JsonNode missing = JSON.readTree(raw.send(HttpRequest.newBuilder(uri).build()).body()).get("error");
             // googleapis/google-api-nodejs-client#2665 and the missing-token answer captured on another Google API
             assertThat(missing.get("errors").get(0).get("message").asText()).isEqualTo("Login Required.");
             assertThat(missing.get("errors").get(0).get("reason").asText()).isEqualTo("required");
             assertThat(missing.get("message").asText()).endsWith(" See https://developers.google.com/identity/sign-in/web/devconsole-project.");
             assertThat(missing.get("details").get(0).get("@type").asText()).isEqualTo("type.googleapis.com/google.rpc.ErrorInfo");
             assertThat(missing.get("details").get(0).get("reason").asText()).isEqualTo("CREDENTIALS_MISSING");
-            JsonNode invalid = JSON.readTree(raw.send(java.net.http.HttpRequest.newBuilder(uri).header("Authorization", "Bearer bad")
+            JsonNode invalid = JSON.readTree(raw.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer bad")
                     .build()).body()).get("error");
             assertThat(invalid.get("code").asInt()).isEqualTo(401);
             assertThat(invalid.get("errors").get(0).get("message").asText()).isEqualTo("Invalid Credentials");

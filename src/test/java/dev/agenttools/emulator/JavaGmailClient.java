@@ -5,6 +5,8 @@ import com.google.api.client.http.javanet.NetHttpTransport;
 import com.google.api.client.json.gson.GsonFactory;
 import com.google.api.services.gmail.Gmail;
 
+import java.time.Duration;
+
 /** The official Gmail Java client pointed at an emulator: only the root URL and the token differ from production. */
 public final class JavaGmailClient {
     private JavaGmailClient() {
@@ -23,7 +25,7 @@ public final class JavaGmailClient {
 
     /** A fast emulator for functional tests: no latency, no handshake, a generous quota. */
     public static EmulatorConfig.Builder fastConfig() {
-        return EmulatorConfig.builder().latency(java.time.Duration.ZERO).jitter(java.time.Duration.ZERO)
-                .handshake(java.time.Duration.ZERO).quotaPerMinute(6_000_000).maxConcurrent(1_000);
+        return EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
+                .handshake(Duration.ZERO).quotaPerMinute(6_000_000).maxConcurrent(1_000);
     }
 }

@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -119,12 +121,12 @@ class RealWorldCalendarTest {
     private static List<String> served(Calendar calendar, JsonNode expected) throws IOException {
         List<String> lines = new ArrayList<>();
         for (Events events : CalendarReference.pages(calendar, expected)) {
-            assertThat(events.getTimeZone()).as("the calendar's zone, by its IANA name").isIn(java.time.ZoneId.getAvailableZoneIds());
+            assertThat(events.getTimeZone()).as("the calendar's zone, by its IANA name").isIn(ZoneId.getAvailableZoneIds());
             for (Event e : events.getItems()) {
                 boolean allDay = e.getStart().getDate() != null;
                 if (e.getStart().getTimeZone() != null) {
                     // Outlook's "(UTC+07:00) Bangkok, Hanoi, Jakarta" has no IANA name: the offset says it, not ical4j's own id
-                    assertThat(e.getStart().getTimeZone()).as(e.getSummary()).isIn(java.time.ZoneId.getAvailableZoneIds());
+                    assertThat(e.getStart().getTimeZone()).as(e.getSummary()).isIn(ZoneId.getAvailableZoneIds());
                 }
                 lines.add(line(allDay ? e.getStart().getDate().toStringRfc3339() : e.getStart().getDateTime().toStringRfc3339(), allDay,
                         e.getSummary()));
@@ -159,7 +161,7 @@ class RealWorldCalendarTest {
     private static void reset(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (Stream<Path> files = Files.walk(dir)) {
-                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(f);
                 }
             }

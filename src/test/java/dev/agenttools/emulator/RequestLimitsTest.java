@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.zip.GZIPOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -140,7 +141,7 @@ class RequestLimitsTest {
 
     private static void assertRawGoogleError(String reply, int status, String mentions) throws Exception {
         assertThat(reply).startsWith("HTTP/1.1 " + status + " ");
-        String head = reply.substring(0, reply.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
+        String head = reply.substring(0, reply.indexOf("\r\n\r\n")).toLowerCase(Locale.ROOT);
         assertThat(head).contains("content-type: application/json");
         String body = reply.substring(reply.indexOf("\r\n\r\n") + 4);
         assertError(JSON.readTree(body), body, status, mentions);

@@ -1,7 +1,8 @@
 package dev.agenttools.emulator;
 
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +49,7 @@ class TransportTest {
     }
 
     @Test
-    void servesHttpsWithHttp2ByAlpnAndASelfSignedCertificateClientsCanTrust(@org.junit.jupiter.api.io.TempDir Path dir)
+    void servesHttpsWithHttp2ByAlpnAndASelfSignedCertificateClientsCanTrust(@TempDir Path dir)
             throws Exception {
         Path cert = dir.resolve("emulator.pem");
         try (Emulator emulator = emulators.start(JavaGmailClient.fastConfig().tls(true).certFile(cert).build())) {
@@ -92,7 +94,7 @@ class TransportTest {
                     .header("Authorization", "Bearer t").header("Accept-Encoding", "gzip").build(),
                     HttpResponse.BodyHandlers.ofInputStream());
             assertThat(r.headers().firstValue("Content-Encoding")).hasValue("gzip");
-            String body = new String(new java.util.zip.GZIPInputStream(r.body()).readAllBytes(), StandardCharsets.UTF_8);
+            String body = new String(new GZIPInputStream(r.body()).readAllBytes(), StandardCharsets.UTF_8);
             assertThat(body).contains("\"messages\"");
         }
     }

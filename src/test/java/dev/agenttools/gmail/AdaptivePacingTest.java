@@ -6,11 +6,11 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.EmulatorCounters;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.CallTimeouts;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
 
 import static dev.agenttools.gmail.GmailToolsTest.obj;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +38,7 @@ class AdaptivePacingTest {
                 seen.append(String.format("list %d: %d ms, %d calls so far%n", i + 1, ms, emulator.counters().apiCalls()));
                 assertThat(data.get("emails")).as(seen.toString()).hasSize(10);
                 assertThat(data.has("errors")).as(seen.toString()).isFalse();
-                assertThat(ms).as("within the default deadline\n" + seen).isLessThan(dev.agenttools.tool.CallTimeouts.DEFAULT_TIMEOUT.toMillis());
+                assertThat(ms).as("within the default deadline\n" + seen).isLessThan(CallTimeouts.DEFAULT_TIMEOUT.toMillis());
             }
             EmulatorCounters c = emulator.counters();
             System.out.printf("adaptive pacing, %d lists of 10 at 600 units/min, 2 in flight: %d API calls (%.2f x the "

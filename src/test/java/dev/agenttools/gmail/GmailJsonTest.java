@@ -7,6 +7,7 @@ import dev.agenttools.emulator.Emulators;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -69,8 +70,8 @@ class GmailJsonTest {
     @Test
     void refusesJsonOfAnotherShape() {
         assertThatThrownBy(() -> GmailJson.message("[1]".getBytes(StandardCharsets.UTF_8)))
-                .isInstanceOf(java.io.IOException.class).hasMessageContaining("START_OBJECT expected");
+                .isInstanceOf(IOException.class).hasMessageContaining("START_OBJECT expected");
         assertThatThrownBy(() -> GmailJson.message("{\"labelIds\":\"INBOX\"}".getBytes(StandardCharsets.UTF_8)))
-                .isInstanceOf(java.io.IOException.class).hasMessageContaining("START_ARRAY expected");
+                .isInstanceOf(IOException.class).hasMessageContaining("START_ARRAY expected");
     }
 }

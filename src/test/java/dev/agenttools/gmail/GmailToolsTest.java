@@ -1,12 +1,14 @@
 package dev.agenttools.gmail;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
@@ -15,10 +17,13 @@ import dev.agenttools.tool.ToolResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -54,7 +59,7 @@ class GmailToolsTest {
     static ToolResult call(String tool, String paramsJson) {
         try {
             return tools.call(ToolCall.of(tool, (ObjectNode) Json.MAPPER.readTree(paramsJson)));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }
@@ -106,9 +111,9 @@ class GmailToolsTest {
         assertThat(data.get("next_page_token").asText()).isNotBlank();
         assertThat(data.get("skipped").asInt()).isZero();
         for (int i = 1; i < emails.size(); i++) {
-            assertThat(java.time.OffsetDateTime.parse(emails.get(i - 1).get("date").asText()).toInstant()
+            assertThat(OffsetDateTime.parse(emails.get(i - 1).get("date").asText()).toInstant()
                     .plus(Duration.ofMinutes(1)))
-                    .isAfterOrEqualTo(java.time.OffsetDateTime.parse(emails.get(i).get("date").asText()).toInstant());
+                    .isAfterOrEqualTo(OffsetDateTime.parse(emails.get(i).get("date").asText()).toInstant());
         }
     }
 
@@ -196,13 +201,13 @@ class GmailToolsTest {
 
     @Test
     void refusesAConfiguredAccessTokenThatCannotBeAHeaderWithoutShowingIt() {
-        assertThatThrownBy(() -> dev.agenttools.Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n")))
+        assertThatThrownBy(() -> Settings.from(Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.SECRET\n")))
                 .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage())
                         .startsWith("AGENT_TOOLS_ACCESS_TOKEN is not an OAuth access token: it has a line break at character 12 of 12")
                         .doesNotContain("SECRET"));
-        assertThatThrownBy(() -> dev.agenttools.google.GoogleSettings.DEFAULT.withAccessToken("ya29.SECRET\u79d8"))
+        assertThatThrownBy(() -> GoogleSettings.DEFAULT.withAccessToken("ya29.SECRET\u79d8"))
                 .isInstanceOfSatisfying(IllegalArgumentException.class, e -> assertThat(e.getMessage()).doesNotContain("SECRET"));
-        assertThat(dev.agenttools.Settings.from(java.util.Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.a0-_~+/Zz09==")).google().accessToken())
+        assertThat(Settings.from(Map.of("AGENT_TOOLS_ACCESS_TOKEN", "ya29.a0-_~+/Zz09==")).google().accessToken())
                 .isEqualTo("ya29.a0-_~+/Zz09==");
     }
 
@@ -216,7 +221,7 @@ class GmailToolsTest {
     static ObjectNode obj(String json) {
         try {
             return (ObjectNode) Json.MAPPER.readTree(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }

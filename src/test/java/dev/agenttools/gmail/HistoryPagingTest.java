@@ -10,6 +10,7 @@ import dev.agenttools.tool.ToolResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ class HistoryPagingTest {
     /** Two messages whose labels the test changes behind the history's back. */
     private final Map<String, String> labels = new ConcurrentHashMap<>(Map.of("m1", "\"INBOX\", \"UNREAD\"", "m2", "\"INBOX\""));
 
-    private HostileServer gmail() throws java.io.IOException {
+    private HostileServer gmail() throws IOException {
         HostileServer server = new HostileServer();
         server.route(MESSAGES, q -> "{\"messages\": [{\"id\": \"m1\", \"threadId\": \"t1\"}, {\"id\": \"m2\", \"threadId\": \"t2\"}]}");
         server.route("gmail/v1/users/me/profile", q -> "{\"emailAddress\": \"me@example.com\", \"historyId\": \"100\"}");

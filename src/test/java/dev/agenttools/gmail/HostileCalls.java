@@ -1,6 +1,8 @@
 package dev.agenttools.gmail;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
@@ -45,7 +47,7 @@ final class HostileCalls {
 
     private static String outcome(ToolRegistry tools, String tool, String params) {
         try {
-            JsonNode data = tools.call(ToolCall.of(tool, (com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.readTree(params))).data();
+            JsonNode data = tools.call(ToolCall.of(tool, (ObjectNode) Json.MAPPER.readTree(params))).data();
             if (!data.has("emails")) {
                 return "ok";
             }
@@ -56,7 +58,7 @@ final class HostileCalls {
             return data.get("emails").size() + " emails, errors " + errors;
         } catch (ToolException e) {
             return e.kind().code() + ": " + e.getMessage();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }

@@ -9,9 +9,11 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -137,7 +139,7 @@ final class HostileGmail implements AutoCloseable {
                 if (h.regionMatches(true, 0, "Content-Length:", 0, 15)) {
                     length = Long.parseLong(h.substring(15).strip());
                 }
-                h2c |= h.regionMatches(true, 0, "Upgrade:", 0, 8) && h.toLowerCase(java.util.Locale.ROOT).contains("h2c");
+                h2c |= h.regionMatches(true, 0, "Upgrade:", 0, 8) && h.toLowerCase(Locale.ROOT).contains("h2c");
             }
             byte[] body = in.readNBytes((int) length);
             if (requestLine == null) {
@@ -235,7 +237,7 @@ final class HostileGmail implements AutoCloseable {
         socket.setSoTimeout(5_000);
         try {
             in.transferTo(OutputStream.nullOutputStream()); // until the client gives up on the connection
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             // it kept it open: the close below ends it
         }
     }

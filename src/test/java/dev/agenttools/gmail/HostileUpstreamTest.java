@@ -2,10 +2,10 @@ package dev.agenttools.gmail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.google.Retry;
-import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolInterceptor;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +17,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -220,7 +223,7 @@ class HostileUpstreamTest {
         String out;
         try (var in = child.getInputStream(); var toChild = child.getOutputStream()) {
             StringBuilder lines = new StringBuilder();
-            var reader = new java.io.BufferedReader(new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8));
+            var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 lines.append(line).append('\n');
                 if (line.startsWith("listing ")) {

@@ -25,6 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 import static dev.agenttools.gmail.GmailToolsTest.fastEmulator;
 
@@ -129,7 +130,7 @@ class PersistentFailureTest {
      * {@code what}, and every miss is reported at once.
      */
     private static void assertEachFailed(String what, List<Seen> seen,
-                                         java.util.function.BiConsumer<SoftAssertions, Seen> check) {
+                                         BiConsumer<SoftAssertions, Seen> check) {
         SoftAssertions soft = new SoftAssertions();
         for (Seen s : seen) {
             soft.assertThat(s.error()).as(s.toString()).isNotNull();

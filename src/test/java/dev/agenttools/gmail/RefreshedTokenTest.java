@@ -1,12 +1,12 @@
 package dev.agenttools.gmail;
 
-import dev.agenttools.mailindex.CacheSettings;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.GoogleConnection;
+import dev.agenttools.google.GoogleSettings;
 import dev.agenttools.google.Retry;
+import dev.agenttools.mailindex.CacheSettings;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ class RefreshedTokenTest {
     }
 
     private static Setup setup(Emulator emulator, CacheSettings cache) {
-        GoogleConnection connection = new GoogleConnection(dev.agenttools.google.GoogleSettings.DEFAULT, null, "not signed in");
+        GoogleConnection connection = new GoogleConnection(GoogleSettings.DEFAULT, null, "not signed in");
         GmailService service = new GmailService(fastSettings(emulator), Retry.DEFAULT, connection, cache);
         return new Setup(service, GmailTools.register(ToolRegistry.builder().resource(connection).resource(service), service).build());
     }

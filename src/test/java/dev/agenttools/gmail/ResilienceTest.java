@@ -1,22 +1,29 @@
 package dev.agenttools.gmail;
 
-import dev.agenttools.emulator.Emulators;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorCounters;
+import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.Retry;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolRegistry;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static dev.agenttools.gmail.GmailToolsTest.fastEmulator;
 import static dev.agenttools.gmail.GmailToolsTest.fastSettings;
@@ -42,7 +49,7 @@ class ResilienceTest {
 
     @Test
     void twoHundredListsOfTwentySucceedDespiteTenPercentInjected503s() throws Exception {
-        try (Emulator emulator = emulators.start(fastEmulator().failRate(0.10).failStatuses(java.util.Map.of(503, 1)).seed(11).build());
+        try (Emulator emulator = emulators.start(fastEmulator().failRate(0.10).failStatuses(Map.of(503, 1)).seed(11).build());
              var pool = Executors.newFixedThreadPool(4)) {
             ToolRegistry tools = registry(fastSettings(emulator), QUICK);
             List<Future<JsonNode>> calls = new ArrayList<>();
@@ -92,9 +99,9 @@ class ResilienceTest {
      * {@code deadline} in its own time.
      */
     @Test
-    void aStalledClientSetUpAnswersDeadlineInTheCallsTime(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path pipe = dir.resolve("stalled-ca.pem");
-        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor() == 0,
+    void aStalledClientSetUpAnswersDeadlineInTheCallsTime(@TempDir Path dir) throws Exception {
+        Path pipe = dir.resolve("stalled-ca.pem");
+        Assumptions.assumeTrue(new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor() == 0,
                 "needs mkfifo");
         try (Emulator emulator = emulators.start(fastEmulator().build());
              var caller = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -111,17 +118,17 @@ class ResilienceTest {
                         }
                     });
                     // generous slack: the set-up never finishes, so without the deadline this waits for ever
-                    Throwable e = answer.get(2_500, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    Throwable e = answer.get(2_500, TimeUnit.MILLISECONDS);
                     assertThat(e).as(tool).isInstanceOfSatisfying(ToolException.class,
                             t -> assertThat(t.kind()).isEqualTo(ToolException.Kind.DEADLINE));
                 }
             } finally {
                 // Let every stalled set-up go: a writer on the pipe (read-write: Linux opens that without waiting) releases
                 // the reader waiting in open and leaves it EOF when it closes; set-ups still to come find an empty file.
-                var writer = new java.io.RandomAccessFile(pipe.toFile(), "rw");
+                var writer = new RandomAccessFile(pipe.toFile(), "rw");
                 try {
-                    java.nio.file.Files.delete(pipe);
-                    java.nio.file.Files.createFile(pipe);
+                    Files.delete(pipe);
+                    Files.createFile(pipe);
                 } finally {
                     writer.close();
                 }

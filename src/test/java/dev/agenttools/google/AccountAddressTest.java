@@ -1,7 +1,10 @@
 package dev.agenttools.google;
 
+import com.google.api.client.json.gson.GsonFactory;
+import com.google.api.services.gmail.model.Profile;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.agenttools.tool.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,8 +85,8 @@ class AccountAddressTest {
     private GoogleConnection.WhoIs whoIs(GoogleConnection connection, GoogleCalls calls) {
         return (s, deadline) -> calls.one(s.account(), "gmail users.getProfile", 1, deadline,
                 () -> connection.get(s, profileUrl(), GoogleConnection.USER_AGENT, false, BoundedBody.MAX_BYTES,
-                        in -> com.google.api.client.json.gson.GsonFactory.getDefaultInstance()
-                                .fromInputStream(in, com.google.api.services.gmail.model.Profile.class).getEmailAddress()));
+                        in -> GsonFactory.getDefaultInstance()
+                                .fromInputStream(in, Profile.class).getEmailAddress()));
     }
 
     private static GoogleCalls calls() {
@@ -139,7 +142,7 @@ class AccountAddressTest {
             GoogleConnection.WhoIs whoIs = whoIs(connection, calls);
             GoogleConnection.Session alone = connection.sessionFor("ya29.carol", whoIs);
             QuotaPacer learning = calls.pacer(alone.account());
-            try (QuotaPacer.Permit permit = learning.acquire(1, 1, dev.agenttools.tool.Deadline.in(WAIT), "test")) {
+            try (QuotaPacer.Permit permit = learning.acquire(1, 1, Deadline.in(WAIT), "test")) {
                 learning.rateLimited(permit, true, null); // a "too many concurrent requests": the cap is cut
             }
             int learned = learning.maxInFlight();

@@ -8,6 +8,7 @@ import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -33,7 +34,7 @@ class GoogleCallsTest {
                     while (true) {
                         held.add(blackHole.accept());
                     }
-                } catch (java.io.IOException closed) {
+                } catch (IOException closed) {
                     // the test is over
                 }
             });

@@ -4,13 +4,18 @@ import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,9 +38,9 @@ class GoogleConnectionTest {
             GoogleConnection.Session configured = connection.sessionFor(null);
             assertThat(call.account()).isNotEqualTo(configured.account());
             String url = emulator.rootUri() + "gmail/v1/users/me/profile";
-            assertThat(new String(connection.get(call, url, "test", false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes), StandardCharsets.UTF_8)).contains("me@example.com");
+            assertThat(new String(connection.get(call, url, "test", false, BoundedBody.MAX_BYTES, InputStream::readAllBytes), StandardCharsets.UTF_8)).contains("me@example.com");
             // the emulator takes only call-token: the configured one is refused as Google refuses, in the client's exception
-            assertThatThrownBy(() -> connection.get(configured, url, "test", false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes))
+            assertThatThrownBy(() -> connection.get(configured, url, "test", false, BoundedBody.MAX_BYTES, InputStream::readAllBytes))
                     .isInstanceOfSatisfying(GoogleJsonResponseException.class, e -> {
                         assertThat(e.getStatusCode()).isEqualTo(401);
                         assertThat(e.getDetails().getErrors().getFirst().getReason()).isEqualTo("authError");
@@ -49,23 +54,23 @@ class GoogleConnectionTest {
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).build());
         String url = emulator.rootUri() + "gmail/v1/users/me/profile";
-        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger asked = new AtomicInteger();
         String token = Emulators.signIn(emulator, "me@example.com").accessToken();
         try (GoogleConnection lately = new GoogleConnection(null, new Addresses());
              GoogleConnection stale = new GoogleConnection(null, new Addresses(Addresses.RETRY_AFTER, Duration.ZERO))) {
-            for (GoogleConnection c : java.util.List.of(lately, lately, stale, stale)) {
+            for (GoogleConnection c : List.of(lately, lately, stale, stale)) {
                 GoogleConnection.WhoIs profile = (s, deadline) -> {
                     asked.incrementAndGet();
-                    return dev.agenttools.tool.Json.MAPPER.readTree(c.get(s, url, "test", false, BoundedBody.MAX_BYTES,
-                            java.io.InputStream::readAllBytes)).path("emailAddress").asText();
+                    return Json.MAPPER.readTree(c.get(s, url, "test", false, BoundedBody.MAX_BYTES,
+                            InputStream::readAllBytes)).path("emailAddress").asText();
                 };
-                assertThat(c.addressOf(token, profile, dev.agenttools.tool.Deadline.in(Duration.ofSeconds(10)))).isEqualTo("me@example.com");
+                assertThat(c.addressOf(token, profile, Deadline.in(Duration.ofSeconds(10)))).isEqualTo("me@example.com");
             }
             assertThat(asked.get()).as("once for the connection that trusts it 5 minutes, each time for the other").isEqualTo(3);
             emulator.revokeAccess("me@example.com");
-            GoogleConnection.WhoIs profile = (s, deadline) -> dev.agenttools.tool.Json.MAPPER.readTree(stale.get(s, url, "test",
-                    false, BoundedBody.MAX_BYTES, java.io.InputStream::readAllBytes)).path("emailAddress").asText();
-            assertThatThrownBy(() -> stale.addressOf(token, profile, dev.agenttools.tool.Deadline.in(Duration.ofSeconds(10))))
+            GoogleConnection.WhoIs profile = (s, deadline) -> Json.MAPPER.readTree(stale.get(s, url, "test",
+                    false, BoundedBody.MAX_BYTES, InputStream::readAllBytes)).path("emailAddress").asText();
+            assertThatThrownBy(() -> stale.addressOf(token, profile, Deadline.in(Duration.ofSeconds(10))))
                     .as("revoked: asked again, and refused").isInstanceOf(ToolException.class).hasMessageNotContaining(token);
         }
     }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -24,7 +25,7 @@ import java.util.function.Function;
  */
 public final class HostileServer implements AutoCloseable {
     private final HttpServer server;
-    private final java.util.concurrent.ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Function<Map<String, String>, String>> routes = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 

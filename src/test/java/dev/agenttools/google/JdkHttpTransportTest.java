@@ -1,6 +1,5 @@
 package dev.agenttools.google;
 
-import dev.agenttools.tool.Deadline;
 import com.google.api.client.http.ByteArrayContent;
 import com.google.api.client.http.GZipEncoding;
 import com.google.api.client.http.GenericUrl;
@@ -17,6 +16,7 @@ import com.google.api.services.gmail.model.ModifyMessageRequest;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.tool.Deadline;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
@@ -36,11 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import javax.net.ssl.SSLHandshakeException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpTimeoutException;
@@ -50,14 +51,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
+import javax.net.ssl.SSLHandshakeException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -298,7 +300,7 @@ class JdkHttpTransportTest {
     void moreExchangesAtOnceThanOneConnectionCarriesWaitOrGoOnAnotherConnectionNeverFail() throws Exception {
         // the emulator, as Google, allows 100 streams on a connection; 300 calls of 300 ms at once
         try (Emulator emulator = Emulator.start(fastEmulator().latency(Duration.ofMillis(300)).maxConcurrent(10_000).build());
-             var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+             var callers = Executors.newVirtualThreadPerTaskExecutor()) {
             JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);
             JdkHttpTransport oneConnection = new JdkHttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build());
             for (JdkHttpTransport t : List.of(transport, oneConnection)) {
@@ -307,7 +309,7 @@ class JdkHttpTransportTest {
                         "transport-test", false, Duration.ofSeconds(60), 1 << 20)) {
                     a.body().readAllBytes();
                 }
-                List<java.util.concurrent.Future<Integer>> calls = new ArrayList<>();
+                List<Future<Integer>> calls = new ArrayList<>();
                 for (int i = 0; i < 300; i++) {
                     calls.add(callers.submit(() -> {
                         try (JdkHttpTransport.Answer a = t.get(emulator.rootUri() + "gmail/v1/users/me/profile", "Bearer t",
@@ -430,7 +432,7 @@ class JdkHttpTransportTest {
     @Test
     void aConnectionThatCannotBeMadeNamesTheServerAndWhyInWords() throws Exception {
         int stopped;
-        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             stopped = socket.getLocalPort(); // bound, noted and closed: nothing listens there now
         }
         JdkHttpTransport transport = JdkHttpTransport.http2(Duration.ofSeconds(5), null);

@@ -1,5 +1,6 @@
 package dev.agenttools.google;
 
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -96,7 +97,7 @@ class PacingStatsTest {
         calendar.pacer(Account.ofToken("amy's token"));
 
         assertThat(stats.snapshot()).extracting(PacingStats.Snapshot::api, PacingStats.Snapshot::accounts)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("calendar", 1), org.assertj.core.groups.Tuple.tuple("gmail", 2));
+                .containsExactly(Tuple.tuple("calendar", 1), Tuple.tuple("gmail", 2));
         new GoogleCalls("Gmail", 15_000, 250, 20, Retry.DEFAULT, PacingShare.ALONE, PacingStats.NONE)
                 .pacer(Account.ofToken("amy's token"));
         assertThat(PacingStats.NONE.snapshot()).isEmpty();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -461,12 +462,12 @@ class QuotaPacerTest {
                 }
                 sum += QuotaPacer.fraction(new PacingShare.Demand(demands[i], others, demands.length - 1), quota);
             }
-            if (java.util.Arrays.stream(demands).sum() <= quota
-                    || java.util.Arrays.stream(demands).allMatch(d -> d >= quota * QuotaPacer.FLOOR / demands.length)) {
-                assertThat(sum).as("shares of %s", java.util.Arrays.toString(demands)).isCloseTo(1.0, within(1e-9));
+            if (Arrays.stream(demands).sum() <= quota
+                    || Arrays.stream(demands).allMatch(d -> d >= quota * QuotaPacer.FLOOR / demands.length)) {
+                assertThat(sum).as("shares of %s", Arrays.toString(demands)).isCloseTo(1.0, within(1e-9));
             } else {
                 // an instance under the floor is counted at it: together a little over the whole, by at most the floors
-                assertThat(sum).as("shares of %s", java.util.Arrays.toString(demands)).isBetween(1.0, 1.0 + QuotaPacer.FLOOR);
+                assertThat(sum).as("shares of %s", Arrays.toString(demands)).isBetween(1.0, 1.0 + QuotaPacer.FLOOR);
             }
         }
     }

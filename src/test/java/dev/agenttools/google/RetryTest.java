@@ -1,23 +1,31 @@
 package dev.agenttools.google;
 
-import dev.agenttools.tool.Deadline;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.google.api.client.googleapis.json.GoogleJsonError;
 import com.google.api.client.googleapis.json.GoogleJsonResponseException;
 import com.google.api.client.http.HttpHeaders;
 import com.google.api.client.http.HttpResponseException;
+import com.google.gson.stream.MalformedJsonException;
+import dev.agenttools.tool.Deadline;
 import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -99,7 +107,7 @@ class RetryTest {
     static Stream<Exception> retryable() {
         return Stream.of(http(429), http(500), http(502), http(503), http(504), forbidden("rateLimitExceeded"),
                 forbidden("userRateLimitExceeded"), new IOException("Connection reset"),
-                new HttpTimeoutException("request timed out"), new java.io.EOFException("EOF reached while reading"),
+                new HttpTimeoutException("request timed out"), new EOFException("EOF reached while reading"),
                 new IOException("Received RST_STREAM: Internal error"), new IOException("Received RST_STREAM: Stream cancelled"));
     }
 
@@ -127,11 +135,11 @@ class RetryTest {
                 Arguments.of(new IllegalStateException("a bug"), ToolException.Kind.UPSTREAM),
                 // answers that came but cannot be read: the same server would send the same again
                 Arguments.of(new UnreadableAnswer("the answer is larger than 64 MiB, the most read"), ToolException.Kind.INTERNAL),
-                Arguments.of(new com.fasterxml.jackson.core.JsonParseException(null, "Invalid UTF-8 start byte 0xff"), ToolException.Kind.INTERNAL),
-                Arguments.of(new com.google.gson.stream.MalformedJsonException("Unterminated object"), ToolException.Kind.INTERNAL),
-                Arguments.of(new java.net.ProtocolException("protocol error: Frame size error"), ToolException.Kind.INTERNAL),
-                Arguments.of(new java.net.ProtocolException("Invalid status line: \"HTTP/1.1 2OO OK\""), ToolException.Kind.INTERNAL),
-                Arguments.of(new IOException("wrapped", new java.net.ProtocolException("No status code")), ToolException.Kind.INTERNAL),
+                Arguments.of(new JsonParseException(null, "Invalid UTF-8 start byte 0xff"), ToolException.Kind.INTERNAL),
+                Arguments.of(new MalformedJsonException("Unterminated object"), ToolException.Kind.INTERNAL),
+                Arguments.of(new ProtocolException("protocol error: Frame size error"), ToolException.Kind.INTERNAL),
+                Arguments.of(new ProtocolException("Invalid status line: \"HTTP/1.1 2OO OK\""), ToolException.Kind.INTERNAL),
+                Arguments.of(new IOException("wrapped", new ProtocolException("No status code")), ToolException.Kind.INTERNAL),
                 Arguments.of(new IOException("Received RST_STREAM: Protocol error"), ToolException.Kind.INTERNAL));
     }
 
@@ -311,7 +319,7 @@ class RetryTest {
     @Test
     void aConnectionThatCannotBeMadeGetsOneQuickRetry() {
         Unreachable refused = Unreachable.of("gmail.googleapis.com:443",
-                new java.net.ConnectException(), 3);
+                new ConnectException(), 3);
         AlwaysFails call = new AlwaysFails(refused);
 
         ToolException e = catchThrowableOfType(ToolException.class,
@@ -380,7 +388,7 @@ class RetryTest {
     }
     @Test
     void sendsAgainOnlyThePartsRefusedForNowAndJudgesEachPartOnItsOwn() throws Exception {
-        List<List<String>> sent = new java.util.ArrayList<>();
+        List<List<String>> sent = new ArrayList<>();
         Retry.Exchange<String, String> batch = (pending, answers) -> {
             sent.add(List.copyOf(pending));
             for (String id : pending) {
@@ -398,7 +406,7 @@ class RetryTest {
             }
         };
 
-        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> "get " + id, time.deadline(HOUR),
+        Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> "get " + id, time.deadline(HOUR),
                 List.of("a", "busy", "bad", "b"), batch, time);
 
         assertThat(sent).containsExactly(List.of("a", "busy", "bad", "b"), List.of("busy"), List.of("busy"));
@@ -420,7 +428,7 @@ class RetryTest {
             pending.forEach(id -> answers.ok(id, id));
         };
 
-        java.util.Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> id, time.deadline(HOUR),
+        Map<String, Outcome<String>> out = Retry.DEFAULT.runEach(OPERATION, id -> id, time.deadline(HOUR),
                 List.of("a", "b"), batch, time);
 
         assertThat(exchanges[0]).isEqualTo(2);
@@ -432,7 +440,7 @@ class RetryTest {
         Retry slow = new Retry(Duration.ofSeconds(1), Duration.ofSeconds(8), 4);
         Retry.Exchange<String, String> batch = (pending, answers) -> pending.forEach(id -> answers.failed(id, http(503)));
 
-        java.util.Map<String, Outcome<String>> out = slow.runEach(OPERATION, id -> "get " + id,
+        Map<String, Outcome<String>> out = slow.runEach(OPERATION, id -> "get " + id,
                 time.deadline(Duration.ofMillis(1_500)), List.of("a", "b"), batch, time);
 
         // the wait after attempt 1 (0.5-1 s) fits in 1.5 s; the one after attempt 2 (1-2 s) does not
@@ -448,7 +456,7 @@ class RetryTest {
 
     @Test
     void readsGmailsRetryTimeFromTheHeaderOrItsMessage() {
-        java.time.Instant now = java.time.Instant.parse("2023-03-07T18:03:10.961Z");
+        Instant now = Instant.parse("2023-03-07T18:03:10.961Z");
         assertThat(GoogleErrors.retryAfter(retryAfter("7"), now)).isEqualTo(Duration.ofSeconds(7));
         assertThat(GoogleErrors.retryAfter(retryAfter("Tue, 07 Mar 2023 18:03:20 GMT"), now)).isEqualTo(Duration.ofMillis(9_039));
         GoogleJsonError details = new GoogleJsonError();

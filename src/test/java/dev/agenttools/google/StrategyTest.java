@@ -1,6 +1,7 @@
 package dev.agenttools.google;
 
 import dev.agenttools.tool.Deadline;
+import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -25,11 +28,11 @@ class StrategyTest {
         final AtomicInteger peak = new AtomicInteger();
         final AtomicInteger singles = new AtomicInteger();
         /** Batches wait here until this many are in flight at once (or a second passes): proves they overlap. */
-        final java.util.concurrent.CountDownLatch together;
+        final CountDownLatch together;
         boolean dropLast;
 
         RecordingSource(int together) {
-            this.together = new java.util.concurrent.CountDownLatch(together);
+            this.together = new CountDownLatch(together);
         }
 
         @Override
@@ -43,7 +46,7 @@ class StrategyTest {
             batchSizes.add(items.size());
             peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             together.countDown();
-            together.await(1, java.util.concurrent.TimeUnit.SECONDS);
+            together.await(1, TimeUnit.SECONDS);
             inFlight.decrementAndGet();
             Map<Integer, String> out = new LinkedHashMap<>();
             for (int i = items.size() - 1; i >= 0; i--) { // any order: the strategy puts them back in the items' order
@@ -94,10 +97,10 @@ class StrategyTest {
         Strategy.BATCH.fetch(items(10), source, new Strategy.Limits(50, 50), Deadline.in(Duration.ofSeconds(10)), "t");
         assertThat(source.batchSizes).containsExactlyInAnyOrder(4, 3, 3);
         assertThat(source.peak.get()).isEqualTo(3);
-        assertThat(dev.agenttools.tool.FanOut.chunkSizes(10, 50, 50)).containsExactly(4, 3, 3);
-        assertThat(dev.agenttools.tool.FanOut.chunkSizes(1, 50, 50)).containsExactly(1);
-        assertThat(dev.agenttools.tool.FanOut.chunkSizes(0, 50, 50)).isEmpty();
-        assertThat(dev.agenttools.tool.FanOut.chunkSizes(500, 50, 50)).hasSize(22).allSatisfy(n -> assertThat(n).isBetween(22, 23))
+        assertThat(FanOut.chunkSizes(10, 50, 50)).containsExactly(4, 3, 3);
+        assertThat(FanOut.chunkSizes(1, 50, 50)).containsExactly(1);
+        assertThat(FanOut.chunkSizes(0, 50, 50)).isEmpty();
+        assertThat(FanOut.chunkSizes(500, 50, 50)).hasSize(22).allSatisfy(n -> assertThat(n).isBetween(22, 23))
                 .satisfies(sizes -> assertThat(sizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(500));
     }
 

@@ -1,9 +1,11 @@
 package dev.agenttools.google;
 
 import dev.agenttools.tool.Deadline;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -43,7 +45,7 @@ final class VirtualTime implements Ticker {
     }
 
     /** The real clock, counting {@code sleeping} down as each sleep starts: for tests that interrupt a real wait. */
-    static Ticker systemSignalling(java.util.concurrent.CountDownLatch sleeping) {
+    static Ticker systemSignalling(CountDownLatch sleeping) {
         return new Ticker() {
             @Override
             public long nanoTime() {

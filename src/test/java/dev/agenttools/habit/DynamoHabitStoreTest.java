@@ -31,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.LocalDate;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -104,7 +105,7 @@ class DynamoHabitStoreTest extends HabitStoreContract {
             assertThat(requests.operations).containsExactly("Query", "Query");
             assertThat(habits).hasSize(50).extracting(Habit::name).startsWith("habit 0", "habit 1").endsWith("habit 49");
             assertThat(logs).hasSize(50).allSatisfy((id, l) -> assertThat(l).hasSize(6).isSortedAccordingTo(
-                    java.util.Comparator.comparing(HabitLog::day)));
+                    Comparator.comparing(HabitLog::day)));
         }
     }
 

@@ -1,15 +1,19 @@
 package dev.agenttools.habit;
 
 import dev.agenttools.tool.ToolException;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -175,7 +179,7 @@ abstract class HabitStoreContract {
         for (int round = 0; round < 5; round++) {
             String name = "Run " + round;
             List<Object> results = together(() -> store.create("ann", habit(name), NOW),
-                    () -> other.create("ann", habit(name.toUpperCase(java.util.Locale.ROOT)), NOW));
+                    () -> other.create("ann", habit(name.toUpperCase(Locale.ROOT)), NOW));
             assertThat(results).as("round " + round).filteredOn(Habit.class::isInstance).hasSize(1);
             assertThat(results).filteredOn(ToolException.class::isInstance).singleElement()
                     .satisfies(e -> assertThat(((ToolException) e).getMessage()).contains("exists already"));
@@ -201,7 +205,7 @@ abstract class HabitStoreContract {
     void aRenameFreesTheOldNameAndKeepsTheLogs() {
         Habit running = store.create("ann", habit("Running"), NOW);
         store.log("ann", new HabitLog(running.id(), DAY, true, null, null), NOW);
-        Habit jogging = new Habit(running.id(), "ann", "Jogging", Schedule.weekdays(java.util.EnumSet.of(java.time.DayOfWeek.MONDAY)),
+        Habit jogging = new Habit(running.id(), "ann", "Jogging", Schedule.weekdays(EnumSet.of(DayOfWeek.MONDAY)),
                 30.0, "minutes", ZoneId.of("Asia/Tokyo"), false, running.created());
         assertThat(other.update("ann", running.id(), new HabitChange("Jogging", jogging.schedule(), Optional.of(30.0),
                 Optional.of("minutes"), jogging.zone(), null), NOW)).isEqualTo(jogging);
@@ -292,11 +296,11 @@ abstract class HabitStoreContract {
         for (String id : all.keySet()) {
             assertThat(counted.get(id)).extracting(HabitLog::habitId, HabitLog::day, HabitLog::done)
                     .containsExactlyInAnyOrderElementsOf(all.get(id).stream()
-                            .map(l -> org.assertj.core.groups.Tuple.tuple(l.habitId(), l.day(), l.done())).toList());
+                            .map(l -> Tuple.tuple(l.habitId(), l.day(), l.done())).toList());
             assertThat(counted.get(id)).filteredOn(l -> !l.day().isBefore(DAY.minusDays(1)))
                     .extracting(HabitLog::day, HabitLog::amount)
                     .containsExactlyInAnyOrderElementsOf(all.get(id).stream().filter(l -> !l.day().isBefore(DAY.minusDays(1)))
-                            .map(l -> org.assertj.core.groups.Tuple.tuple(l.day(), l.amount())).toList());
+                            .map(l -> Tuple.tuple(l.day(), l.amount())).toList());
         }
         assertThat(counted.get(b.id())).hasSize(2);
         assertThat(counted.get(a.id())).hasSize(800).filteredOn(HabitLog::done).hasSize(800 - 800 / 7 - (800 % 7 > 3 ? 1 : 0));
@@ -322,8 +326,8 @@ abstract class HabitStoreContract {
     void whatOneInstanceWritesTheOtherReadsAlike() {
         Habit h = store.create("ann", new HabitStore.NewHabit("Meditate", Schedule.timesPerWeek(3), 0.1, "minutes",
                 ZoneId.of("Asia/Tokyo")), NOW);
-        Habit w = store.create("ann", new HabitStore.NewHabit("Swim", Schedule.weekdays(java.util.EnumSet.of(
-                java.time.DayOfWeek.MONDAY, java.time.DayOfWeek.FRIDAY)), 1_000_000_000.0, null, PARIS), NOW.plusSeconds(1));
+        Habit w = store.create("ann", new HabitStore.NewHabit("Swim", Schedule.weekdays(EnumSet.of(
+                DayOfWeek.MONDAY, DayOfWeek.FRIDAY)), 1_000_000_000.0, null, PARIS), NOW.plusSeconds(1));
         store.log("ann", new HabitLog(h.id(), DAY, true, 12.345678901234567, "calm"), NOW);
         assertThat(other.habits("ann", false)).containsExactly(h, w);
         assertThat(other.logs("ann")).containsEntry(h.id(), List.of(new HabitLog(h.id(), DAY, true, 12.345678901234567, "calm")));

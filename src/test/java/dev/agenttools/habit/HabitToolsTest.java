@@ -1,10 +1,12 @@
 package dev.agenttools.habit;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolSpec;
 import org.junit.jupiter.api.AfterEach;
@@ -12,10 +14,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,7 +52,7 @@ class HabitToolsTest {
     private static JsonNode call(ToolRegistry r, String tool, String paramsJson) {
         try {
             return r.call(ToolCall.of(tool, (ObjectNode) Json.MAPPER.readTree(paramsJson))).data();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }
@@ -278,7 +285,7 @@ class HabitToolsTest {
 
     @Test
     void theWireAnswerNamesTheStoreAndABadFieldIsInvalidArgument() {
-        dev.agenttools.tool.ToolProtocol protocol = new dev.agenttools.tool.ToolProtocol(tools());
+        ToolProtocol protocol = new ToolProtocol(tools());
         JsonNode created = protocol.answer("{\"command\": \"habit.create\", \"params\": {\"name\": \"Water\"}}").json();
         assertThat(created.path("status").asText()).as(created.toString()).isEqualTo("ok");
         assertThat(created.path("meta").path("backend").asText()).isEqualTo("store");
@@ -290,14 +297,14 @@ class HabitToolsTest {
 
     @Test
     void settingsComeFromTheEnvironment() {
-        HabitSettings d = HabitSettings.fromEnvironment(java.util.Map.of("XDG_DATA_HOME", "/data"));
+        HabitSettings d = HabitSettings.fromEnvironment(Map.of("XDG_DATA_HOME", "/data"));
         assertThat(d.file()).isEqualTo(Path.of("/data/agent-tools/habits.db"));
         assertThat(d.defaultUser()).as("the Google account of each call's credential").isNull();
         assertThat(d.userParam()).isFalse();
-        HabitSettings s = HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_DB", "/x/h.db",
+        HabitSettings s = HabitSettings.fromEnvironment(Map.of("AGENT_TOOLS_HABIT_DB", "/x/h.db",
                 "AGENT_TOOLS_HABIT_USER", "ann@example.com", "AGENT_TOOLS_HABIT_USER_PARAM", "on"));
         assertThat(s).isEqualTo(new HabitSettings(Path.of("/x/h.db"), "ann@example.com", true));
-        assertThatThrownBy(() -> HabitSettings.fromEnvironment(java.util.Map.of("AGENT_TOOLS_HABIT_USER_PARAM", "yes")))
+        assertThatThrownBy(() -> HabitSettings.fromEnvironment(Map.of("AGENT_TOOLS_HABIT_USER_PARAM", "yes")))
                 .hasMessageContaining("AGENT_TOOLS_HABIT_USER_PARAM must be on or off");
     }
 
@@ -310,8 +317,8 @@ class HabitToolsTest {
         call(r, HabitTools.LOG, "{\"habit\": \"water\", \"amount\": 2}");
         at("2026-12-02T08:00:00Z");
         // another process holds the file's write lock longer than the store waits (10 s)
-        try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-             java.sql.Statement s = other.createStatement()) {
+        try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + file);
+             Statement s = other.createStatement()) {
             s.execute("BEGIN EXCLUSIVE");
             ToolException e = refused(r, HabitTools.LOG, "{\"habit\": \"water\"}");
             assertThat(e.kind()).isEqualTo(ToolException.Kind.INTERNAL);
@@ -424,7 +431,7 @@ class HabitToolsTest {
     private static int codePoint(String jsonEscape) {
         try {
             return Json.MAPPER.readTree("\"" + jsonEscape + "\"").asText().codePointAt(0);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }
@@ -438,7 +445,7 @@ class HabitToolsTest {
             ToolException e = refused(r, HabitTools.CREATE, "{\"name\": \"Runn" + hidden + "ing\"}");
             assertThat(e.kind()).as(hidden).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
             assertThat(e.getMessage()).as(hidden).startsWith("name must be one line of plain text")
-                    .contains(String.format(java.util.Locale.ROOT, "U+%04X", codePoint(hidden)));
+                    .contains(String.format(Locale.ROOT, "U+%04X", codePoint(hidden)));
             assertThat(refused(r, HabitTools.UPDATE, "{\"habit\": \"running\", \"target_unit\": \"k" + hidden + "m\"}")
                     .getMessage()).as(hidden).startsWith("target_unit must be one line of plain text");
             assertThat(refused(r, HabitTools.LOG, "{\"habit\": \"running\", \"note\": \"n" + hidden.replace("\\n", "\\u202E") + "\"}")
@@ -466,7 +473,7 @@ class HabitToolsTest {
     void aNameOfAnIdsFormIsRefusedSoThatEveryHabitIsReachableByItsName() {
         ToolRegistry r = tools();
         String id = call(r, HabitTools.CREATE, "{\"name\": \"Running\"}").path("id").asText();
-        for (String name : List.of(id, id.toUpperCase(java.util.Locale.ROOT), " " + id + " ", "hab_0123456789abcdef")) {
+        for (String name : List.of(id, id.toUpperCase(Locale.ROOT), " " + id + " ", "hab_0123456789abcdef")) {
             ToolException e = refused(r, HabitTools.CREATE, "{\"name\": \"" + name + "\"}");
             assertThat(e.kind()).as(name).isEqualTo(ToolException.Kind.INVALID_ARGUMENT);
             assertThat(e.getMessage()).as(name).contains("has the form of a habit id");

@@ -7,6 +7,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.ZoneId;
 import java.util.List;
 
@@ -35,8 +38,8 @@ class SqliteHabitStoreTest extends HabitStoreContract {
         store.close();
         other.close();
         // as the store wrote it before: a name typed with a combining accent, its key only lowercased
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-             java.sql.Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+             Statement s = c.createStatement()) {
             s.execute("UPDATE habits SET name = name"); // the tables exist (made by the stores just closed)
             s.execute("INSERT INTO habits (user, id, name, name_key, schedule, zone, created_ms, updated_ms) VALUES"
                     + " ('me@example.com', 'hab_00000000000000aa', 'Cafe\u0301', 'cafe\u0301', 'daily', 'UTC', 0, 0),"

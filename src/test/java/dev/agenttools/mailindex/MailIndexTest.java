@@ -1,5 +1,6 @@
 package dev.agenttools.mailindex;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.Tools;
@@ -17,14 +18,33 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigInteger;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,7 +70,7 @@ class MailIndexTest {
     private static ObjectNode obj(String json) {
         try {
             return (ObjectNode) Json.MAPPER.readTree(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
     }
@@ -103,9 +123,9 @@ class MailIndexTest {
 
             // new mail: the list, the history, then only the new messages fetched
             for (int i = 0; i < 2; i++) {
-                String raw = java.util.Base64.getUrlEncoder().encodeToString(("From: Amy <amy@example.org>\r\nTo: me@example.com\r\n"
+                String raw = Base64.getUrlEncoder().encodeToString(("From: Amy <amy@example.org>\r\nTo: me@example.com\r\n"
                         + "Subject: New " + i + "\r\nDate: Tue, 01 Dec 2026 09:00:0" + i + " +0000\r\n\r\nHello " + i + "\r\n")
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        .getBytes(StandardCharsets.UTF_8));
                 post(emulator, "gmail/v1/users/me/messages", "{\"raw\": \"" + raw + "\", \"labelIds\": [\"INBOX\", \"UNREAD\"]}");
             }
             before = emulator.counters().apiCalls();
@@ -135,12 +155,12 @@ class MailIndexTest {
             String account = emulator.rootUri() + "|me@example.com";
             try (MailIndex index = MailIndex.open(file, 20_000)) {
                 assertThat(index.counts()).containsEntry(account, 5L);
-                index.reset(account, java.math.BigInteger.ONE); // as if synced long ago: Gmail has no history that old
+                index.reset(account, BigInteger.ONE); // as if synced long ago: Gmail has no history that old
             }
             String stderr = stderrOf(() -> assertThat(list(indexed, params)).isEqualTo(list(plain, params)));
             assertThat(stderr).as("the 404 every index meets after a week away is not worth a line").isEmpty();
             try (MailIndex index = MailIndex.open(file, 20_000)) {
-                assertThat(index.historyId(account)).hasValueSatisfying(h -> assertThat(h).isGreaterThan(java.math.BigInteger.ONE));
+                assertThat(index.historyId(account)).hasValueSatisfying(h -> assertThat(h).isGreaterThan(BigInteger.ONE));
             }
             long before = emulator.counters().apiCalls();
             list(indexed, "{\"max_results\": 5, \"cache\": \"refresh\"}");
@@ -160,12 +180,12 @@ class MailIndexTest {
             ToolRegistry two = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             ToolRegistry plain = tools(emulator, CacheSettings.OFF);
             String params = "{\"max_results\": 15}";
-            java.util.List<String> ids = new java.util.ArrayList<>();
+            List<String> ids = new ArrayList<>();
             list(plain, "{\"max_results\": 40}").get("emails").forEach(e -> ids.add(e.get("id").asText()));
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-            try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-                for (ToolRegistry r : java.util.List.of(one, two)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+            try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (ToolRegistry r : List.of(one, two)) {
                     pool.submit(() -> {
                         while (!stop.get()) {
                             try {
@@ -177,14 +197,14 @@ class MailIndexTest {
                         }
                     });
                 }
-                java.util.Random random = new java.util.Random(7);
+                Random random = new Random(7);
                 for (int i = 0; i < 60; i++) {
                     String id = ids.get(random.nextInt(ids.size()));
                     switch (random.nextInt(4)) {
                         case 0 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/modify", "{\"addLabelIds\": [\"STARRED\"]}");
                         case 1 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/modify", "{\"removeLabelIds\": [\"UNREAD\", \"STARRED\"]}");
                         case 2 -> post(emulator, "gmail/v1/users/me/messages/" + id + "/trash", "");
-                        default -> post(emulator, "gmail/v1/users/me/messages", "{\"raw\": \"" + java.util.Base64.getUrlEncoder()
+                        default -> post(emulator, "gmail/v1/users/me/messages", "{\"raw\": \"" + Base64.getUrlEncoder()
                                 .encodeToString(("Subject: Burst " + i + "\r\nFrom: a@example.org\r\n\r\nx\r\n").getBytes())
                                 + "\", \"labelIds\": [\"INBOX\"]}");
                     }
@@ -234,15 +254,15 @@ class MailIndexTest {
 
     /** What the code under {@code run} printed on stderr. */
     private static String stderrOf(ThrowingRunnable run) throws Exception {
-        java.io.PrintStream original = System.err;
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             run.run();
         } finally {
             System.setErr(original);
         }
-        return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return captured.toString(StandardCharsets.UTF_8);
     }
 
     private interface ThrowingRunnable {
@@ -262,29 +282,29 @@ class MailIndexTest {
             // garbage over one page of the messages table in the middle of the file; the header (page 1) stays valid
             long page;
             int pageSize;
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-                 java.sql.Statement s = c.createStatement()) {
-                java.util.List<Long> leaves = new java.util.ArrayList<>();
-                try (java.sql.ResultSet rs = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno")) {
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                 Statement s = c.createStatement()) {
+                List<Long> leaves = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno")) {
                     while (rs.next()) {
                         leaves.add(rs.getLong(1));
                     }
                 }
                 assertThat(leaves).as("the messages fill several pages").hasSizeGreaterThan(2);
                 page = leaves.get(leaves.size() / 2);
-                try (java.sql.ResultSet rs = s.executeQuery("PRAGMA page_size")) {
+                try (ResultSet rs = s.executeQuery("PRAGMA page_size")) {
                     pageSize = rs.getInt(1);
                 }
             }
             byte[] garbage = new byte[pageSize];
-            new java.util.Random(25).nextBytes(garbage);
-            try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-                channel.write(java.nio.ByteBuffer.wrap(garbage), (page - 1) * pageSize);
+            new Random(25).nextBytes(garbage);
+            try (var channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(garbage), (page - 1) * pageSize);
             }
 
             // a new process's tools (a connection with nothing cached) meet the damage while listing
             ToolRegistry next = tools(emulator, cache);
-            java.util.List<ToolResult> answers = new java.util.ArrayList<>();
+            List<ToolResult> answers = new ArrayList<>();
             String stderr = stderrOf(() -> {
                 for (int i = 0; i < 3; i++) {
                     answers.add(next.call(ToolCall.of(GmailTools.LIST, obj(params))));
@@ -312,7 +332,7 @@ class MailIndexTest {
             String params = "{\"max_results\": 4}";
             JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
             Path theirs = ForeignFiles.theirDatabase(dir);
-            for (Path target : java.util.List.of(ForeignFiles.plainFile(dir), theirs)) {
+            for (Path target : List.of(ForeignFiles.plainFile(dir), theirs)) {
                 byte[] before = Files.readAllBytes(target);
                 String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(target));
                 Files.createSymbolicLink(file, target);
@@ -328,8 +348,8 @@ class MailIndexTest {
                 assertThat(Files.isSymbolicLink(file)).as("the link is left where it is").isTrue();
                 Files.delete(file);
             }
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + theirs);
-                 java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT group_concat(name) FROM sqlite_master")) {
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + theirs);
+                 ResultSet rs = c.createStatement().executeQuery("SELECT group_concat(name) FROM sqlite_master")) {
                 assertThat(rs.getString(1)).as("no table of ours in their database").isEqualTo("their_table");
             }
             try (var left = Files.list(dir.resolve("elsewhere"))) {
@@ -370,8 +390,8 @@ class MailIndexTest {
             Path file = dir.resolve("mail-index.db");
             String params = "{\"max_results\": 3}";
             JsonNode truth = list(tools(emulator, CacheSettings.OFF), params);
-            try (java.sql.Connection older = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-                 java.sql.Statement s = older.createStatement()) {
+            try (Connection older = DriverManager.getConnection("jdbc:sqlite:" + file);
+                 Statement s = older.createStatement()) {
                 s.execute("PRAGMA journal_mode = WAL"); // as versions before this one kept it, still open in their process
                 s.execute("CREATE TABLE accounts (account TEXT PRIMARY KEY, history_id TEXT NOT NULL, synced_ms INTEGER NOT NULL)");
                 ToolRegistry meanwhile = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
@@ -381,8 +401,8 @@ class MailIndexTest {
             ToolRegistry after = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             assertThat(list(after, params)).isEqualTo(truth);
             assertThat(after.call(ToolCall.of(GmailTools.LIST, obj(params))).backend().wireName()).isEqualTo("index");
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-                 java.sql.ResultSet rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                 ResultSet rs = c.createStatement().executeQuery("PRAGMA journal_mode")) {
                 assertThat(rs.getString(1)).isNotEqualTo("wal");
             }
             assertThat(dir.resolve("mail-index.db-shm")).doesNotExist();
@@ -398,8 +418,8 @@ class MailIndexTest {
             ToolRegistry indexed = tools(emulator, new CacheSettings(CacheSettings.Mode.AUTO, file, 20_000));
             assertThat(list(indexed, params)).isEqualTo(truth);
             // another process holds the file locked past the busy timeout (as a read-only or full disk would fail too)
-            try (java.sql.Connection other = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
-                 java.sql.Statement s = other.createStatement()) {
+            try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + file);
+                 Statement s = other.createStatement()) {
                 s.execute("BEGIN EXCLUSIVE");
                 String stderr = stderrOf(() -> {
                     for (int i = 0; i < 3; i++) {
@@ -429,7 +449,7 @@ class MailIndexTest {
             assertThat(MailIndexFiles.status(cache)).hasValueSatisfying(counts -> assertThat(counts.keySet())
                     .containsExactlyInAnyOrder(one.rootUri() + "|me@example.com", two.rootUri() + "|me@example.com"));
             assertThat(MailIndexFiles.clear(cache)).isTrue();
-            assertThat(MailIndexFiles.status(cache)).hasValue(java.util.Map.of());
+            assertThat(MailIndexFiles.status(cache)).hasValue(Map.of());
             assertThat(MailIndexFiles.status(new CacheSettings(CacheSettings.Mode.AUTO, dir.resolve("none.db"), 8))).isEmpty();
         }
     }

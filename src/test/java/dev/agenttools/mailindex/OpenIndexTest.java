@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -50,7 +51,7 @@ class OpenIndexTest {
             assertThat(open.use(index -> {
                 seen.add(index);
                 return index.counts();
-            })).hasValue(java.util.Map.of());
+            })).hasValue(Map.of());
             assertThat(seen).as("the same index, neither closed nor opened again").hasSize(2).containsOnly(seen.getFirst());
         }
     }

@@ -7,6 +7,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolRegistry;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -196,7 +197,7 @@ class AmbiguousRequestsTest {
     @Test
     void theMetricsHostsSettingRefusesWhatIsNoHostAddressOrRange() {
         for (String bad : List.of("exa mple", "10.0.0.1/8", "10.0.0.0/33", "http://x", "a_b.example")) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> MetricsHosts.parse(List.of(bad)))
+            Assertions.assertThatThrownBy(() -> MetricsHosts.parse(List.of(bad)))
                     .as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(MetricsHosts.SETTING);
         }
         assertThat(MetricsHosts.parse(List.of("*", "fd00::/8", "metrics.example"))).isNotNull();

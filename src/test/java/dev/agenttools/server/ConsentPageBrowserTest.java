@@ -6,6 +6,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -95,7 +96,7 @@ class ConsentPageBrowserTest {
 
     private static List<String> gmailIds(Emulator emulator, String user) throws Exception {
         try (ToolRegistry own = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken(emulator.tokenFor(user)).build()) {
-            JsonNode answer = new dev.agenttools.tool.ToolProtocol(own)
+            JsonNode answer = new ToolProtocol(own)
                     .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 5}}").json();
             List<String> ids = new ArrayList<>();
             answer.get("data").get("emails").forEach(e -> ids.add(e.get("id").asText()));

@@ -6,6 +6,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -256,7 +257,7 @@ class ConsentPageTest {
 
     private static List<String> gmailIds(String user) throws Exception {
         try (ToolRegistry own = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken(emulator.tokenFor(user)).build()) {
-            JsonNode answer = new dev.agenttools.tool.ToolProtocol(own)
+            JsonNode answer = new ToolProtocol(own)
                     .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 5}}").json();
             List<String> ids = new ArrayList<>();
             answer.get("data").get("emails").forEach(e -> ids.add(e.get("id").asText()));

@@ -7,6 +7,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.habit.HabitSettings;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -27,6 +29,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -78,7 +82,7 @@ class HostileClientTest {
         Path habits = dir.resolve("habits.db");
         Files.writeString(habits, "this is not a SQLite database, but a file someone wrote here\n".repeat(40));
         HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 100, 100,
-                HttpService.Options.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), keys, null, java.util.Set.of(),
+                HttpService.Options.DEFAULT_MAX_BODY_BYTES, Duration.ofSeconds(5), keys, null, Set.of(),
                 List.of(emulator.rootUri())).withLimits(STALL_READ_TIMEOUT);
         HttpService.Metrics metrics = HttpService.Metrics.create(options);
         registry = Tools.builder().rootUrl(emulator.rootUri().toString()).habit(new HabitSettings(habits, null, false).forManyUsers())
@@ -290,7 +294,7 @@ class HostileClientTest {
             RawHttp.Answer a;
             try {
                 a = answers.get(i).get();
-            } catch (java.util.concurrent.ExecutionException ex) {
+            } catch (ExecutionException ex) {
                 soft.fail(f.name() + ": no answer: " + ex.getCause());
                 continue;
             }
@@ -397,7 +401,7 @@ class HostileClientTest {
         }
         assertThat(text).startsWith("internal: ");
         // on the user's own machine (call, serve, mcp over stdio) the same failure keeps its detail: it is their own file
-        String local = new dev.agenttools.tool.ToolProtocol(registry, Tools.SHORT_NAMES)
+        String local = new ToolProtocol(registry, Tools.SHORT_NAMES)
                 .answer("{\"command\":\"habit.list\"}", System.nanoTime(), TOKEN).line();
         assertThat(local).contains(dir.resolve("habits.db").toString()).contains("SQLITE_NOTADB").doesNotContain("error id");
         assertThat(mcp.raw()).doesNotContainPattern(LEAK);
@@ -415,7 +419,7 @@ class HostileClientTest {
         }
 
         @Override
-        public void write(int c) throws java.io.IOException {
+        public void write(int c) throws IOException {
             a.write(c);
             synchronized (b) {
                 b.write(c);
@@ -423,7 +427,7 @@ class HostileClientTest {
         }
 
         @Override
-        public void write(byte[] bytes, int off, int len) throws java.io.IOException {
+        public void write(byte[] bytes, int off, int len) throws IOException {
             a.write(bytes, off, len);
             synchronized (b) {
                 b.write(bytes, off, len);

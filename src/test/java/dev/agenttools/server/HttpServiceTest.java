@@ -13,6 +13,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -20,12 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +40,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -169,13 +176,13 @@ class HttpServiceTest {
     void refusesAKeyFileOtherUsersMayWriteAndAKeyInsteadOfAHash() throws Exception {
         Path shared = dir.resolve("shared-keys");
         Files.writeString(shared, ServiceKeys.hash(KEY) + "\n");
-        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ServiceKeys(shared, null))
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rw-rw-rw-"));
+        Assertions.assertThatThrownBy(() -> new ServiceKeys(shared, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("may be written by other users")
                 .hasMessageContaining("chmod go-w");
-        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rw-------"));
         assertThat(new ServiceKeys(shared, null).accepts("Bearer " + KEY)).isTrue();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ServiceKeys(null, "not-a-hash"))
+        Assertions.assertThatThrownBy(() -> new ServiceKeys(null, "not-a-hash"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("AGENT_TOOLS_SERVICE_KEY_HASHES line 1")
                 .hasMessageContaining("64 hex digits").hasMessageNotContaining("not-a-hash");
     }
@@ -331,8 +338,8 @@ class HttpServiceTest {
             assertThat(answered.statusCode()).as("the call in flight is answered, not cut").isEqualTo(404);
             assertThat(answered.body()).contains("\"code\":\"not_found\"");
             stopping.get();
-            org.assertj.core.api.Assertions.assertThatThrownBy(afterStop::call)
-                    .as("a stopped server takes no new calls").isInstanceOf(java.io.IOException.class);
+            Assertions.assertThatThrownBy(afterStop::call)
+                    .as("a stopped server takes no new calls").isInstanceOf(IOException.class);
         }
     }
 
@@ -343,15 +350,15 @@ class HttpServiceTest {
                 "-genkeypair", "-alias", "server", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
                 "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "store-password")
                 .redirectErrorStream(true).start();
-        String said = new String(keytool.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String said = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(keytool.waitFor()).as(said).isZero();
-        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        KeyStore trust = KeyStore.getInstance("PKCS12");
         try (var in = Files.newInputStream(store)) {
             trust.load(in, "store-password".toCharArray());
         }
-        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
-        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
 
         HttpService.Options options = new HttpService.Options("127.0.0.1", 0, 10, 10, 64 * 1024, Duration.ofSeconds(5), keys,

@@ -7,6 +7,7 @@ import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,8 +16,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,6 +33,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -331,8 +340,8 @@ class McpAuthorizationTest {
 
         // two requests of the client that both got a 401 refresh at once with the same token: both go on
         List<HttpResponse<String>> both = new ArrayList<>();
-        try (var threads = java.util.concurrent.Executors.newFixedThreadPool(2)) {
-            List<java.util.concurrent.Future<HttpResponse<String>>> calls = new ArrayList<>();
+        try (var threads = Executors.newFixedThreadPool(2)) {
+            List<Future<HttpResponse<String>>> calls = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 calls.add(threads.submit(() -> client.token(Map.of("grant_type", "refresh_token", "refresh_token", next.refresh()))));
             }
@@ -460,8 +469,8 @@ class McpAuthorizationTest {
             assertThat(google.tokenRefreshes()).as("a fresh Google token is used as it is").isZero();
 
             Thread.sleep(2_200); // into the last half of the Google token's life
-            try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-                List<java.util.concurrent.Future<List<String>>> calls = new ArrayList<>();
+            try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<List<String>>> calls = new ArrayList<>();
                 for (int i = 0; i < 20; i++) {
                     calls.add(threads.submit(() -> OAuthClient.messageIds(server.base, tokens.access())));
                 }
@@ -482,7 +491,7 @@ class McpAuthorizationTest {
             assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v ->
                     assertThat(v).contains("resource_metadata=").contains("error=\"invalid_token\""));
             assertThat(refused.body()).contains("sign in again");
-            assertThat(client.token(java.util.Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh())).statusCode())
+            assertThat(client.token(Map.of("grant_type", "refresh_token", "refresh_token", tokens.refresh())).statusCode())
                     .as("the server's own refresh token for that account ends with it").isEqualTo(400);
             // and signing in again works
             OAuthClient.Tokens again = client.signIn(USER_2);
@@ -496,7 +505,7 @@ class McpAuthorizationTest {
         // its Google token has ended only when Gmail refuses it in a call
         Emulator google = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).seedMessages(20).tokenLifetime(Duration.ofSeconds(2)).build());
-        com.sun.net.httpserver.HttpServer lying = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        com.sun.net.httpserver.HttpServer lying = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         lying.createContext("/token", exchange -> {
             HttpResponse<String> real;
             try {
@@ -505,7 +514,7 @@ class McpAuthorizationTest {
                         .POST(HttpRequest.BodyPublishers.ofByteArray(exchange.getRequestBody().readAllBytes())).build(),
                         HttpResponse.BodyHandlers.ofString());
             } catch (InterruptedException e) {
-                throw new java.io.IOException(e);
+                throw new IOException(e);
             }
             assertThat(real.body()).containsPattern("\"expires_in\": *2\\b"); // what is rewritten
             byte[] body = real.body().replaceAll("\"expires_in\": *\\d+", "\"expires_in\":3600").getBytes(StandardCharsets.UTF_8);
@@ -547,7 +556,7 @@ class McpAuthorizationTest {
             builder.environment().put("WAIT_FOR_EXPIRY_MS", "2500");
             Process process = builder.start();
             byte[] out = process.getInputStream().readAllBytes();
-            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("node finished").isTrue();
             assertThat(process.exitValue()).as("node's exit status; output: %s", new String(out, StandardCharsets.UTF_8)).isZero();
             JsonNode results = Json.MAPPER.readTree(out);
             for (String user : List.of(USER_1, USER_2)) {
@@ -583,7 +592,7 @@ class McpAuthorizationTest {
         try (OAuthServer server = instance(google, URI.create("http://127.0.0.1:0"), dir.resolve("stepup-v" + generation + ".db"))) {
             Process process = new ProcessBuilder("node", "mcp-oauth-stepup-check.mjs", server.base.toString(), USER_2, generation)
                     .directory(node.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            var out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            var out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             JsonNode results = null;
             for (String line; (line = out.readLine()) != null; ) {
                 JsonNode message = Json.MAPPER.readTree(line);
@@ -595,7 +604,7 @@ class McpAuthorizationTest {
                     results = message;
                 }
             }
-            assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).as("node finished").isTrue();
+            assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("node finished").isTrue();
             assertThat(process.exitValue()).as("node's exit status; results: %s", results).isZero();
             assertThat(results.get("sdk").asText()).isEqualTo(generation);
             assertThat(results.get("firstScopeAsked").asText()).as("from the 401's challenge")
@@ -632,7 +641,7 @@ class McpAuthorizationTest {
     /** The user's five newest emails as the tools list them in-process with the user's own Google token. */
     private static List<String> gmailIds(String user) throws Exception {
         try (ToolRegistry own = Tools.builder().rootUrl(emulator.rootUri().toString()).defaultAccessToken(emulator.tokenFor(user)).build()) {
-            JsonNode answer = new dev.agenttools.tool.ToolProtocol(own)
+            JsonNode answer = new ToolProtocol(own)
                     .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"max_results\": 5}}").json();
             List<String> ids = new ArrayList<>();
             answer.get("data").get("emails").forEach(e -> ids.add(e.get("id").asText()));
@@ -649,17 +658,17 @@ class McpAuthorizationTest {
     }
 
     /** Writes to both streams: the test keeps a copy of stderr and still shows it. */
-    private static final class TeeStream extends java.io.OutputStream {
-        private final java.io.OutputStream a;
-        private final java.io.OutputStream b;
+    private static final class TeeStream extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
 
-        TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+        TeeStream(OutputStream a, OutputStream b) {
             this.a = a;
             this.b = b;
         }
 
         @Override
-        public void write(int c) throws java.io.IOException {
+        public void write(int c) throws IOException {
             a.write(c);
             synchronized (b) {
                 b.write(c);
@@ -667,7 +676,7 @@ class McpAuthorizationTest {
         }
 
         @Override
-        public void write(byte[] buf, int off, int len) throws java.io.IOException {
+        public void write(byte[] buf, int off, int len) throws IOException {
             a.write(buf, off, len);
             synchronized (b) {
                 b.write(buf, off, len);

@@ -17,6 +17,8 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -129,8 +131,8 @@ final class OAuthClient {
 
     /** Answers the consent page {@code page} with {@code decision} (approve or deny), as its form would. */
     static HttpResponse<String> answer(URI at, HttpResponse<String> page, String decision) throws Exception {
-        java.util.regex.Matcher action = java.util.regex.Pattern.compile("<form method=\"post\" action=\"([^\"]+)\"").matcher(page.body());
-        java.util.regex.Matcher request = java.util.regex.Pattern.compile("name=\"request\" value=\"([^\"]+)\"").matcher(page.body());
+        Matcher action = Pattern.compile("<form method=\"post\" action=\"([^\"]+)\"").matcher(page.body());
+        Matcher request = Pattern.compile("name=\"request\" value=\"([^\"]+)\"").matcher(page.body());
         assertThat(action.find() && request.find()).as("a consent form in: %s", page.body()).isTrue();
         String cookie = page.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("agt_consent="))
                 .map(c -> c.substring(0, c.indexOf(';'))).findFirst().orElseThrow();

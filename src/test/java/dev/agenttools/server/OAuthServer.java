@@ -2,6 +2,7 @@ package dev.agenttools.server;
 
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
+import dev.agenttools.habit.HabitSettings;
 import dev.agenttools.server.oauth.OAuthSettings;
 import dev.agenttools.tool.ToolRegistry;
 
@@ -69,7 +70,7 @@ final class OAuthServer implements AutoCloseable {
         HttpService.Metrics metrics = HttpService.Metrics.create(options);
         Tools.Builder builder = Tools.builder().rootUrl(root.toString()).noTokenMessage("no Google access token").listener(metrics);
         if (habits != null) {
-            builder.habit(dev.agenttools.habit.HabitSettings.at(habits).forManyUsers());
+            builder.habit(HabitSettings.at(habits).forManyUsers());
         }
         tools = builder.build();
         service = HttpService.start(tools, metrics, Tools.SHORT_NAMES, "test", options, () -> null);

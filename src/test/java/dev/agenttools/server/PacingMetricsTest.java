@@ -5,6 +5,7 @@ import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.google.PacingStats;
+import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolRegistry;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -167,7 +168,7 @@ class PacingMetricsTest {
 
             HttpResponse<String> refused = served.call(token, list);
             assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
-            var error = dev.agenttools.tool.Json.MAPPER.readTree(refused.body()).path("error");
+            var error = Json.MAPPER.readTree(refused.body()).path("error");
             assertThat(error.path("code").asText()).isEqualTo("rate_limited");
             assertThat(error.path("message").asText()).contains("quota of this account is spoken for").contains("try again in");
             long retryAfterMs = error.path("retry_after_ms").asLong();

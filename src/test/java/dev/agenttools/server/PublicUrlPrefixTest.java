@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,7 +98,7 @@ class PublicUrlPrefixTest {
         builder.environment().put("WAIT_FOR_EXPIRY_MS", "2500"); // the access token lives 2 s: the SDK refreshes through the prefix too
         Process process = builder.start();
         byte[] out = process.getInputStream().readAllBytes();
-        assertThat(process.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(process.waitFor(90, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as("node's exit status; output: %s", new String(out, StandardCharsets.UTF_8)).isZero();
         JsonNode r = Json.MAPPER.readTree(out).get("me@example.com");
         assertThat(r.get("ids")).hasSize(5);

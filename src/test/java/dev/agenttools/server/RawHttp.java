@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -41,7 +42,7 @@ final class RawHttp {
         }
         b.append("\r\n");
         byte[] head = b.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
+        byte[] all = Arrays.copyOf(head, head.length + body.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return all;
     }

@@ -14,13 +14,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -77,7 +87,7 @@ class RequestRatesTest {
     }
 
     private static SourcedHttp.Answer mcp(InetAddress from, String... headers) throws Exception {
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(MCP_HEADERS), java.util.Arrays.stream(headers))
+        String[] all = Stream.concat(Arrays.stream(MCP_HEADERS), Arrays.stream(headers))
                 .toArray(String[]::new);
         return SourcedHttp.send(from, base, "POST", "/mcp", MCP_LIST, all);
     }
@@ -187,23 +197,23 @@ class RequestRatesTest {
         for (int i = 0; i < PER_USER; i++) {
             assertThat(mcp(SourcedHttp.LOOPBACK, "Authorization: Bearer " + KEY, token).status()).isEqualTo(200);
         }
-        byte[] body = MCP_LIST.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = MCP_LIST.getBytes(StandardCharsets.UTF_8);
         String head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + KEY + "\r\n" + token + "\r\n"
                 + String.join("\r\n", MCP_HEADERS) + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n";
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", service.port())) {
+        try (Socket socket = new Socket("127.0.0.1", service.port())) {
             socket.setSoTimeout(10_000);
             var out = socket.getOutputStream();
-            var in = new java.io.BufferedInputStream(socket.getInputStream());
-            out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            var in = new BufferedInputStream(socket.getInputStream());
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String first = readAnswer(in); // the gate answers from the headers alone
             assertThat(first).startsWith("HTTP/1.1 429");
             out.write(body); // the body, late
             out.flush();
-            if (first.toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection: close")) {
+            if (first.toLowerCase(Locale.ROOT).contains("\r\nconnection: close")) {
                 return; // said: the client opens another
             }
-            out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
             out.write(body);
             out.flush();
             assertThat(readAnswer(in)).as("the next request on a connection the refusal kept open").startsWith("HTTP/1.1 429");
@@ -211,13 +221,13 @@ class RequestRatesTest {
     }
 
     /** One HTTP/1.1 answer with a Content-Length (the head and the body), or "" when the connection ended first. */
-    private static String readAnswer(java.io.InputStream in) throws java.io.IOException {
+    private static String readAnswer(InputStream in) throws IOException {
         StringBuilder head = new StringBuilder();
         int c;
         while (!head.toString().endsWith("\r\n\r\n") && (c = in.read()) >= 0) {
             head.append((char) c);
         }
-        java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(head);
+        Matcher length = Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(head);
         if (length.find()) {
             in.readNBytes(Integer.parseInt(length.group(1)));
         }

@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -47,7 +48,7 @@ final class SourcedHttp {
             socket.setSoTimeout(30_000);
             byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
             StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
-            if (java.util.Arrays.stream(headerLines).noneMatch(h -> h.regionMatches(true, 0, "Host:", 0, 5))) {
+            if (Arrays.stream(headerLines).noneMatch(h -> h.regionMatches(true, 0, "Host:", 0, 5))) {
                 request.append("Host: ").append(base.getAuthority()).append("\r\n");
             }
             for (String line : headerLines) {

@@ -15,6 +15,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,7 +46,7 @@ class DynamoPacingShareTest {
     }
 
     /** First renewals left to the test's own rounds. */
-    private static final java.util.concurrent.Executor NOWHERE = r -> { };
+    private static final Executor NOWHERE = r -> { };
 
     /**
      * Each instance asks {@code units} of the account's Gmail quota twice at one moment ({@code units / 2} a second

@@ -5,7 +5,10 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -157,8 +160,8 @@ class StdioServerTest {
     void aCallThatWaitedInTheQueuePastItsTimeoutIsAnsweredDeadlineWithoutRunning() throws Exception {
         HeldTool held = new HeldTool();
         ToolProtocol protocol = new ToolProtocol(ToolRegistry.builder().tool(held).build());
-        java.io.PipedOutputStream feed = new java.io.PipedOutputStream();
-        java.io.PipedInputStream in = new java.io.PipedInputStream(feed, 1 << 16);
+        PipedOutputStream feed = new PipedOutputStream();
+        PipedInputStream in = new PipedInputStream(feed, 1 << 16);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         StdioServer server = new StdioServer(protocol, in, out, new StdioServer.Limits(1, 4));
         Thread loop = Thread.ofVirtual().start(() -> {
@@ -179,7 +182,7 @@ class StdioServerTest {
 
         held.release.countDown();
         feed.close();
-        loop.join(java.time.Duration.ofSeconds(20));
+        loop.join(Duration.ofSeconds(20));
 
         List<JsonNode> answers = new ArrayList<>();
         for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {

@@ -2,10 +2,14 @@ package dev.agenttools.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agenttools.tool.Deadline;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +41,7 @@ class ToolProtocolTest {
                 throw failure;
             }
             String strategy = call.params().path("strategy").asText("concurrent");
-            return new ToolResult(call.params(), Backend.valueOf(strategy.toUpperCase(java.util.Locale.ROOT)), 1);
+            return new ToolResult(call.params(), Backend.valueOf(strategy.toUpperCase(Locale.ROOT)), 1);
         }
 
         @Override
@@ -76,7 +80,7 @@ class ToolProtocolTest {
     @Test
     void namesEachToolAsItsTableSays() throws Exception {
         ToolProtocol named = new ToolProtocol(ToolRegistry.builder().tool(new EchoTool(null, 0)).build(),
-                java.util.Map.of("test.echo", "echo"));
+                Map.of("test.echo", "echo"));
         JsonNode a = answer(named, "{\"command\": \"tools.list\"}");
         assertThat(a.get("data").findValuesAsText("name")).containsExactly("tools_list", "echo");
     }
@@ -140,7 +144,7 @@ class ToolProtocolTest {
 
     @Test
     void theFallbackRunsUnderTheSameDeadlineNotARenewedOne() {
-        List<dev.agenttools.tool.Deadline> deadlines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Deadline> deadlines = new CopyOnWriteArrayList<>();
         EchoTool echo = new EchoTool(new ToolException(ToolException.Kind.UPSTREAM, "gmail 503"), 1);
         Tool failsFast = new Tool() {
             @Override

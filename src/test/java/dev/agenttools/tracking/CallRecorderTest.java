@@ -1,25 +1,38 @@
 package dev.agenttools.tracking;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agenttools.tool.ToolInterceptor;
-import dev.agenttools.tool.ToolProtocol;
+import dev.agenttools.tool.Backend;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.Tool;
 import dev.agenttools.tool.ToolCall;
 import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolInterceptor;
+import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -48,7 +61,7 @@ class CallRecorderTest {
             if (calls.incrementAndGet() == 1 && firstFailure != null) {
                 throw firstFailure;
             }
-            return new ToolResult(Json.object(), dev.agenttools.tool.Backend.valueOf(call.params().path("strategy").asText("concurrent").toUpperCase(java.util.Locale.ROOT)), 7);
+            return new ToolResult(Json.object(), Backend.valueOf(call.params().path("strategy").asText("concurrent").toUpperCase(Locale.ROOT)), 7);
         }
 
         @Override
@@ -61,7 +74,7 @@ class CallRecorderTest {
     static class GoneSink implements CallSink {
         @Override
         public void write(List<CallRecord> batch) throws Exception {
-            throw new java.io.IOException("store unreachable");
+            throw new IOException("store unreachable");
         }
 
         @Override
@@ -81,22 +94,22 @@ class CallRecorderTest {
 
     /** A sink that refuses every write while it is down, as an unreachable store does: a refusal that may pass. */
     static class DownForAWhile implements CallSink {
-        final java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        final AtomicBoolean down = new AtomicBoolean(true);
         final AtomicInteger refusals = new AtomicInteger();
-        final List<CallRecord> written = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        final List<CallRecord> written = Collections.synchronizedList(new ArrayList<>());
 
         @Override
         public void write(List<CallRecord> batch) throws Exception {
             if (down.get()) {
                 refusals.incrementAndGet();
-                throw new java.net.ConnectException("Connection refused");
+                throw new ConnectException("Connection refused");
             }
             written.addAll(batch);
         }
 
         @Override
         public boolean mayPass(Exception refusal) {
-            return refusal instanceof java.net.ConnectException;
+            return refusal instanceof ConnectException;
         }
 
         @Override
@@ -208,7 +221,7 @@ class CallRecorderTest {
             assertThat(r.requestId()).hasSize(100);
         });
         reader.close();
-        assertThat(java.nio.file.Files.size(file)).as("five calls of a megabyte each, stored in kilobytes").isLessThan(200_000);
+        assertThat(Files.size(file)).as("five calls of a megabyte each, stored in kilobytes").isLessThan(200_000);
         CallRecord direct = new CallRecord(Instant.now(), "t", "\uD83C\uDFC3".repeat(150), 1, null, null, "ok", null, 0, null);
         assertThat(direct.agentName()).as("100 code points, never half of one").isEqualTo("\uD83C\uDFC3".repeat(100));
     }
@@ -250,8 +263,8 @@ class CallRecorderTest {
         StatsRow all = stats.getFirst();
         assertThat(all.backend()).isEqualTo("all");
         assertThat(all.calls()).isEqualTo(302);
-        assertThat(all.errorRate()).isCloseTo(1 / 302.0, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(all.fallbackRate()).isCloseTo(1 / 302.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(all.errorRate()).isCloseTo(1 / 302.0, Offset.offset(1e-9));
+        assertThat(all.fallbackRate()).isCloseTo(1 / 302.0, Offset.offset(1e-9));
         assertThat(stats).extracting(StatsRow::backend).contains("batch", "concurrent", "fallback");
         assertThat(StatsCalculator.of(records)).usingRecursiveFieldByFieldElementComparatorIgnoringFields("p50Ms", "p90Ms", "p99Ms")
                 .containsExactlyInAnyOrderElementsOf(stats);
@@ -281,7 +294,7 @@ class CallRecorderTest {
                         return super.call(call);
                     }
                 }).build();
-        com.fasterxml.jackson.databind.JsonNode answer = Json.MAPPER.readTree(new ToolProtocol(fallsBack)
+        JsonNode answer = Json.MAPPER.readTree(new ToolProtocol(fallsBack)
                 .answer("{\"command\": \"gmail.list-emails\", \"params\": {\"strategy\": \"batch\"}}").line());
         recorder.close();
 
@@ -290,13 +303,13 @@ class CallRecorderTest {
         assertThat(shown).isGreaterThanOrEqualTo(60);
         SqliteSink reader = new SqliteSink(dir.resolve("calls.db"));
         assertThat(reader.read(Instant.now().minusSeconds(60), null)).singleElement()
-                .satisfies(r -> assertThat(r.durationMs()).isCloseTo(shown, org.assertj.core.data.Offset.offset(0.001)));
+                .satisfies(r -> assertThat(r.durationMs()).isCloseTo(shown, Offset.offset(0.001)));
         reader.close();
     }
 
     @Test
     void statsUseNearestRankPercentiles() {
-        List<CallRecord> records = new java.util.ArrayList<>();
+        List<CallRecord> records = new ArrayList<>();
         for (int i = 1; i <= 100; i++) {
             records.add(new CallRecord(Instant.now(), "t", "a", i, "batch", "batch", "ok", null, 1, "r" + i));
         }
@@ -321,7 +334,7 @@ class CallRecorderTest {
 
     @Test
     void aStoreThatFailedOnceAndWritesAgainHasNoCurrentProblemButKeepsItsLastError() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean down = new AtomicBoolean(true);
         CallSink flaky = new GoneSink() {
             @Override
             public void write(List<CallRecord> batch) throws Exception {
@@ -345,8 +358,8 @@ class CallRecorderTest {
         recorder.close();
     }
 
-    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("waited 30 s").isLessThan(end);
             Thread.sleep(5);
@@ -361,7 +374,7 @@ class CallRecorderTest {
     void recordsTheStoreRefusesWhileItIsDownAreKeptAndWrittenOnceWhenItIsBack() throws Exception {
         DownForAWhile sink = new DownForAWhile();
         CallRecorder recorder = new CallRecorder(sink, 1_000);
-        List<CallRecord> all = new java.util.ArrayList<>();
+        List<CallRecord> all = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             all.add(record("a", i));
             assertThat(recorder.record(all.getLast())).isTrue();
@@ -388,10 +401,10 @@ class CallRecorderTest {
         AtomicInteger opens = new AtomicInteger();
         LazySink lazy = new LazySink("down", () -> {
             if (opens.incrementAndGet() <= 2) {
-                throw new java.io.UncheckedIOException(new java.net.ConnectException("Connection refused"));
+                throw new UncheckedIOException(new ConnectException("Connection refused"));
             }
             return store;
-        }, e -> e.getCause() instanceof java.net.ConnectException);
+        }, e -> e.getCause() instanceof ConnectException);
         CallRecorder recorder = new CallRecorder(lazy, 100);
         for (int i = 0; i < 5; i++) {
             recorder.record(record("a", i));
@@ -417,7 +430,7 @@ class CallRecorderTest {
         CallRecorder recorder = new CallRecorder(sink, 1_000);
         recorder.record(record("bad", 0));
         await(() -> sink.refusals.get() >= 1);
-        List<CallRecord> good = new java.util.ArrayList<>();
+        List<CallRecord> good = new ArrayList<>();
         for (int i = 1; i <= 50; i++) {
             good.add(record("good", i));
             recorder.record(good.getLast());
@@ -466,7 +479,7 @@ class CallRecorderTest {
         assertThat(recorder.lastError()).contains("deaf store did not take the last 3 call records within 1500 ms of closing");
         assertThat(deaf.closed.getCount()).as("the sink stays open while a write is in it").isOne();
         deaf.release.countDown();
-        assertThat(deaf.closed.await(60, java.util.concurrent.TimeUnit.SECONDS)).as("the writer closes it when its write returns").isTrue();
+        assertThat(deaf.closed.await(60, TimeUnit.SECONDS)).as("the writer closes it when its write returns").isTrue();
         assertThat(recorder.written()).as("a write that ends after close gave up is not counted twice").isZero();
         assertThat(recorder.dropped()).isEqualTo(3);
     }

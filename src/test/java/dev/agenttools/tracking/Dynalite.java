@@ -12,6 +12,8 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** A local DynamoDB-compatible server (dynalite from npm, installed by the build) for the duration of a test. */
 public final class Dynalite implements AutoCloseable {
@@ -56,10 +58,10 @@ public final class Dynalite implements AutoCloseable {
             throw new IllegalStateException("dynalite is missing: the build installs it with 'npm install' in " + dir);
         }
         // its wrapper: a client that goes away mid-request (a test stopping a server) does not end the store
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("node", dir.resolve("dynalite.cjs").toString(),
+        List<String> command = new ArrayList<>(List.of("node", dir.resolve("dynalite.cjs").toString(),
                 "--host", "127.0.0.1", "--port", Integer.toString(port), "--createTableMs", "20"));
         if (store != null) {
-            command.addAll(java.util.List.of("--path", store.toString()));
+            command.addAll(List.of("--path", store.toString()));
         }
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

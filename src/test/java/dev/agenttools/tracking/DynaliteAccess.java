@@ -1,6 +1,7 @@
 package dev.agenttools.tracking;
 
 import java.net.URI;
+import java.nio.file.Path;
 
 /** Lets tests in other packages start the local DynamoDB server. */
 public final class DynaliteAccess implements AutoCloseable {
@@ -15,7 +16,7 @@ public final class DynaliteAccess implements AutoCloseable {
     }
 
     /** A server whose tables live in {@code store}, so that they outlive a {@link #restart}. */
-    public static DynaliteAccess start(java.nio.file.Path store) throws Exception {
+    public static DynaliteAccess start(Path store) throws Exception {
         return new DynaliteAccess(Dynalite.start(store));
     }
 

@@ -17,7 +17,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,10 +66,10 @@ class DynamoDbSinkTest {
     void instancesStartingAtOnceOnAFreshTableEachWaitUntilItIsActiveBeforeWriting() throws Exception {
         try (Dynalite dynalite = Dynalite.start()) {
             int instances = 3;
-            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(instances);
+            CyclicBarrier together = new CyclicBarrier(instances);
             Instant base = Instant.now().minusSeconds(60);
-            List<java.util.concurrent.Future<?>> starts = new java.util.ArrayList<>();
-            try (var pool = java.util.concurrent.Executors.newFixedThreadPool(instances)) {
+            List<Future<?>> starts = new ArrayList<>();
+            try (var pool = Executors.newFixedThreadPool(instances)) {
                 for (int i = 0; i < instances; i++) {
                     Instant at = base.plusSeconds(i);
                     starts.add(pool.submit(() -> {
@@ -145,7 +149,7 @@ class DynamoDbSinkTest {
     }
 
     /** Waits for what the writer does at its own pace (up to 30 s: no time is asserted). */
-    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as(what).isLessThan(deadline);
@@ -211,7 +215,7 @@ class DynamoDbSinkTest {
         try (Dynalite dynalite = Dynalite.start()) {
             new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS).close();
             CallRecorder throttled = new CallRecorder(new DynamoDbSink(new Throttling(dynalite.client(), Integer.MAX_VALUE),
-                    "calls-refused", TOOLS), 100, java.time.Duration.ofMillis(1_000));
+                    "calls-refused", TOOLS), 100, Duration.ofMillis(1_000));
             for (CallRecord r : records(5, Instant.now())) {
                 assertThat(throttled.record(r)).isTrue();
             }
@@ -219,7 +223,7 @@ class DynamoDbSinkTest {
             assertThat(throttled.dropped()).isEqualTo(5);
             assertThat(throttled.written()).isZero();
 
-            CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, java.time.Duration.ofMillis(1_000));
+            CallRecorder recorder = new CallRecorder(new DynamoDbSink(dynalite.client(), "calls-refused", TOOLS), 100, Duration.ofMillis(1_000));
             dynalite.stop(); // the server goes away
             for (CallRecord r : records(5, Instant.now())) {
                 recorder.record(r);

@@ -13,10 +13,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -33,7 +35,7 @@ class JournalTest {
     /** A sink that holds every write until the gate opens, as a slow store does; a stuck one ignores interrupts too. */
     private static final class Gated implements CallSink {
         final CountDownLatch gate = new CountDownLatch(1);
-        final List<CallRecord> written = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<CallRecord> written = Collections.synchronizedList(new ArrayList<>());
         private final boolean stuck;
 
         Gated() {
@@ -48,7 +50,7 @@ class JournalTest {
         public void write(List<CallRecord> batch) throws InterruptedException {
             if (stuck) {
                 while (gate.getCount() > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                    LockSupport.parkNanos(1_000_000);
                 }
             } else {
                 gate.await();

@@ -1,7 +1,9 @@
 package dev.agenttools.tracking;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 
@@ -29,8 +31,8 @@ public final class SpoolMain {
             System.out.println("appended " + count);
         } else if (args[0].equals("hold")) {
             Path lock = store.resolveSibling(store.getFileName() + ".pending.lock");
-            try (var channel = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.WRITE)) {
+            try (var channel = FileChannel.open(lock, StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE)) {
                 channel.lock(); // released when the channel closes
                 System.out.println("locked");
                 System.out.flush();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,7 +61,7 @@ class SqliteDurabilityTest {
         assertThat(integrity(db)).isEqualTo("ok");
         long kept = count(db, "");
         assertThat(kept).isGreaterThanOrEqualTo(acknowledged); // nothing the writer had flushed is lost
-        assertThat(new SqliteSink(db).read(java.time.Instant.EPOCH, null)).hasSize((int) kept);
+        assertThat(new SqliteSink(db).read(Instant.EPOCH, null)).hasSize((int) kept);
     }
 
     @Test

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,10 +26,10 @@ class TrackingSettingsTest {
     @Test
     void theExitFlushWaitsFiveSecondsUnlessToldOtherwiseAndRefusesNonsense(@TempDir Path data) {
         Map<String, String> base = Map.of("AGENT_TOOLS_TRACKING", "none", "XDG_DATA_HOME", data.toString());
-        assertThat(TrackingSettings.fromEnvironment(base).flushTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
-        Map<String, String> set = new java.util.HashMap<>(base);
+        assertThat(TrackingSettings.fromEnvironment(base).flushTimeout()).isEqualTo(Duration.ofSeconds(5));
+        Map<String, String> set = new HashMap<>(base);
         set.put("AGENT_TOOLS_TRACKING_FLUSH_MS", "250");
-        assertThat(TrackingSettings.fromEnvironment(set).flushTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(TrackingSettings.fromEnvironment(set).flushTimeout()).isEqualTo(Duration.ofMillis(250));
         for (String bad : new String[] {"0", "-5", "soon", "600001"}) {
             set.put("AGENT_TOOLS_TRACKING_FLUSH_MS", bad);
             assertThatThrownBy(() -> TrackingSettings.fromEnvironment(set)).isInstanceOf(IllegalArgumentException.class)
@@ -42,11 +44,11 @@ class TrackingSettingsTest {
         assertThat(on.journal()).isEqualTo(data.resolve("agent-tools/call-journal"));
         assertThat(Tracking.journalFolder(on).getParent()).isEqualTo(on.journal());
         assertThat(Tracking.journalFolder(on).getFileName().toString()).matches("dynamodb-[0-9a-f]{16}");
-        Map<String, String> otherTable = new java.util.HashMap<>(base);
+        Map<String, String> otherTable = new HashMap<>(base);
         otherTable.put("AGENT_TOOLS_DYNAMODB_TABLE", "other");
         assertThat(Tracking.journalFolder(TrackingSettings.fromEnvironment(otherTable))).as("a folder per store")
                 .isNotEqualTo(Tracking.journalFolder(on));
-        Map<String, String> off = new java.util.HashMap<>(base);
+        Map<String, String> off = new HashMap<>(base);
         off.put("AGENT_TOOLS_TRACKING_JOURNAL", " OFF ");
         assertThat(TrackingSettings.fromEnvironment(off).journal()).isNull();
         off.put("AGENT_TOOLS_TRACKING_JOURNAL", "sometimes");

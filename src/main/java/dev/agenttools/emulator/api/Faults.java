@@ -3,6 +3,7 @@ package dev.agenttools.emulator.api;
 import java.time.Duration;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -29,7 +30,7 @@ public final class Faults {
                   double vanishRate) {
         this.random = new SplittableRandom(seed ^ 0x5EED_FA17L);
         this.failRate = failRate;
-        this.statusWeights = new java.util.TreeMap<>(failStatuses);
+        this.statusWeights = new TreeMap<>(failStatuses);
         this.totalWeight = statusWeights.values().stream().mapToInt(Integer::intValue).sum();
         this.slowRate = slowRate;
         this.slowBy = slowBy;

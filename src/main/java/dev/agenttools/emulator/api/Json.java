@@ -1,12 +1,13 @@
 package dev.agenttools.emulator.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /** The emulator's one JSON mapper. Responses are built as trees so that absent fields are simply not put. */
@@ -36,10 +37,10 @@ public final class Json {
         }
         try {
             return MAPPER.readTree(body);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw ApiError.badRequest(null, "Invalid JSON payload received. " + what + ": "
                     + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw ApiError.badRequest(null, "Unreadable body. " + what + ": " + e.getMessage());
         }
     }

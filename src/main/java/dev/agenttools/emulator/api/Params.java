@@ -2,6 +2,7 @@ package dev.agenttools.emulator.api;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Locale;
 
 /** Reading and checking query parameters the way Gmail does; every failure names the parameter. */
 public final class Params {
@@ -34,7 +35,7 @@ public final class Params {
         if (v == null || v.isEmpty()) {
             return false;
         }
-        return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (v.strip().toLowerCase(Locale.ROOT)) {
             case "true", "1" -> true;
             case "false", "0" -> false;
             default -> throw invalid(name, v, "true or false");

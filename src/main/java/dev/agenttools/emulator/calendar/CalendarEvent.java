@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -69,7 +72,7 @@ record CalendarEvent(String id, String summary, String description, String locat
         if (rrule == null) {
             return List.of();
         }
-        List<String> all = new java.util.ArrayList<>(moreRules.size() + 1);
+        List<String> all = new ArrayList<>(moreRules.size() + 1);
         all.add(rrule);
         all.addAll(moreRules);
         return all;
@@ -182,9 +185,9 @@ record CalendarEvent(String id, String summary, String description, String locat
 
         /** Google's instance id suffix: {@code 20261201} for a date, {@code 20261201T010000Z} for a time (UTC). */
         String idSuffix() {
-            return allDay() ? date.format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE)
-                    : java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
-                    .format(dateTime.withZoneSameInstant(java.time.ZoneOffset.UTC));
+            return allDay() ? date.format(DateTimeFormatter.BASIC_ISO_DATE)
+                    : DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                    .format(dateTime.withZoneSameInstant(ZoneOffset.UTC));
         }
     }
 

@@ -33,6 +33,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.Temporal;
+import java.time.temporal.TemporalAmount;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -374,7 +375,7 @@ final class CalendarImport {
     }
 
     /** {@code start} plus an iCalendar DURATION: days and weeks as calendar days, hours and less as elapsed time. */
-    private static EventTime later(EventTime start, java.time.temporal.TemporalAmount amount) {
+    private static EventTime later(EventTime start, TemporalAmount amount) {
         return start.allDay() ? EventTime.of(start.date().plus(amount)) : EventTime.of(start.dateTime().plus(amount));
     }
 
@@ -436,7 +437,7 @@ final class CalendarImport {
         }
         for (int cut = tzid.indexOf('/'); cut >= 0; cut = tzid.indexOf('/', cut + 1)) {
             String rest = tzid.substring(cut + 1);
-            if (rest.contains("/") && java.time.ZoneId.getAvailableZoneIds().contains(rest)) {
+            if (rest.contains("/") && ZoneId.getAvailableZoneIds().contains(rest)) {
                 return zone(rest);
             }
         }

@@ -6,11 +6,15 @@ import dev.agenttools.emulator.api.Json;
 import dev.agenttools.emulator.calendar.CalendarEvent.EventTime;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
+import java.util.Set;
 
 /**
  * Calendar v3 resources as JSON, field names and shapes as the discovery document defines them
@@ -18,7 +22,7 @@ import java.util.Base64;
  */
 final class CalendarJson {
     /** RFC 3339 with milliseconds in UTC, as Google writes {@code created} and {@code updated}. */
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     /**
      * An event's {@code dateTime}: seconds and an offset ({@code Z} for UTC), never a fraction, as every recorded
      * Google answer writes it (NangoHQ/integration-templates, 1,829 recorded times).
@@ -66,8 +70,8 @@ final class CalendarJson {
 
     private static byte[] sha(String algorithm, String text) {
         try {
-            return java.security.MessageDigest.getInstance(algorithm).digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return MessageDigest.getInstance(algorithm).digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(algorithm + " is part of every JDK", e);
         }
     }
@@ -238,7 +242,7 @@ final class CalendarJson {
                 .encodeToString((id + " " + cal).getBytes(StandardCharsets.UTF_8));
     }
 
-    private static final java.util.Set<String> IANA_ZONES = java.util.Set.copyOf(ZoneId.getAvailableZoneIds());
+    private static final Set<String> IANA_ZONES = Set.copyOf(ZoneId.getAvailableZoneIds());
 
     /** {@code {"date": ...}} for a day; {@code {"dateTime": ..., "timeZone": ...}} with the offset of {@code zone}. */
     static ObjectNode time(EventTime t, ZoneId zone) {

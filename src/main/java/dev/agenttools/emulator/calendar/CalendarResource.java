@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -199,7 +200,7 @@ final class CalendarResource {
         if (!min.isBefore(max)) {
             throw ApiError.timeRangeEmpty("timeMax");
         }
-        ZoneId zone = java.time.ZoneOffset.UTC;
+        ZoneId zone = ZoneOffset.UTC;
         if (body.hasNonNull("timeZone")) {
             zone = zoneOf("timeZone", body.get("timeZone").asText());
         }

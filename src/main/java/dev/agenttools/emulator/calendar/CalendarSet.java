@@ -9,13 +9,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The user's calendars and their events, read-only once built, with recurring series expanded into their instances
@@ -212,7 +216,7 @@ public final class CalendarSet {
      * (the union, each start once, in start order).
      */
     private static List<CalendarEvent.EventTime> starts(CalendarInfo calendar, CalendarEvent series, Instant from, Instant to) {
-        java.util.LinkedHashSet<CalendarEvent.EventTime> found = new java.util.LinkedHashSet<>();
+        LinkedHashSet<CalendarEvent.EventTime> found = new LinkedHashSet<>();
         for (String rrule : series.rules()) {
             if (series.start().allDay()) {
                 Recur<LocalDate> rule = new Recur<>(rrule);
@@ -230,7 +234,7 @@ public final class CalendarSet {
             }
         }
         found.addAll(series.rdates());
-        java.util.TreeMap<Instant, CalendarEvent.EventTime> once = new java.util.TreeMap<>(); // an RDATE a rule also gives: once
+        TreeMap<Instant, CalendarEvent.EventTime> once = new TreeMap<>(); // an RDATE a rule also gives: once
         found.forEach(t -> once.putIfAbsent(t.instant(calendar.timeZone()), t));
         List<CalendarEvent.EventTime> out = new ArrayList<>(once.values());
         if (!once.containsKey(series.start().instant(calendar.timeZone()))) {
@@ -247,11 +251,11 @@ public final class CalendarSet {
     private static Optional<CalendarEvent.EventTime> startOf(CalendarEvent series, String suffix) {
         try {
             if (series.start().allDay()) {
-                return Optional.of(CalendarEvent.EventTime.of(LocalDate.parse(suffix, java.time.format.DateTimeFormatter.BASIC_ISO_DATE)));
+                return Optional.of(CalendarEvent.EventTime.of(LocalDate.parse(suffix, DateTimeFormatter.BASIC_ISO_DATE)));
             }
-            Instant at = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssX").parse(suffix, Instant::from);
+            Instant at = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssX").parse(suffix, Instant::from);
             return Optional.of(CalendarEvent.EventTime.of(at.atZone(series.start().dateTime().getZone())));
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             return Optional.empty();
         }
     }

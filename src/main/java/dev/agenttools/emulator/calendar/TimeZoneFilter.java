@@ -4,9 +4,14 @@ import net.fortuna.ical4j.data.ContentHandler;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Passes a parsed iCalendar file on to ical4j's content handler, holding each VTIMEZONE back until its end: one
@@ -29,9 +34,9 @@ final class TimeZoneFilter implements ContentHandler {
 
     /** Every call, held until the calendar's end: a TZID may be used before the VTIMEZONE that defines it. */
     private final List<Consumer<ContentHandler>> all = new ArrayList<>();
-    private final java.util.Set<String> defined = new java.util.HashSet<>();
-    private final java.util.function.Function<String, java.util.Optional<String>> resolve;
-    private final java.util.function.BiConsumer<String, String> unknown;
+    private final Set<String> defined = new HashSet<>();
+    private final Function<String, Optional<String>> resolve;
+    private final BiConsumer<String, String> unknown;
 
     /** Properties ical4j left out as invalid (filled by {@code next}), said at the end of their event. */
     private final List<String> dropped;
@@ -41,7 +46,7 @@ final class TimeZoneFilter implements ContentHandler {
      * @param said    what is said on stderr about an event (its UID, null outside events, and what)
      */
     TimeZoneFilter(ContentHandler next, List<String> dropped, Consumer<String> skipped,
-                   java.util.function.Function<String, java.util.Optional<String>> resolve, java.util.function.BiConsumer<String, String> said) {
+                   Function<String, Optional<String>> resolve, BiConsumer<String, String> said) {
         this.dropped = dropped;
         this.next = next;
         this.skipped = skipped;
@@ -106,7 +111,7 @@ final class TimeZoneFilter implements ContentHandler {
                 String bare = value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")
                         ? value.substring(1, value.length() - 1) : value;
                 if (vtimezone == 0 && name.equalsIgnoreCase("TZID") && !defined.contains(bare)) {
-                    java.util.Optional<String> iana = resolve.apply(bare);
+                    Optional<String> iana = resolve.apply(bare);
                     if (iana.isEmpty()) {
                         if (!lost.contains(bare)) {
                             lost.add(bare);

@@ -8,6 +8,8 @@ import dev.agenttools.emulator.api.QuotaBucket;
 import dev.agenttools.emulator.api.Route;
 import dev.agenttools.emulator.api.RouteTable;
 
+import java.time.Clock;
+
 /**
  * The Gmail v1 REST surface: maps a method and path to its quota cost and the resource method that answers
  * it. Paths are those of the discovery document, under {@code /gmail/v1/users/{userId}/}.
@@ -17,7 +19,7 @@ public final class GmailApi {
     private final RouteTable routes;
     private final Mailbox mailbox;
 
-    public GmailApi(Mailbox mailbox, QuotaBucket quota, Faults faults, Counters counters, java.time.Clock clock) {
+    public GmailApi(Mailbox mailbox, QuotaBucket quota, Faults faults, Counters counters, Clock clock) {
         this.mailbox = mailbox;
         MessagesResource messages = new MessagesResource(mailbox, faults, counters, clock);
         ThreadsResource threads = new ThreadsResource(mailbox, clock);

@@ -1,5 +1,7 @@
 package dev.agenttools.emulator.gmail;
 
+import java.util.Locale;
+
 /**
  * A Gmail label. System labels have fixed ids (INBOX, UNREAD...); user labels get {@code Label_N} ids.
  *
@@ -17,6 +19,6 @@ record Label(String id, String name, boolean system, String messageListVisibilit
 
     /** The name as the search box writes it: lower case, spaces and slashes as dashes ({@code label:projects-agent-tools}). */
     String searchName() {
-        return name.toLowerCase(java.util.Locale.ROOT).replaceAll("[\\s/]+", "-");
+        return name.toLowerCase(Locale.ROOT).replaceAll("[\\s/]+", "-");
     }
 }

@@ -9,14 +9,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.ServiceConfigurationError;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * One user's mail: messages, threads, labels and the history of changes. Thread-safe: reads share a read
@@ -181,7 +182,7 @@ public final class Mailbox {
         return ids;
     }
 
-    private <T> T read(java.util.function.Supplier<T> query) {
+    private <T> T read(Supplier<T> query) {
         lock.readLock().lock();
         try {
             return query.get();
@@ -268,7 +269,7 @@ public final class Mailbox {
             long previous = byId.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
             long id = nextId(internalDate, (int) (previous & 0xFFFFF) + 1, previous);
             lastHistoryId++;
-            StoredMessage message = new StoredMessage(id, id, internalDate, raw, parsed, new java.util.LinkedHashSet<>(labelIds),
+            StoredMessage message = new StoredMessage(id, id, internalDate, raw, parsed, new LinkedHashSet<>(labelIds),
                     lastHistoryId);
             insert(message);
             history.add(new HistoryRecord(lastHistoryId, "messageAdded", id, id, List.of(), List.copyOf(labelIds)));

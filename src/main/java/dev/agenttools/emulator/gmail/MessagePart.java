@@ -1,6 +1,7 @@
 package dev.agenttools.emulator.gmail;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One node of a message's MIME tree, already decoded as Gmail presents it: header values with encoded
@@ -28,7 +29,7 @@ record MessagePart(String partId, String mimeType, String filename, List<Header>
     }
 
     /** Depth-first walk over this part and all below it. */
-    void forEach(java.util.function.Consumer<MessagePart> action) {
+    void forEach(Consumer<MessagePart> action) {
         action.accept(this);
         parts.forEach(p -> p.forEach(action));
     }

@@ -13,6 +13,7 @@ import dev.agenttools.emulator.api.Params;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -124,7 +125,7 @@ final class MessagesResource {
         }
         byte[] bytes;
         try {
-            bytes = java.util.Base64.getUrlDecoder().decode(raw.asText().strip().replace('+', '-').replace('/', '_'));
+            bytes = Base64.getUrlDecoder().decode(raw.asText().strip().replace('+', '-').replace('/', '_'));
         } catch (IllegalArgumentException e) {
             throw ApiError.badRequest("raw", "Invalid value for ByteString: " + e.getMessage());
         }

@@ -17,6 +17,7 @@ import org.mozilla.universalchardet.UniversalDetector;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
@@ -283,7 +284,7 @@ final class MimeParser {
         }
     }
 
-    private static java.io.InputStream rawStream(Part part) throws MessagingException {
+    private static InputStream rawStream(Part part) throws MessagingException {
         return switch (part) {
             case jakarta.mail.internet.MimeBodyPart b -> b.getRawInputStream();
             case MimeMessage m -> m.getRawInputStream();

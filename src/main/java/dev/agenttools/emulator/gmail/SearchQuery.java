@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -276,7 +277,7 @@ final class SearchQuery {
             };
         }
 
-        private Predicate<StoredMessage> address(String v, java.util.function.Function<ParsedMessage, String> field) {
+        private Predicate<StoredMessage> address(String v, Function<ParsedMessage, String> field) {
             String wanted = v.equals("me") ? mailbox.email.toLowerCase(Locale.ROOT) : v;
             return m -> field.apply(m.parsed).toLowerCase(Locale.ROOT).contains(wanted);
         }
@@ -377,7 +378,7 @@ final class SearchQuery {
             return larger ? m -> m.raw.length > bytes : m -> m.raw.length < bytes;
         }
 
-        private static Predicate<StoredMessage> phrase(String text, java.util.function.Function<ParsedMessage, String> field) {
+        private static Predicate<StoredMessage> phrase(String text, Function<ParsedMessage, String> field) {
             String wanted = text.toLowerCase(Locale.ROOT).replaceAll("\\s+", " ").strip();
             if (wanted.isEmpty()) {
                 return m -> true;
@@ -386,7 +387,7 @@ final class SearchQuery {
         }
 
         /** Every word must occur as a whole word (a substring for scripts written without spaces). */
-        private static Predicate<StoredMessage> words(String text, java.util.function.Function<ParsedMessage, String> field) {
+        private static Predicate<StoredMessage> words(String text, Function<ParsedMessage, String> field) {
             List<Pattern> patterns = new ArrayList<>();
             for (String w : text.toLowerCase(Locale.ROOT).split("\\s+")) {
                 if (!w.isBlank()) {

@@ -2,7 +2,9 @@ package dev.agenttools.emulator.gmail;
 
 import dev.agenttools.emulator.api.ApiError;
 
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
@@ -44,7 +46,7 @@ final class StoredMessage {
 
     /** Set.copyOf iterates in an order that changes between JVM runs; label order must be stable. */
     private static Set<String> ordered(Set<String> labels) {
-        return java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(labels));
+        return Collections.unmodifiableSet(new LinkedHashSet<>(labels));
     }
 
     String hexId() {

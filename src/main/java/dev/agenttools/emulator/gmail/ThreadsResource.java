@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 
 /** users.threads.list and users.threads.get. A thread matches a search when any of its messages does. */
@@ -95,7 +96,7 @@ final class ThreadsResource {
     }
 
     /** Changes every message of the thread: {@code add} says what each gets, {@code remove} what all lose. */
-    private ApiResponse changeAll(Matcher m, java.util.function.Function<StoredMessage, List<String>> add, List<String> remove,
+    private ApiResponse changeAll(Matcher m, Function<StoredMessage, List<String>> add, List<String> remove,
                                   boolean full) {
         long id = StoredMessage.parseId(m.group(2));
         List<StoredMessage> messages = mailbox.thread(id);

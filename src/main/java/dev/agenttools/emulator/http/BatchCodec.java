@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -43,7 +45,7 @@ final class BatchCodec {
      * part sets them itself (a single outer Authorization, for example).
      */
     static List<Part> parse(String contentType, byte[] body, Map<String, String> outerHeaders) {
-        if (contentType == null || !contentType.toLowerCase(java.util.Locale.ROOT).startsWith("multipart/")) {
+        if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/")) {
             throw ApiError.badRequest(null, "A batch request must be multipart/mixed, got Content-Type " + contentType);
         }
         List<Part> parts = new ArrayList<>();
@@ -94,7 +96,7 @@ final class BatchCodec {
                 headers.put(k, v);
             }
         });
-        Map<String, String> own = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        Map<String, String> own = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
@@ -111,7 +113,7 @@ final class BatchCodec {
             throw ApiError.badRequest(null, "Batch part " + (index + 1) + " has a malformed URL: " + requestLine[1]);
         }
         String path = uri.getPath() == null ? "/" : uri.getPath();
-        return new ApiRequest(requestLine[0].toUpperCase(java.util.Locale.ROOT), path,
+        return new ApiRequest(requestLine[0].toUpperCase(Locale.ROOT), path,
                 ApiRequest.parseQuery(uri.getRawQuery()), headers, body);
     }
 

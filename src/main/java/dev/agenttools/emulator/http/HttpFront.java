@@ -16,12 +16,14 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
+import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -78,7 +80,7 @@ public final class HttpFront extends Handler.Abstract {
             System.err.println("emulator: failed " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + e);
             e.printStackTrace(System.err);
             if (!response.isCommitted()) {
-                ApiResponse error = ErrorBody.of(e instanceof java.io.IOException
+                ApiResponse error = ErrorBody.of(e instanceof IOException
                         ? ApiError.badRequest(null, "Unreadable request body: " + e.getMessage()) : ApiError.internal());
                 response.setStatus(error.status());
                 response.getHeaders().put(HttpHeader.CONTENT_TYPE, error.contentType());
@@ -212,9 +214,9 @@ public final class HttpFront extends Handler.Abstract {
         Map<String, List<String>> params = ApiRequest.parseQuery(request.getHttpURI().getQuery());
         String override = request.getHeaders().get("X-HTTP-Method-Override");
         if (override != null && method.equals("POST")) {
-            method = override.strip().toUpperCase(java.util.Locale.ROOT);
+            method = override.strip().toUpperCase(Locale.ROOT);
             String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
-            if (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            if (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
                 ApiRequest.parseQuery(new String(body, StandardCharsets.UTF_8))
                         .forEach((k, v) -> params.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
                 body = new byte[0];

@@ -7,9 +7,12 @@ import dev.agenttools.emulator.api.Json;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 /**
  * Google's OAuth 2.0 endpoints for installed apps, enough to run the whole sign-in headless: the authorization
@@ -47,7 +51,7 @@ public final class OAuthServer {
     }
 
     /** RFC 7636 section 4.1: 43 to 128 characters of the unreserved set, for verifiers and S256/plain challenges alike. */
-    private static final java.util.regex.Pattern PKCE_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9._~-]{43,128}");
+    private static final Pattern PKCE_VALUE = Pattern.compile("[A-Za-z0-9._~-]{43,128}");
 
     private record Refresh(String clientId, Set<String> scopes, String user) {
     }
@@ -241,9 +245,9 @@ public final class OAuthServer {
             return verifier;
         }
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
-            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }

@@ -1,5 +1,6 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.tool.Diagnostics;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -233,12 +234,12 @@ final class Authorization {
             back(response, callback, pending.redirectUri(), pending.clientState(), "access_denied", "Google refused its code");
             return;
         } catch (Google.Unavailable unavailable) {
-            System.err.println("agent-tools server: a sign-in failed: " + unavailable.getMessage());
+            Diagnostics.line("agent-tools server: a sign-in failed: " + unavailable.getMessage());
             back(response, callback, pending.redirectUri(), pending.clientState(), "temporarily_unavailable",
                     "Google could not be reached to finish the sign-in; try again");
             return;
         } catch (TokenCipher.Unreadable unreadable) {
-            System.err.println("agent-tools server: a sign-in failed: the pending sign-in " + unreadable.getMessage());
+            Diagnostics.line("agent-tools server: a sign-in failed: the pending sign-in " + unreadable.getMessage());
             back(response, callback, pending.redirectUri(), pending.clientState(), "server_error",
                     "the sign-in under way cannot be read (the server's keys changed?); try again");
             return;

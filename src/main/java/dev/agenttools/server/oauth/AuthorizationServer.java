@@ -1,5 +1,7 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.tool.Diagnostics;
+import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolSpec;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -8,6 +10,8 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -87,8 +91,8 @@ public final class AuthorizationServer implements AutoCloseable {
         this.registration = new Registration(store, clock, limits);
         this.authorization = new Authorization(settings, store, cipher, google, googleTokens, clock);
         this.tokens = new TokenEndpoint(settings, store, authorization, stepUps, clock);
-        this.protectedResource = dev.agenttools.tool.Json.write(Metadata.protectedResource(settings));
-        this.authorizationServer = dev.agenttools.tool.Json.write(Metadata.authorizationServer(settings));
+        this.protectedResource = Json.write(Metadata.protectedResource(settings));
+        this.authorizationServer = Json.write(Metadata.authorizationServer(settings));
     }
 
     /**
@@ -146,12 +150,12 @@ public final class AuthorizationServer implements AutoCloseable {
         } catch (GoogleTokens.SignedOut signedOut) {
             return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
         } catch (Google.Unavailable unavailable) {
-            System.err.println("agent-tools server: " + unavailable.getMessage());
-            return new Check.Refused(503, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("temporarily_unavailable",
+            Diagnostics.line("agent-tools server: " + unavailable.getMessage());
+            return new Check.Refused(503, null, Json.write(OAuthAnswers.error("temporarily_unavailable",
                     "Google could not be reached to refresh the user's access; retry")), "unavailable");
         } catch (SQLException e) {
-            System.err.println("agent-tools server: the OAuth store failed: " + e.getMessage());
-            return new Check.Refused(503, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("temporarily_unavailable",
+            Diagnostics.line("agent-tools server: the OAuth store failed: " + e.getMessage());
+            return new Check.Refused(503, null, Json.write(OAuthAnswers.error("temporarily_unavailable",
                     "the server's token store is unavailable; retry")), "unavailable");
         }
     }
@@ -171,7 +175,7 @@ public final class AuthorizationServer implements AutoCloseable {
         }
         if (need == null) { // not a tool of the registry the server was opened with: nothing allows it
             String description = "no scope of this server allows " + command;
-            return new Check.Refused(403, null, dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope",
+            return new Check.Refused(403, null, Json.write(OAuthAnswers.error("insufficient_scope",
                     description)), "insufficient_scope");
         }
         String wider = Scopes.union(admitted.scope(), List.of(need.ask()));
@@ -179,7 +183,7 @@ public final class AuthorizationServer implements AutoCloseable {
         String description = "the token's scope (" + admitted.scope() + ") lacks " + need.ask() + ", which " + command
                 + " needs; sign in again with it";
         return new Check.Refused(403, Metadata.scopeChallenge(settings, wider, description),
-                dev.agenttools.tool.Json.write(OAuthAnswers.error("insufficient_scope", description)), "insufficient_scope");
+                Json.write(OAuthAnswers.error("insufficient_scope", description)), "insufficient_scope");
     }
 
     /**
@@ -197,17 +201,17 @@ public final class AuthorizationServer implements AutoCloseable {
         } catch (GoogleTokens.SignedOut signedOut) {
             return unauthorized("invalid_token", "the user's Google sign-in has ended; sign in again");
         } catch (Google.Unavailable unavailable) {
-            System.err.println("agent-tools server: " + unavailable.getMessage());
+            Diagnostics.line("agent-tools server: " + unavailable.getMessage());
             return null;
         } catch (SQLException e) {
-            System.err.println("agent-tools server: the OAuth store failed: " + e.getMessage());
+            Diagnostics.line("agent-tools server: the OAuth store failed: " + e.getMessage());
             return null;
         }
     }
 
     private Check unauthorized(String error, String description) {
         return new Check.Refused(401, Metadata.challenge(settings, error, description),
-                dev.agenttools.tool.Json.write(OAuthAnswers.error(error == null ? "invalid_request" : error, description)),
+                Json.write(OAuthAnswers.error(error == null ? "invalid_request" : error, description)),
                 "invalid_token");
     }
 
@@ -229,7 +233,7 @@ public final class AuthorizationServer implements AutoCloseable {
                 try {
                     route(endpoint, request, response, counted);
                 } catch (SQLException e) {
-                    System.err.println("agent-tools server: the OAuth store failed at " + endpoint + ": " + e.getMessage());
+                    Diagnostics.line("agent-tools server: the OAuth store failed at " + endpoint + ": " + e.getMessage());
                     OAuthAnswers.error(response, counted, 503, "temporarily_unavailable", "the server's token store is unavailable; retry");
                 }
                 return true;
@@ -327,7 +331,7 @@ public final class AuthorizationServer implements AutoCloseable {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json; charset=utf-8");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "max-age=3600");
-        response.write(true, java.nio.ByteBuffer.wrap((json + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), callback);
+        response.write(true, ByteBuffer.wrap((json + "\n").getBytes(StandardCharsets.UTF_8)), callback);
     }
 
     private void purgeNowAndThen() throws SQLException {
@@ -344,7 +348,7 @@ public final class AuthorizationServer implements AutoCloseable {
         try {
             store.close();
         } catch (SQLException e) {
-            System.err.println("agent-tools server: closing the OAuth store: " + e.getMessage());
+            Diagnostics.line("agent-tools server: closing the OAuth store: " + e.getMessage());
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.agenttools.server.oauth;
 
+import dev.agenttools.tool.Json;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -94,7 +95,7 @@ final class ConsentPage {
             write(response, callback, status, "text/html; charset=utf-8", b.toString());
         } else {
             write(response, callback, status, "application/json; charset=utf-8",
-                    dev.agenttools.tool.Json.write(OAuthAnswers.error(error, description)) + "\n");
+                    Json.write(OAuthAnswers.error(error, description)) + "\n");
         }
     }
 

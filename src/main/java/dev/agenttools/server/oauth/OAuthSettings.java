@@ -3,6 +3,8 @@ package dev.agenttools.server.oauth;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 
@@ -168,7 +170,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
      * {@code ID BASE64} as the key file holds them ({@code #} comments); the first encrypts.
      */
     public static List<Key> parseKeys(String text, String source) {
-        java.util.ArrayList<Key> keys = new java.util.ArrayList<>();
+        ArrayList<Key> keys = new ArrayList<>();
         int n = 0;
         for (String entry : text.split("[,\n]")) {
             n++;
@@ -182,7 +184,7 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
             }
             byte[] secret;
             try {
-                secret = java.util.Base64.getDecoder().decode(parts[1].strip());
+                secret = Base64.getDecoder().decode(parts[1].strip());
             } catch (IllegalArgumentException bad) {
                 throw new IllegalArgumentException(source + " entry " + n + ": not base64");
             }

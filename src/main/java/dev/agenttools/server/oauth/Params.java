@@ -1,8 +1,11 @@
 package dev.agenttools.server.oauth;
 
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.FormFields;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.Fields;
+
+import java.util.Locale;
 
 /**
  * A request's OAuth parameters: the query of a GET, the form of a POST. RFC 6749 section 3.1 says a parameter is sent
@@ -32,8 +35,8 @@ final class Params {
     }
 
     static Params form(Request request) throws Bad {
-        String type = request.getHeaders().get(org.eclipse.jetty.http.HttpHeader.CONTENT_TYPE);
-        if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+        String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
             throw new Bad("the request body must be application/x-www-form-urlencoded");
         }
         try {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agenttools.tool.Json;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -18,6 +19,8 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -51,7 +54,7 @@ final class Registration {
      * How long a client refused for the cap on unused clients is told to wait: the cap counts registrations of the last
      * {@link Limits#unusedClientLifetime()} (by the minute with DynamoDB), so room comes back as each minute ages out.
      */
-    static final java.time.Duration FULL_RETRY_AFTER = java.time.Duration.ofMinutes(1);
+    static final Duration FULL_RETRY_AFTER = Duration.ofMinutes(1);
 
     private final OAuthStore store;
     private final Clock clock;
@@ -116,11 +119,11 @@ final class Registration {
             OAuthAnswers.error(response, callback, 400, "invalid_client_metadata", "client_name " + nameProblem);
             return;
         }
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         if (store.unusedClients(now.minus(limits.unusedClientLifetime()), now) >= limits.maxClients()) {
             // a bound on what a flood may make the server store: only clients that have not signed in count, and
             // each for unusedClientLifetime at most, so room comes back within that once the flood stops
-            response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.RETRY_AFTER, Long.toString(FULL_RETRY_AFTER.toSeconds()));
+            response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(FULL_RETRY_AFTER.toSeconds()));
             OAuthAnswers.error(response, callback, 503, "temporarily_unavailable", "the server holds as many clients"
                     + " registered in the last " + limits.unusedClientLifetime().toMinutes() + " min and not signed in as"
                     + " it keeps (" + limits.maxClients() + "); retry after " + FULL_RETRY_AFTER.toSeconds() + " s");

@@ -501,7 +501,7 @@ final class SqliteOAuthStore implements OAuthStore {
         }
         // a grant's refresh tokens live at most 365 days (OAuthSettings): its end need not be kept longer
         try (PreparedStatement p = c.prepareStatement("DELETE FROM ended_grants WHERE ended_at <= ?")) {
-            p.setLong(1, now.minus(java.time.Duration.ofDays(366)).toEpochMilli());
+            p.setLong(1, now.minus(Duration.ofDays(366)).toEpochMilli());
             p.executeUpdate();
         }
     }

@@ -3,6 +3,7 @@ package dev.agenttools.server.oauth;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.InetAddressPattern;
 import org.eclipse.jetty.util.InetAddressSet;
 
 import java.net.InetAddress;
@@ -91,7 +92,7 @@ public final class TrustedProxies {
         }
         String pattern = address.getHostAddress() + "/" + bits;
         try {
-            org.eclipse.jetty.util.InetAddressPattern.from(pattern);
+            InetAddressPattern.from(pattern);
         } catch (IllegalArgumentException e) {
             // Jetty refuses a range whose address has bits set past its prefix (10.0.0.1/8): a typo, most likely
             throw new IllegalArgumentException(SETTING + ": \"" + shown + "\" has bits set past its /" + bits

@@ -19,11 +19,13 @@ import dev.agenttools.emulator.Emulators;
 import dev.agenttools.emulator.JavaCalendarClient;
 import dev.agenttools.emulator.JavaGmailClient;
 import dev.agenttools.emulator.RawHttp;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
+import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,10 +79,10 @@ class CalendarClientTest {
                 .setTimeMin(new DateTime("2026-03-09T00:00:00+01:00")).setTimeMax(new DateTime("2026-03-27T00:00:00+01:00"))
                 .setQ("gym").execute();
         assertThat(march.getItems()).extracting(e -> e.getStart().getDateTime().toStringRfc3339(), Event::getSummary).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("2026-03-10T20:00:00.000+01:00", "Gym (late)"),
-                org.assertj.core.groups.Tuple.tuple("2026-03-19T19:00:00.000+01:00", "Gym"),
-                org.assertj.core.groups.Tuple.tuple("2026-03-24T19:00:00.000+01:00", "Gym"),
-                org.assertj.core.groups.Tuple.tuple("2026-03-26T19:00:00.000+01:00", "Gym"));
+                Tuple.tuple("2026-03-10T20:00:00.000+01:00", "Gym (late)"),
+                Tuple.tuple("2026-03-19T19:00:00.000+01:00", "Gym"),
+                Tuple.tuple("2026-03-24T19:00:00.000+01:00", "Gym"),
+                Tuple.tuple("2026-03-26T19:00:00.000+01:00", "Gym"));
         Event moved = march.getItems().getFirst();
         assertThat(moved.getRecurringEventId()).isNotNull();
         assertThat(moved.getOriginalStartTime().getDateTime().toStringRfc3339()).isEqualTo("2026-03-10T19:00:00.000+01:00");
@@ -136,10 +138,10 @@ class CalendarClientTest {
                 .setTimeMin(new DateTime("2026-05-01T00:00:00+09:00")).setTimeMax(new DateTime("2026-05-08T00:00:00+09:00")).execute();
         assertThat(golden.getItems()).extracting(e -> e.getStart().getDate().toStringRfc3339(), e -> e.getEnd().getDate().toStringRfc3339(),
                 Event::getSummary).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("2026-05-03", "2026-05-04", "憲法記念日"),
-                org.assertj.core.groups.Tuple.tuple("2026-05-04", "2026-05-05", "みどりの日"),
-                org.assertj.core.groups.Tuple.tuple("2026-05-05", "2026-05-06", "こどもの日"),
-                org.assertj.core.groups.Tuple.tuple("2026-05-06", "2026-05-07", "休日 憲法記念日"));
+                Tuple.tuple("2026-05-03", "2026-05-04", "憲法記念日"),
+                Tuple.tuple("2026-05-04", "2026-05-05", "みどりの日"),
+                Tuple.tuple("2026-05-05", "2026-05-06", "こどもの日"),
+                Tuple.tuple("2026-05-06", "2026-05-07", "休日 憲法記念日"));
         assertThat(golden.getItems()).allSatisfy(e -> assertThat(e.getTransparency()).isEqualTo("transparent"));
         assertThat(golden.getTimeZone()).isEqualTo("Asia/Tokyo");
         // a monthly week of on-call: a 7-day all-day series from the first Monday
@@ -262,7 +264,7 @@ class CalendarClientTest {
     @Test
     void aTimeWithoutAnOffsetIsRefusedNamingTheParameter() throws Exception {
         // the client only sends DateTime values; a hand-made request shows what a wrong one gets
-        var answer = new RawHttp(emulator, java.net.http.HttpClient.Version.HTTP_1_1)
+        var answer = new RawHttp(emulator, HttpClient.Version.HTTP_1_1)
                 .get("calendar/v3/calendars/primary/events?timeMin=2026-03-01T10:00:00");
         assertThat(answer.statusCode()).isEqualTo(400);
         assertThat(answer.body()).contains("timeMin", "2026-03-01T10:00:00", "offset");

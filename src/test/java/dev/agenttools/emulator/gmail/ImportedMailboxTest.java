@@ -19,9 +19,11 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -109,7 +111,7 @@ class ImportedMailboxTest {
                 + "From c@xxx Wed Dec 31 23:00:00 +0000 1969\r\n" + fixture("1969.eml");
         Path mbox = dir.resolve("mail.mbox");
         Files.write(mbox, first);
-        Files.writeString(mbox, rest, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(mbox, rest, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
         List<String> warnings = new ArrayList<>();
         EmulatorConfig config = JavaGmailClient.fastConfig().mailbox(mbox.toString()).build();
         try (Emulator emulator = Emulators.serving(config, load(config, warnings::add))) {
@@ -196,7 +198,7 @@ class ImportedMailboxTest {
         return subjects;
     }
 
-    private static Mailbox load(EmulatorConfig config, java.util.function.Consumer<String> warnings) {
+    private static Mailbox load(EmulatorConfig config, Consumer<String> warnings) {
         return MailboxSource.load(config.mailbox(), config.userEmail(), config.seed(), config.seedMessages(), config.anchor(),
                 warnings);
     }

@@ -1,9 +1,5 @@
 package dev.agenttools.emulator.gmail;
 
-import dev.agenttools.emulator.Emulator;
-import dev.agenttools.emulator.Emulators;
-import dev.agenttools.emulator.JavaGmailClient;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import com.google.api.client.googleapis.batch.BatchRequest;
 import com.google.api.client.googleapis.batch.json.JsonBatchCallback;
 import com.google.api.client.googleapis.json.GoogleJsonError;
@@ -19,11 +15,16 @@ import com.google.api.services.gmail.model.MessagePartBody;
 import com.google.api.services.gmail.model.ModifyMessageRequest;
 import com.google.api.services.gmail.model.Profile;
 import com.google.api.services.gmail.model.Thread;
+import dev.agenttools.emulator.Emulator;
+import dev.agenttools.emulator.Emulators;
+import dev.agenttools.emulator.JavaGmailClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -254,7 +255,7 @@ class JavaClientTest {
         assertThat(h.getLabelsRemoved().getFirst().getLabelIds()).containsExactly("UNREAD");
         assertThat(history.getHistoryId()).isGreaterThan(profile.getHistoryId());
 
-        assertThatThrownBy(() -> gmail.users().history().list("me").setStartHistoryId(java.math.BigInteger.ONE).execute())
+        assertThatThrownBy(() -> gmail.users().history().list("me").setStartHistoryId(BigInteger.ONE).execute())
                 .isInstanceOfSatisfying(GoogleJsonResponseException.class, e -> assertThat(e.getStatusCode()).isEqualTo(404));
     }
 

@@ -1,21 +1,26 @@
 package dev.agenttools.emulator.gmail;
 
+import com.google.api.services.gmail.Gmail;
+import com.google.api.services.gmail.model.Message;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
 import dev.agenttools.emulator.JavaGmailClient;
 import dev.agenttools.emulator.RawHttp;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import com.google.api.services.gmail.Gmail;
-import com.google.api.services.gmail.model.Message;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -41,7 +46,7 @@ class MailboxTest {
         Mailbox box = Mailbox.load("me@example.com", a);
         List<StoredMessage> all = box.messages(m -> true);
         Set<String> types = all.stream().flatMap(m -> {
-            java.util.List<String> t = new java.util.ArrayList<>();
+            List<String> t = new ArrayList<>();
             m.parsed.root().forEach(p -> t.add(p.mimeType()));
             return t.stream();
         }).collect(Collectors.toSet());
@@ -54,10 +59,10 @@ class MailboxTest {
         assertThat(raws).doesNotContain("In-Reply-To: null", "References: null").containsPattern(
                 "In-Reply-To: <seed\\.\\d+\\.[0-9a-f]+@mail\\.example>");
         Set<String> messageIds = all.stream().map(m -> headerOf(m, "Message-ID")).collect(Collectors.toSet());
-        assertThat(all.stream().map(m -> headerOf(m, "In-Reply-To")).filter(java.util.Objects::nonNull))
+        assertThat(all.stream().map(m -> headerOf(m, "In-Reply-To")).filter(Objects::nonNull))
                 .isNotEmpty().allSatisfy(id -> assertThat(messageIds).contains(id));
         long span = all.getFirst().internalDate - all.getLast().internalDate;
-        assertThat(span).isGreaterThan(java.time.Duration.ofDays(600).toMillis());
+        assertThat(span).isGreaterThan(Duration.ofDays(600).toMillis());
         assertThat(box.threadCount()).isLessThan(all.size());
         assertThat(all.stream().mapToInt(m -> box.thread(m.threadId).size()).max().orElseThrow()).isGreaterThanOrEqualTo(25);
         assertThat(box.labels()).extracting(Label::name).contains("Work", "Travel", "Receipts", "Clients/Japan", "Projects/agent-tools");
@@ -87,7 +92,7 @@ class MailboxTest {
                 }
             }
             String id = Long.toHexString(expected.getFirst().id);
-            RawHttp http = new RawHttp(first, java.net.http.HttpClient.Version.HTTP_1_1);
+            RawHttp http = new RawHttp(first, HttpClient.Version.HTTP_1_1);
             assertThat(http.post("gmail/v1/users/me/messages/" + id + "/trash", "application/json", "").statusCode()).isEqualTo(200);
             assertThat(Emulators.mailbox(first).messages(m -> true).getFirst().labels()).contains("TRASH");
             assertThat(Emulators.mailbox(second).messages(m -> true).getFirst().labels()).doesNotContain("TRASH");
@@ -159,7 +164,7 @@ class MailboxTest {
 
     @Test
     void aMissingMailboxPathIsAClearError() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> emulators.start(JavaGmailClient.fastConfig().mailbox("/no/such/file.mbox").build()))
+        Assertions.assertThatThrownBy(() -> emulators.start(JavaGmailClient.fastConfig().mailbox("/no/such/file.mbox").build()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/no/such/file.mbox").hasMessageContaining("mbox");
     }
 }

@@ -24,8 +24,13 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -154,13 +159,13 @@ class SignInLimitsTest {
         start(new Limits(new RateLimiter.Rate(3, Duration.ofMinutes(1)), new RateLimiter.Rate(20, Duration.ofMinutes(1)),
                 new RateLimiter.Rate(100, Duration.ofMinutes(1)), new RateLimiter.Rate(100, Duration.ofMinutes(1)), 30,
                 Duration.ofMinutes(15), Duration.ofHours(24), 1_000));
-        java.util.Map<String, Integer> first = flood(10, 40); // 31 addresses, 4 each
+        Map<String, Integer> first = flood(10, 40); // 31 addresses, 4 each
         assertThat(first.get("201")).as("the global rate's burst").isEqualTo(20);
         assertThat(first.get("429 all")).as("refused for all addresses together").isPositive();
         assertThat(first.getOrDefault("503", 0)).isZero();
 
         clock.move(Duration.ofMinutes(1)); // the global bucket refills, and every address's
-        java.util.Map<String, Integer> second = flood(41, 70);
+        Map<String, Integer> second = flood(41, 70);
         assertThat(second.get("201")).as("up to the cap of 30").isEqualTo(10);
         assertThat(second.get("503")).as("the cap").isPositive();
 
@@ -175,8 +180,8 @@ class SignInLimitsTest {
     }
 
     /** Four registrations from each of 127.0.0.{from..to}: how many got which answer (429 split by which limit). */
-    private java.util.Map<String, Integer> flood(int from, int to) throws Exception {
-        java.util.Map<String, Integer> answers = new java.util.TreeMap<>();
+    private Map<String, Integer> flood(int from, int to) throws Exception {
+        Map<String, Integer> answers = new TreeMap<>();
         for (int x = from; x <= to; x++) {
             InetAddress address = InetAddress.getByName("127.0.0." + x);
             for (int i = 0; i < 4; i++) {
@@ -256,7 +261,7 @@ class SignInLimitsTest {
     void aMissingMalformedOrOverlongHeaderFromATrustedProxyCountsTheProxy() throws Exception {
         start(limits(100, 1, 100, 100), "127.0.0.1");
         assertThat(rawGet(LOOPBACK, AUTHORIZE)).startsWith("HTTP/1.1 400");
-        String trustedHops = String.join(", ", java.util.Collections.nCopies(TrustedProxies.MAX_ENTRIES, "127.0.0.1"));
+        String trustedHops = String.join(", ", Collections.nCopies(TrustedProxies.MAX_ENTRIES, "127.0.0.1"));
         for (String header : List.of("unknown", "203.0.113.7, garbage", "203.0.113.7,", "203.0.113.7, 127.0.0.1:99999",
                 "_hidden", "203.0.113.1.5", "203.0.113.7 10.0.0.1", "example.com", "",
                 "203.0.113.7, " + trustedHops, // past the entries looked at
@@ -311,7 +316,7 @@ class SignInLimitsTest {
             socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
             OutputStream out = socket.getOutputStream();
             out.write(("GET " + path + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\n"
-                    + String.join("", java.util.Arrays.stream(headers).map(h -> h + "\r\n").toList())
+                    + String.join("", Arrays.stream(headers).map(h -> h + "\r\n").toList())
                     + "Connection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
@@ -344,12 +349,12 @@ class SignInLimitsTest {
         }
 
         @Override
-        public java.time.ZoneId getZone() {
+        public ZoneId getZone() {
             return ZoneOffset.UTC;
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
 

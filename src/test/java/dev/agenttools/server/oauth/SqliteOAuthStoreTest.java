@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,7 +55,7 @@ class SqliteOAuthStoreTest extends OAuthStoreContract {
             }
         }
         // two instances opening it at once: one adds the column, the other finds it added
-        java.util.List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
+        List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
         try (OAuthStore a = both.get(0); OAuthStore b = both.get(1)) {
             assertThat(spend(a, unspent, NOW)).isInstanceOf(OAuthStore.Spent.Fresh.class);
             assertThat(spend(b, unspent, NOW.plusSeconds(1))).isInstanceOf(OAuthStore.Spent.Again.class);
@@ -115,7 +116,7 @@ class SqliteOAuthStoreTest extends OAuthStoreContract {
                 p.executeUpdate();
             }
         }
-        java.util.List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
+        List<OAuthStore> both = together(() -> new SqliteOAuthStore(old), () -> new SqliteOAuthStore(old));
         try (OAuthStore a = both.get(0); OAuthStore b = both.get(1)) {
             OAuthStore.Pending before = a.takePending(state, NOW);
             assertThat(before.consented()).as("so its account must have approved the client").isFalse();

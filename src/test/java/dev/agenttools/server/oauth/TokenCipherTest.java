@@ -3,6 +3,7 @@ package dev.agenttools.server.oauth;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -27,7 +28,7 @@ class TokenCipherTest {
         TokenCipher before = new TokenCipher(List.of(old));
         TokenCipher.Sealed sealed = before.seal("1//google-refresh-token", "me@example.com");
         assertThat(sealed.keyId()).isEqualTo("2026-01");
-        assertThat(new String(sealed.bytes(), java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("google-refresh-token");
+        assertThat(new String(sealed.bytes(), StandardCharsets.ISO_8859_1)).doesNotContain("google-refresh-token");
 
         TokenCipher after = new TokenCipher(List.of(next, old)); // the new key first, the old one still listed
         assertThat(after.open(sealed, "me@example.com")).isEqualTo("1//google-refresh-token");
