@@ -253,7 +253,7 @@ public final class Tools {
          * How many instances serve each account, when several share the accounts' Google limits (the HTTP service
          * behind a load balancer); by default this process alone.
          */
-        public Builder pacingShare(PacingShare share) {
+        Builder pacingShare(PacingShare share) { // internal: through ServicePacing
             this.pacingShare = Objects.requireNonNull(share, "share");
             return this;
         }
@@ -262,7 +262,7 @@ public final class Tools {
          * Where the Google APIs' pacing counts its waits, Google's rate-limit refusals and what it learned of each
          * account's limits (counts only, for the HTTP service's metrics); by default nowhere.
          */
-        public Builder pacingStats(PacingStats stats) {
+        Builder pacingStats(PacingStats stats) { // internal: through ServicePacing
             this.pacingStats = Objects.requireNonNull(stats, "stats");
             return this;
         }

@@ -4,6 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.WildcardType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -11,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -111,7 +117,7 @@ class ArchitectureTest {
      * as each package's package-info says. The command's entry point and the emulator's edge are programs, not API.
      */
     private static final Set<String> INTERNAL = Set.of(
-            "cli.Main", "tool.Diagnostics",
+            "cli.Main", "tool.Diagnostics", "ServicePacing",
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
             "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
@@ -255,6 +261,96 @@ class ArchitectureTest {
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(f -> f.toString().endsWith(".java") && !f.endsWith("package-info.java")).sorted().toList();
         }
+    }
+
+    /**
+     * What the published API's public members take and give is published too, or the JDK's, or Jackson's (the tool
+     * protocol speaks JSON trees): a user never has to name an internal type to call it, and no internal type is
+     * reachable through it (the Tools.Builder once took the pacing's internal share and stats types).
+     */
+    @Test
+    void thePublishedApiNamesOnlyPublishedJdkOrJacksonTypes() throws ClassNotFoundException {
+        Set<String> published = new TreeSet<>();
+        for (String name : PUBLISHED) {
+            published.add("dev.agenttools." + name);
+        }
+        List<String> leaks = new ArrayList<>();
+        Deque<Class<?>> types = new ArrayDeque<>();
+        for (String name : published) {
+            types.add(Class.forName(name));
+        }
+        Set<Class<?>> seen = new HashSet<>();
+        while (!types.isEmpty()) {
+            Class<?> type = types.pop();
+            if (!seen.add(type)) {
+                continue;
+            }
+            for (Class<?> nested : type.getDeclaredClasses()) {
+                if (Modifier.isPublic(nested.getModifiers())) {
+                    types.add(nested); // a published type's public nested types are published with it
+                }
+            }
+            List<Type> used = new ArrayList<>();
+            for (var m : type.getDeclaredMethods()) {
+                if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()) {
+                    used.add(m.getGenericReturnType());
+                    used.addAll(List.of(m.getGenericParameterTypes()));
+                    used.addAll(List.of(m.getGenericExceptionTypes()));
+                }
+            }
+            for (var c : type.getDeclaredConstructors()) {
+                if (Modifier.isPublic(c.getModifiers())) {
+                    used.addAll(List.of(c.getGenericParameterTypes()));
+                }
+            }
+            for (var f : type.getDeclaredFields()) {
+                if (Modifier.isPublic(f.getModifiers())) {
+                    used.add(f.getGenericType());
+                }
+            }
+            for (var t : used) {
+                for (Class<?> c : rawTypes(t)) {
+                    Class<?> outer = c;
+                    while (outer.getEnclosingClass() != null) {
+                        outer = outer.getEnclosingClass();
+                    }
+                    String n = outer.getName();
+                    boolean ok = c.isPrimitive() || n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("com.fasterxml.jackson.")
+                            || published.contains(n);
+                    if (!ok) {
+                        leaks.add(type.getName() + " names " + c.getName());
+                    }
+                }
+            }
+        }
+        assertThat(leaks).as("internal types named by the published API").isEmpty();
+    }
+
+    /** The classes a generic type mentions: itself, its arguments, bounds and array components. */
+    private static List<Class<?>> rawTypes(Type t) {
+        List<Class<?>> out = new ArrayList<>();
+        switch (t) {
+            case Class<?> c -> out.add(c.isArray() ? c.componentType() : c);
+            case ParameterizedType p -> {
+                out.addAll(rawTypes(p.getRawType()));
+                for (var a : p.getActualTypeArguments()) {
+                    out.addAll(rawTypes(a));
+                }
+            }
+            case GenericArrayType a -> out.addAll(rawTypes(a.getGenericComponentType()));
+            case WildcardType w -> {
+                for (var b : w.getUpperBounds()) {
+                    out.addAll(rawTypes(b));
+                }
+                for (var b : w.getLowerBounds()) {
+                    out.addAll(rawTypes(b));
+                }
+            }
+            default -> {
+                // a type variable: its bounds are the declaring type's business
+            }
+        }
+        return out;
     }
 
     @Test

@@ -8,7 +8,6 @@ import dev.agenttools.tool.ToolRegistry;
 import dev.agenttools.tool.ToolResult;
 import dev.agenttools.tool.ToolSpec;
 import dev.agenttools.tracking.CallRecorder;
-import dev.agenttools.tracking.SqliteSink;
 import dev.agenttools.tracking.TrackingListener;
 import org.HdrHistogram.Histogram;
 
@@ -44,7 +43,7 @@ final class TrackingBench {
 
     static Map<String, Object> run(int calls) throws Exception {
         Path dir = Files.createTempDirectory("agent-tools-bench-tracking");
-        CallRecorder recorder = new CallRecorder(new SqliteSink(dir.resolve("calls.db")), CallRecorder.DEFAULT_CAPACITY);
+        CallRecorder recorder = CallRecorder.sqlite(dir.resolve("calls.db"), CallRecorder.DEFAULT_CAPACITY);
         try {
             ToolRegistry plain = ToolRegistry.builder().tool(new Noop()).build();
             ToolRegistry tracked = ToolRegistry.builder().listener(new TrackingListener(recorder)).tool(new Noop()).build();

@@ -1,5 +1,6 @@
 package dev.agenttools.cli;
 
+import dev.agenttools.ServicePacing;
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
 import dev.agenttools.google.PacingShare;
@@ -113,11 +114,11 @@ final class ServerCommand implements Callable<Integer> {
         // Many users: no call may fall back on the operator's own token or stored sign-in
         // ... nor reach one configured user's habits: each call's are its own Google account's (or the user_id a trusted
         // backend names)
-        ToolRegistry registry = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
+        Tools.Builder tools = Tools.builder().settings(settings).google(settings.google().withoutAccessToken()).auth(null)
                 .habit(settings.habit().forManyUsers())
                 .noTokenMessage("no Google access token: send the end user's token in the X-Google-Access-Token header")
-                .pacingShare(share == null ? PacingShare.ALONE : share).pacingStats(pacing)
-                .recorder(recorder).listener(metrics).preconnect(true).build();
+                .recorder(recorder).listener(metrics).preconnect(true);
+        ToolRegistry registry = ServicePacing.wire(tools, share == null ? PacingShare.ALONE : share, pacing).build();
         JitWarmUp.startOnce(settings, registry);
         CallRecorder tracking = recorder;
         HttpService service;

@@ -11,7 +11,6 @@ import dev.agenttools.gmail.GmailSettings;
 import dev.agenttools.google.RootUrl;
 import dev.agenttools.tool.ToolProtocol;
 import dev.agenttools.tracking.CallRecorder;
-import dev.agenttools.tracking.SqliteSink;
 import dev.agenttools.tracking.Tracking;
 import dev.agenttools.tracking.TrackingSettings;
 import picocli.CommandLine.Command;
@@ -82,7 +81,7 @@ final class TrainAotCommand implements Callable<Integer> {
     private static void train(String rootUrl, Path certificate) throws IOException {
         // in an owner-only folder of its own: a store is never kept where others may make files (straight in /tmp)
         Path db = Files.createTempDirectory("agent-tools-aot-training").resolve("calls.db");
-        CallRecorder recorder = new CallRecorder(new SqliteSink(db), 100);
+        CallRecorder recorder = CallRecorder.sqlite(db, 100);
         ToolProtocol protocol = new ToolProtocol(trusting(Tools.builder(), certificate)
                 .gmail(GmailSettings.forRoot(rootUrl).withPacing(100_000_000, 10_000_000, 1_000))
                 .defaultAccessToken("training")

@@ -2,6 +2,7 @@ package dev.agenttools.tracking;
 
 import dev.agenttools.tool.Diagnostics;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -100,8 +101,13 @@ public final class CallRecorder implements AutoCloseable {
         return Tracking.openRecorder(settings, tools);
     }
 
-    /** On a sink of our own (internal: the command line and the benchmark). */
-    public CallRecorder(CallSink sink, int capacity) {
+    /** Recording into the SQLite call store at {@code db}, keeping at most {@code capacity} records waiting. */
+    public static CallRecorder sqlite(Path db, int capacity) {
+        return new CallRecorder(new SqliteSink(db), capacity);
+    }
+
+    /** On a sink of our own. */
+    CallRecorder(CallSink sink, int capacity) {
         this(sink, capacity, DEFAULT_CLOSE_TIMEOUT);
     }
 

@@ -54,9 +54,10 @@ final class AgentToolsProcess {
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     /**
      * C1 only and the serial collector: these JVMs live seconds, and C2's compiles would be seconds of CPU each that
-     * a test's few calls never earn back (the suite shares two cores). JVM warnings go to stderr, never into an answer.
+     * a test's few calls never earn back (the suite shares two cores). JVM warnings go to stderr, never into an answer
+     * (stdout's default output off; what a test logs to a file of its own, through JAVA_TOOL_OPTIONS, is left alone).
      */
-    private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:disable",
+    private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xlog:all=off",
             "-Xlog:all=warning:stderr");
 
     /** How the spawned JVMs load agent-tools: a class path, and the options that go with it. */

@@ -113,7 +113,9 @@ class CallDeadlineTest {
             // 1.5 s: how soon it answers is the JVM's start-up, not what this test checks)
             long said = Long.parseLong(early.answer().path("error").path("message").asText().replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
             assertThat(said).as(what + ": the time it says, from the launcher's start").isBetween((long) TIMEOUT_MS, early.answerMs() + 1_200L + 50);
-            assertThat(said - early.answerMs()).as(what + ": counted from 1.2 s before the JVM").isGreaterThanOrEqualTo(1_000L);
+            // counted from its own start it would be at most 0; the answer's own writing, on a loaded machine, takes a
+            // few hundred ms of the 1.2 s (seen: 976)
+            assertThat(said - early.answerMs()).as(what + ": counted from 1.2 s before the JVM").isGreaterThanOrEqualTo(600L);
 
             for (String ignored : List.of("4102444800.000000", "soon", "1.5")) {
                 Answered a = call(root, request, Map.of(CallCommand.STARTED_AT, ignored));

@@ -70,8 +70,9 @@ class ServeAdmissionTest {
             assertThat(overloaded + run).as("every answer is overloaded or the call's own: %s", answers.values()).isEqualTo(REQUESTS);
             assertThat(run).as("4 running + 8 queued were admitted at least").isGreaterThanOrEqualTo(12);
             assertThat(overloaded).as("requests arrive far faster than 4 calls per 2 s finish").isGreaterThan(REQUESTS / 2);
-            // and the one users.getProfile the server sends, beside the calls, to learn who the token is
-            assertThat(emulator.counters().apiCalls()).as("Gmail saw only the admitted calls").isBetween(run, run + 1);
+            // and the users.getProfile the server sends, beside the calls, to learn who the token is: once, or twice when
+            // the first, at this emulator's 2 s a call, outlived its own time limit on a loaded machine (seen: 14 for 12)
+            assertThat(emulator.counters().apiCalls()).as("Gmail saw only the admitted calls").isBetween(run, run + 2);
             assertThat(emulator.counters().peakInFlight()).as("never more than --max-in-flight at once").isLessThanOrEqualTo(4 + 1);
         }
     }

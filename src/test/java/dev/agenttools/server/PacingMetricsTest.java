@@ -1,9 +1,11 @@
 package dev.agenttools.server;
 
+import dev.agenttools.ServicePacing;
 import dev.agenttools.Tools;
 import dev.agenttools.emulator.Emulator;
 import dev.agenttools.emulator.EmulatorConfig;
 import dev.agenttools.emulator.Emulators;
+import dev.agenttools.google.PacingShare;
 import dev.agenttools.google.PacingStats;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolRegistry;
@@ -51,8 +53,8 @@ class PacingMetricsTest {
                     null, ServiceKeys.hash(KEY), Set.of(), List.of(emulator.rootUri()));
             PacingStats stats = new PacingStats();
             HttpService.Metrics metrics = HttpService.Metrics.create(options, stats);
-            ToolRegistry registry = pacing.apply(Tools.builder().rootUrl(emulator.rootUri().toString()))
-                    .pacingStats(stats).listener(metrics).build();
+            ToolRegistry registry = ServicePacing.wire(pacing.apply(Tools.builder().rootUrl(emulator.rootUri().toString())),
+                    PacingShare.ALONE, stats).listener(metrics).build();
             return new Served(registry, HttpService.start(registry, metrics, Tools.SHORT_NAMES, "test", options, () -> null));
         }
 
