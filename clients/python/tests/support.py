@@ -1,5 +1,5 @@
 """What the Python tests share: the repository's launcher, an environment isolated from the developer's own set-up,
-and an emulator on a free port. Run from the repository root after a build: scripts/python-tests (or
+and an emulator on a free port. Run from the repository root after a build: scripts/build/python-tests (or
 python3 -m unittest discover -s clients/python/tests -v with the package importable)."""
 
 import os

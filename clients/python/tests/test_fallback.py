@@ -72,7 +72,7 @@ class SameAnswersTest(unittest.TestCase):
         corpora = [os.path.join(CORPORA, name) for name in ("cpython", "enmime")]
         for corpus in corpora:
             if not glob.glob(os.path.join(corpus, "*.eml")):
-                self.skipTest("no real-world mail in %s: the build fetches it (scripts/fetch-test-corpora target/test-corpora)"
+                self.skipTest("no real-world mail in %s: the build fetches it (scripts/build/fetch-test-corpora target/test-corpora)"
                               % os.path.relpath(corpus, ROOT))
         mailbox = tempfile.mkdtemp(prefix="agent-tools-py-mailbox-")
         self.addCleanup(shutil.rmtree, mailbox)

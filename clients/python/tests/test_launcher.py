@@ -200,7 +200,7 @@ class DefaultLauncherTest(unittest.TestCase):
                               # pip's own configuration (its package index) is under the user's real XDG config folder
                               env={k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"})
         if "No matching distribution found for setuptools" in done.stderr:
-            self.skipTest("this Python's pip finds no setuptools to build with (scripts/python-tests' venv does)")
+            self.skipTest("this Python's pip finds no setuptools to build with (scripts/build/python-tests' venv does)")
         self.assertEqual(0, done.returncode, done.stdout + done.stderr)
         return site
 

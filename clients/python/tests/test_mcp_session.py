@@ -11,7 +11,7 @@ try:
     from mcp.client.stdio import stdio_client
     MISSING = None
 except ImportError as e:
-    MISSING = "the MCP Python SDK is not installed (pip install mcp; scripts/python-tests installs it): %s" % e
+    MISSING = "the MCP Python SDK is not installed (pip install mcp; scripts/build/python-tests installs it): %s" % e
 
 
 @unittest.skipIf(MISSING, MISSING)

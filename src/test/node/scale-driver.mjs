@@ -1,4 +1,4 @@
-// The callers of scripts/scale-test: many users' agents calling `agent-tools server` instances behind a load balancer,
+// The callers of scripts/build/scale-test: many users' agents calling `agent-tools server` instances behind a load balancer,
 // half of each user's calls over POST /v1/call (fetch) and half over MCP Streamable HTTP at /mcp (the official MCP
 // TypeScript SDK's client and transport), timed here, as a caller sees them.
 //

@@ -117,7 +117,7 @@ class ArchitectureTest {
      * as each package's package-info says. The command's entry point and the emulator's edge are programs, not API.
      */
     private static final Set<String> INTERNAL = Set.of(
-            "cli.Main", "tool.Diagnostics", "ServicePacing",
+            "cli.Main", "tool.Diagnostics", "tool.Durations", "ServicePacing",
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
             "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",

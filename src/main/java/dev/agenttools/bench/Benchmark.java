@@ -442,7 +442,7 @@ public final class Benchmark {
             rows.put(Part.article.name(), article);
             StringBuilder text = new StringBuilder("\nthe article's experiment, against " + nearName()
                     + (go != null && outside != null ? "; 'go': the article's Go design (the official Go client, a goroutine per message, "
-                    + "built by scripts/go-peer) against the same process" : "")
+                    + "built by scripts/bench/go-peer) against the same process" : "")
                     + (warmed > 0 ? "; the process was first warmed by " + warmed + " untimed lists of the Go peer, so that the first row "
                     + "does not meet a colder server than the last" : "") + ":\n");
             text.append(BenchReport.table(article));
@@ -645,7 +645,7 @@ public final class Benchmark {
             if (main != null && main.counters() != null) {
                 counters.put("embedded", main.counters());
             }
-            if (outside != null) {
+            if (outside != null && outside.counters() != null) { // null: the process's counters could not be read
                 counters.put("external", outside.counters());
             }
             for (var where : counters.entrySet()) {

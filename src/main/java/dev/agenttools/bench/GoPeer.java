@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The benchmark's Go peer: the article's design (the official Go Gmail client, {@code google.golang.org/api/gmail/v1};
  * messages.list, then a goroutine per message for its messages.get), built from Debian's packages by
- * {@code scripts/go-peer} into {@code target/go-peer/gmail-peer} (source: {@code src/bench/go/gmail-peer/main.go}).
+ * {@code scripts/bench/go-peer} into {@code target/go-peer/gmail-peer} (source: {@code src/bench/go/gmail-peer/main.go}).
  * Each call runs the binary once and reads the one JSON line it prints; the Go process times its own runs with
  * Go's monotonic clock, so a row compares the two clients' calls, not process starts, except in
  * {@link #firstCallNanos}, which times a whole fresh process as the article's one-shot binary was used.
@@ -75,7 +75,7 @@ final class GoPeer {
         if (configured != null && !configured.isBlank()) {
             Path p = Path.of(configured);
             if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
-                throw new IOException(PATH_ENV + " must name the gmail-peer binary (scripts/go-peer builds it), got " + configured
+                throw new IOException(PATH_ENV + " must name the gmail-peer binary (scripts/bench/go-peer builds it), got " + configured
                         + (Files.exists(p) ? " (not an executable file)" : " (no such file)"));
             }
             return Optional.of(new GoPeer(p));
@@ -88,7 +88,7 @@ final class GoPeer {
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(10);
 
     /**
-     * The peer, built first by the project's {@code scripts/go-peer} when it is not (that script installs Debian's Go
+     * The peer, built first by the project's {@code scripts/bench/go-peer} when it is not (that script installs Debian's Go
      * and Google API sources as root or through {@code sudo -n}, else says what to install): so that a newcomer's
      * first {@code bench} compares against Go without a step of its own. Empty, with the reason on {@code err},
      * when it cannot be built; the benchmark then runs without the Go rows.
@@ -100,25 +100,25 @@ final class GoPeer {
                 return found;
             }
             for (Path p : ProjectFolders.candidates().toList()) {
-                Path script = p.resolve("scripts").resolve("go-peer");
+                Path script = p.resolve("scripts").resolve("bench").resolve("go-peer");
                 if (Files.isExecutable(script) && Files.isRegularFile(p.resolve("pom.xml"))) {
-                    err.println("bench: building the Go peer (scripts/go-peer; the first time it installs Debian's golang-go and "
+                    err.println("bench: building the Go peer (scripts/bench/go-peer; the first time it installs Debian's golang-go and "
                             + "golang-google-api-dev, about a minute)...");
                     Process build = new ProcessBuilder(script.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                             .redirectError(ProcessBuilder.Redirect.INHERIT).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
                     if (!build.waitFor(BUILD_TIMEOUT.toMinutes(), TimeUnit.MINUTES)) {
                         build.destroyForcibly();
-                        err.println("bench: scripts/go-peer took more than " + BUILD_TIMEOUT.toMinutes() + " minutes: no Go rows");
+                        err.println("bench: scripts/bench/go-peer took more than " + BUILD_TIMEOUT.toMinutes() + " minutes: no Go rows");
                         return Optional.empty();
                     }
                     if (build.exitValue() != 0) {
-                        err.println("bench: scripts/go-peer failed (exit " + build.exitValue() + ", above): no Go rows");
+                        err.println("bench: scripts/bench/go-peer failed (exit " + build.exitValue() + ", above): no Go rows");
                         return Optional.empty();
                     }
                     return find();
                 }
             }
-            err.println("bench: no Go peer (" + BUILT + " is not built and no scripts/go-peer is here to build it): no Go rows");
+            err.println("bench: no Go peer (" + BUILT + " is not built and no scripts/bench/go-peer is here to build it): no Go rows");
             return Optional.empty();
         } catch (IOException e) {
             err.println("bench: no Go rows: " + e.getMessage());

@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * The Python client's rows: what {@code AgentToolsClient} and {@code AsyncAgentToolsClient} add to a call over
  * {@code serve --stdio} (issue 33's target: at most {@value #TARGET_MS} ms p50), measured by the project's
- * {@code scripts/python-client-bench} (Python times Python: a JVM timing a Python process would time the process).
+ * {@code scripts/bench/python-client-bench} (Python times Python: a JVM timing a Python process would time the process).
  * Run by {@code bench} where {@code python3} and the script are found; else the reason is printed and recorded.
  */
 final class PythonClientBench {
     static final double TARGET_MS = 0.3;
-    private static final Path SCRIPT = Path.of("scripts", "python-client-bench");
+    private static final Path SCRIPT = Path.of("scripts", "bench", "python-client-bench");
     private static final long TIMEOUT_MINUTES = 10;
 
     private PythonClientBench() {
@@ -52,15 +52,15 @@ final class PythonClientBench {
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             if (!p.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
                 p.destroyForcibly();
-                return skipped(out, m, "scripts/python-client-bench took more than " + TIMEOUT_MINUTES + " minutes");
+                return skipped(out, m, "scripts/bench/python-client-bench took more than " + TIMEOUT_MINUTES + " minutes");
             }
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
             if (p.exitValue() != 0 || lines.isEmpty() || !lines.getLast().startsWith("{")) {
-                return skipped(out, m, "scripts/python-client-bench failed (exit " + p.exitValue() + "): "
+                return skipped(out, m, "scripts/bench/python-client-bench failed (exit " + p.exitValue() + "): "
                         + (lines.isEmpty() ? "no output" : lines.getLast()));
             }
             JsonNode report = Json.MAPPER.readTree(lines.getLast());
-            out.println("python client (scripts/python-client-bench; client ms = its p50 beyond the server's own time, over a bare"
+            out.println("python client (scripts/bench/python-client-bench; client ms = its p50 beyond the server's own time, over a bare"
                     + " line round trip's):");
             List<String> verdicts = new ArrayList<>();
             for (JsonNode row : report.path("rows")) {
@@ -80,7 +80,7 @@ final class PythonClientBench {
             m.put("target", verdicts.contains("not met") ? "not met" : "met");
             return m;
         } catch (IOException e) {
-            return skipped(out, m, "python3 cannot run scripts/python-client-bench: " + e.getMessage());
+            return skipped(out, m, "python3 cannot run scripts/bench/python-client-bench: " + e.getMessage());
         } finally {
             if (log != null) {
                 try {

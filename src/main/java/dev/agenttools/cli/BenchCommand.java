@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmark the tools' fetch strategies: by default, the article's experiment side by side.",
                 "By default (about three minutes): list_emails(10) sequential, concurrent and batch, the article's Go design "
-                        + "(built by scripts/go-peer) and get_email, 1 warm-up + 50 runs each, against an emulator process of its "
+                        + "(built by scripts/bench/go-peer) and get_email, 1 warm-up + 50 runs each, against an emulator process of its "
                         + "own at 150 ms a call, as users meet it; prints the table as it finishes, writes the results as JSON and "
                         + "a chart (PNG) beside the article's figures. --all adds every other part (about 18 minutes): every tool "
                         + "with every strategy, the mail index, the bare-client floors, the process models and first calls, and "

@@ -75,7 +75,7 @@ class BenchmarkTest {
         assertThat(table.toString()).contains("list_emails", "get_email", "p50 ms", "speedup", "bound", "results:", "chart:",
                 "against an emulator process of its own", "caller CPU ms");
         // the Python client's rows, through the project's script (python3 is on every machine the project supports)
-        assertThat(table.toString()).contains("python client (scripts/python-client-bench").containsPattern(
+        assertThat(table.toString()).contains("python client (scripts/bench/python-client-bench").containsPattern(
                 "gmail.get-email +sync +p50 +[0-9.]+ ms .* client [-+][0-9.]+ ms \\(target ≤ 0.3 ms: (met|not met)\\)");
         assertThat(progress.toString()).as("each part named as it starts").contains("bench: article ...", "bench: tools ...",
                 "bench: index ...", "bench: floors ...", "bench: process ...", "bench: extras ...", "bench: sweep ...");
@@ -114,7 +114,7 @@ class BenchmarkTest {
         assertThat(costs.get(1).get("server_cpu_ms_per_call").asDouble()).as("serve's CPU per call").isPositive();
         assertThat(costs.get(2).get("peak_rss_mb").asDouble()).as("the HTTP server's peak RSS").isGreaterThan(10);
         assertThat(costs.get(4).get("peak_rss_mb").asDouble()).as("a call JVM's peak RSS").isGreaterThan(10);
-        // the Go peer's rows too: the benchmark builds it (scripts/go-peer) when it is not
+        // the Go peer's rows too: the benchmark builds it (scripts/bench/go-peer) when it is not
         JsonNode article = rows.get("article");
         assertThat(article.findValuesAsText("strategy")).containsExactly("sequential", "concurrent", "batch", "sequential", "go", "go");
         assertThat(table.toString()).contains("TLS with HTTP/2 by ALPN");

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The Go peer (scripts/go-peer builds it from Debian's packages, installing them when missing, as CI runs as root)
+ * The Go peer (scripts/bench/go-peer builds it from Debian's packages, installing them when missing, as CI runs as root)
  * against the emulator over real HTTP, with TLS (h2 by ALPN, the emulator's self-signed certificate trusted with
  * --ca-cert) and in cleartext. When the peer cannot be built here the tests fail, saying why: they never pass by
  * skipping.
@@ -48,20 +48,20 @@ class GoPeerTest {
         cleartext = Emulator.start(fast.tls(false).build());
     }
 
-    /** Runs scripts/go-peer as the README says the tests do; its last stdout line is the binary's path. */
+    /** Runs scripts/bench/go-peer as the README says the tests do; its last stdout line is the binary's path. */
     private static Path build() throws IOException, InterruptedException {
         Path log = Files.createTempFile("go-peer", ".log");
-        Process p = new ProcessBuilder("bash", "scripts/go-peer").redirectError(log.toFile())
+        Process p = new ProcessBuilder("bash", "scripts/bench/go-peer").redirectError(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(BUILD_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("scripts/go-peer did not finish within " + BUILD_TIMEOUT.toMinutes() + " min; see " + log);
+            throw new AssertionError("scripts/bench/go-peer did not finish within " + BUILD_TIMEOUT.toMinutes() + " min; see " + log);
         }
         String err = Files.readString(log).strip();
         Files.delete(log);
         if (p.exitValue() != 0 || out.isEmpty()) {
-            throw new AssertionError("scripts/go-peer could not build the Go peer (status " + p.exitValue() + "): " + err);
+            throw new AssertionError("scripts/bench/go-peer could not build the Go peer (status " + p.exitValue() + "): " + err);
         }
         return Path.of(out.substring(out.lastIndexOf('\n') + 1));
     }

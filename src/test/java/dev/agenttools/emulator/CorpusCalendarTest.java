@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 30, items 2 and 3: a further corpus of real-world calendars from other projects' test suites as Debian ships
  * them (evolution-data-server's installed tests, the Go library golang-ical, Horde's iCalendar and Nag, Perl's
- * Tie::iCal; fetched by {@code scripts/fetch-test-corpora}, licences in {@code scripts/test-corpora-NOTICE.md}), none
+ * Tie::iCal; fetched by {@code scripts/build/fetch-test-corpora}, licences in {@code scripts/build/test-corpora-NOTICE.md}), none
  * of them in {@link RealWorldCalendarTest}. Each file is imported on its own ({@code --calendars FILE.ics}) and every
  * occurrence in its year (the reference's window: from its first event's day, at least 366 days) is read twice, through
  * the Calendar API ({@code events.list}, {@code singleEvents=true}, with the official Java client) and through the
@@ -70,7 +70,7 @@ class CorpusCalendarTest {
 
     @Test
     void everyOccurrenceOfEveryCorpusCalendarIsServedAndListedAsAnIndependentExpanderReadsIt() throws Exception {
-        assertThat(CORPUS).as("a corpus the build fetches (scripts/fetch-test-corpora)").isDirectoryContaining("glob:**.ics");
+        assertThat(CORPUS).as("a corpus the build fetches (scripts/build/fetch-test-corpora)").isDirectoryContaining("glob:**.ics");
         Files.createDirectories(WORK);
         Path referenceFile = WORK.resolve("reference.json");
         CalendarReference.expand(CORPUS, referenceFile);

@@ -48,7 +48,7 @@ class RealWorldCalendarTest {
 
     @Test
     void everyOccurrenceIsServedAsPythonReadsIt() throws Exception {
-        assertThat(PYTHON_CORPUS).as("a corpus the build fetches (scripts/fetch-test-corpora)").isDirectoryContaining("glob:**.ics");
+        assertThat(PYTHON_CORPUS).as("a corpus the build fetches (scripts/build/fetch-test-corpora)").isDirectoryContaining("glob:**.ics");
         assertThat(NODE_CORPUS).as("the npm package ical (the build runs 'npm install' in src/test/node)").isDirectoryContaining("glob:**.ics");
         Path corpus = WORK.resolve("ics");
         reset(corpus);

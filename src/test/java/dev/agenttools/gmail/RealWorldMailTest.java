@@ -56,7 +56,7 @@ class RealWorldMailTest {
     @Test
     void everyMessageIsListedSearchedAndFetchedAsPythonDecodesIt() throws Exception {
         for (String corpus : List.of("cpython", "enmime")) {
-            assertThat(CORPORA.resolve(corpus)).as("a corpus the build fetches (scripts/fetch-test-corpora)")
+            assertThat(CORPORA.resolve(corpus)).as("a corpus the build fetches (scripts/build/fetch-test-corpora)")
                     .isDirectoryContaining("glob:**.eml");
         }
         Path originals = WORK.resolve("originals");

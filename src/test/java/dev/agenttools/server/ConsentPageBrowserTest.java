@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The consent page in a real browser: Debian's Chromium, headless, driven by playwright-core
- * ({@code src/test/node/consent-browser.mjs}; the build installs Chromium with {@code scripts/ensure-chromium} when it
+ * ({@code src/test/node/consent-browser.mjs}; the build installs Chromium with {@code scripts/build/ensure-chromium} when it
  * is missing). The victim of issue 43's confused deputy sees our page naming the attacker's client as unverified and
  * its host, and no code reaches the attacker without an approval; the MCP TypeScript SDK's client signs a user in
  * through the page, as a person clicking Approve, and lists the user's emails through {@code /mcp}. The screenshots
@@ -47,7 +47,7 @@ class ConsentPageBrowserTest {
         Path node = Path.of(System.getProperty("agenttools.nodeTestDir", "src/test/node"));
         assertThat(node.resolve("node_modules/playwright-core")).as("npm packages of the Node tests (the build runs 'npm install' in %s)", node)
                 .exists();
-        assertThat(CHROMIUM).as("Debian's chromium (the build installs it with scripts/ensure-chromium)").isExecutable();
+        assertThat(CHROMIUM).as("Debian's chromium (the build installs it with scripts/build/ensure-chromium)").isExecutable();
         Emulator emulator = emulators.start(EmulatorConfig.builder().latency(Duration.ZERO).jitter(Duration.ZERO)
                 .handshake(Duration.ZERO).users(2).seedMessages(5).build());
         Path out = Path.of("target", "consent-browser").toAbsolutePath();

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * How the server's MCP authorization runs, read once and validated here. Public only for the command line and the
@@ -40,6 +41,46 @@ public record OAuthSettings(URI publicUrl, String googleClientId, String googleC
                             URI googleTokenUrl, URI profileUrl, Path store, List<Key> keys,
                             Duration accessTokenLifetime, Duration refreshTokenLifetime, DynamoTable dynamo,
                             Duration refreshTokenReuseGrace, List<String> trustedProxies) {
+    public static final String PUBLIC_URL = "AGENT_TOOLS_SERVER_PUBLIC_URL";
+    public static final String GOOGLE_CLIENT_ID = "AGENT_TOOLS_SERVER_GOOGLE_CLIENT_ID";
+    public static final String GOOGLE_CLIENT_SECRET = "AGENT_TOOLS_SERVER_GOOGLE_CLIENT_SECRET";
+    public static final String TOKEN_KEY = "AGENT_TOOLS_SERVER_TOKEN_KEY";
+    public static final String TOKEN_KEY_FILE = "AGENT_TOOLS_SERVER_TOKEN_KEY_FILE";
+    public static final String STORE = "AGENT_TOOLS_SERVER_OAUTH_STORE";
+    /** The DynamoDB table of the OAuth store; setting it (or sharing the state in DynamoDB) puts the store there. */
+    public static final String TABLE = "AGENT_TOOLS_SERVER_OAUTH_TABLE";
+    public static final String DEFAULT_TABLE = "agent-tools-oauth";
+    public static final String ACCESS_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_ACCESS_TOKEN_LIFETIME";
+    public static final String REFRESH_TOKEN_LIFETIME = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_LIFETIME";
+    /** How long a spent refresh token may be spent again by its client (a retry), 0: never. */
+    public static final String REFRESH_TOKEN_REUSE_GRACE = "AGENT_TOOLS_SERVER_REFRESH_TOKEN_REUSE_GRACE";
+    /** The load balancers whose X-Forwarded-For the sign-in endpoints' rate limits believe. */
+    public static final String TRUSTED_PROXIES = "AGENT_TOOLS_SERVER_TRUSTED_PROXIES";
+
+    /**
+     * What the settings are read from: each setting by name (config file and environment, as the command line reads
+     * them), and what other parts of the configuration say.
+     *
+     * @param authUrl             Google's authorization endpoint
+     * @param tokenUrl            Google's token endpoint
+     * @param gmailRoot           Gmail's root URL (an emulator's in tests)
+     * @param clientSecrets       {@code AGENT_TOOLS_CLIENT_SECRETS}, or null
+     * @param dataHome            {@code XDG_DATA_HOME} or {@code ~/.local/share}: where the SQLite store goes by default
+     * @param sharedStateInDynamo whether the instances share their state in DynamoDB ({@code sharedStateSetting}=dynamodb)
+     */
+    public record Sources(Function<String, String> setting, URI authUrl, URI tokenUrl, String gmailRoot, Path clientSecrets,
+                          Path dataHome, boolean sharedStateInDynamo, String sharedStateSetting, URI dynamoEndpoint, String region) {
+    }
+
+    /**
+     * The settings, or null when {@value #PUBLIC_URL} is not set (service keys on /mcp).
+     *
+     * @throws IllegalArgumentException naming the setting that is missing or bad
+     */
+    public static OAuthSettings read(Sources sources) {
+        return OAuthSettingsReader.read(sources);
+    }
+
     public static final Duration DEFAULT_ACCESS_TOKEN_LIFETIME = Duration.ofHours(1);
     public static final Duration DEFAULT_REFRESH_TOKEN_LIFETIME = Duration.ofDays(30);
     /** Okta's default "grace period for token rotation": a retry or a second refresh in flight comes within seconds. */

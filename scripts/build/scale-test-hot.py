@@ -1,4 +1,4 @@
-"""scripts/scale-test's hot phase, measured: issue 44's targets from the callers' records (scale-driver.mjs hot), the
+"""scripts/build/scale-test's hot phase, measured: issue 44's targets from the callers' records (scale-driver.mjs hot), the
 emulator's counters, DynamoDB's outage and the tracking rows; each target with its value and met or MISSED, added to
 report.json and written to stderr. Exits 1 when an answer was another user's, or when a value is past the bound
 where the behaviour is broken (enforce), or misses its target (strict).
