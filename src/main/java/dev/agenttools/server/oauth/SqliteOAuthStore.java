@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -106,11 +107,9 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized void putClient(Client client, Instant unusedUntil) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("INSERT INTO clients (id, name, redirect_uris, created_at, unused_until)"
                 + " VALUES (?, ?, ?, ?, ?)")) {
-            p.setString(1, client.id());
-            p.setString(2, client.name());
-            p.setString(3, String.join("\n", client.redirectUris())); // a URI has no line break
-            p.setLong(4, client.createdAt().toEpochMilli());
-            p.setLong(5, unusedUntil.toEpochMilli());
+            // the redirect URIs one per line: a URI has no line break
+            bind(p, client.id(), client.name(), String.join("\n", client.redirectUris()),
+                    client.createdAt().toEpochMilli(), unusedUntil.toEpochMilli());
             p.executeUpdate();
         }
     }
@@ -119,8 +118,7 @@ final class SqliteOAuthStore implements OAuthStore {
     private void keepUnused(String clientId, Instant until) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("UPDATE clients SET unused_until = MAX(unused_until, ?)"
                 + " WHERE id = ? AND signed_in = 0")) {
-            p.setLong(1, until.toEpochMilli());
-            p.setString(2, clientId);
+            bind(p, until.toEpochMilli(), clientId);
             p.executeUpdate();
         }
     }
@@ -129,8 +127,7 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized Client client(String id, Instant now) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?"
                 + " AND (signed_in = 1 OR unused_until > ?)")) {
-            p.setString(1, id);
-            p.setLong(2, now.toEpochMilli());
+            bind(p, id, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 return r.next() ? new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")),
                         Instant.ofEpochMilli(r.getLong(3))) : null;
@@ -156,8 +153,7 @@ final class SqliteOAuthStore implements OAuthStore {
                 + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM consents)"
                 + " AND id NOT IN (SELECT client_id FROM codes WHERE spent = 0)"
                 + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens))")) {
-            p.setLong(1, now.toEpochMilli());
-            p.setLong(2, registeredBefore.toEpochMilli());
+            bind(p, now.toEpochMilli(), registeredBefore.toEpochMilli());
             return p.executeUpdate();
         }
     }
@@ -166,17 +162,9 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized void putPending(String stateDigest, Pending p) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO pending (state_digest, client_id, redirect_uri, client_state,"
                 + " challenge, scope, resource, key_id, google_verifier, expires_at, consented) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, stateDigest);
-            s.setString(2, p.clientId());
-            s.setString(3, p.redirectUri());
-            s.setString(4, p.clientState());
-            s.setString(5, p.challenge());
-            s.setString(6, p.scope());
-            s.setString(7, p.resource());
-            s.setString(8, p.googleVerifier().keyId());
-            s.setBytes(9, p.googleVerifier().bytes());
-            s.setLong(10, p.expiresAt().toEpochMilli());
-            s.setInt(11, p.consented() ? 1 : 0);
+            bind(s, stateDigest, p.clientId(), p.redirectUri(), p.clientState(), p.challenge(), p.scope(),
+                    p.resource(), p.googleVerifier().keyId(), p.googleVerifier().bytes(), p.expiresAt().toEpochMilli(),
+                    p.consented() ? 1 : 0);
             s.executeUpdate();
         }
         keepUnused(p.clientId(), p.expiresAt());
@@ -202,17 +190,8 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized void putConsent(String digest, Consent k) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO consents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, digest);
-            s.setString(2, k.clientId());
-            s.setString(3, k.redirectUri());
-            s.setString(4, k.clientState());
-            s.setString(5, k.challenge());
-            s.setString(6, k.scope());
-            s.setString(7, k.resource());
-            s.setString(8, k.loginHint());
-            s.setString(9, k.browser());
-            s.setString(10, k.account());
-            s.setLong(11, k.expiresAt().toEpochMilli());
+            bind(s, digest, k.clientId(), k.redirectUri(), k.clientState(), k.challenge(), k.scope(), k.resource(),
+                    k.loginHint(), k.browser(), k.account(), k.expiresAt().toEpochMilli());
             s.executeUpdate();
         }
         keepUnused(k.clientId(), k.expiresAt());
@@ -236,9 +215,7 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized void putApproval(String account, String clientId, Instant expiresAt) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT OR REPLACE INTO approvals VALUES (?, ?, ?)")) {
-            s.setString(1, account);
-            s.setString(2, clientId);
-            s.setLong(3, expiresAt.toEpochMilli());
+            bind(s, account, clientId, expiresAt.toEpochMilli());
             s.executeUpdate();
         }
     }
@@ -246,9 +223,7 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized boolean approved(String account, String clientId, Instant now) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM approvals WHERE account = ? AND client_id = ? AND expires_at > ?")) {
-            p.setString(1, account);
-            p.setString(2, clientId);
-            p.setLong(3, now.toEpochMilli());
+            bind(p, account, clientId, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 return r.next();
             }
@@ -259,14 +234,8 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized void putCode(String digest, Code code) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO codes (digest, client_id, redirect_uri, challenge, scope,"
                 + " resource, account, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, digest);
-            s.setString(2, code.clientId());
-            s.setString(3, code.redirectUri());
-            s.setString(4, code.challenge());
-            s.setString(5, code.scope());
-            s.setString(6, code.resource());
-            s.setString(7, code.account());
-            s.setLong(8, code.expiresAt().toEpochMilli());
+            bind(s, digest, code.clientId(), code.redirectUri(), code.challenge(), code.scope(), code.resource(),
+                    code.account(), code.expiresAt().toEpochMilli());
             s.executeUpdate();
         }
         keepUnused(code.clientId(), code.expiresAt());
@@ -281,10 +250,7 @@ final class SqliteOAuthStore implements OAuthStore {
         try (PreparedStatement p = c.prepareStatement("UPDATE codes SET spent = 1, grant_id = ?, remember_until = ?"
                 + " WHERE digest = ? AND spent = 0 AND expires_at > ?"
                 + " RETURNING client_id, redirect_uri, challenge, scope, resource, account, expires_at")) {
-            p.setString(1, grant);
-            p.setLong(2, rememberUntil.toEpochMilli());
-            p.setString(3, digest);
-            p.setLong(4, now.toEpochMilli());
+            bind(p, grant, rememberUntil.toEpochMilli(), digest, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 if (r.next()) {
                     return new Redeemed.Fresh(new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
@@ -295,8 +261,7 @@ final class SqliteOAuthStore implements OAuthStore {
         String first;
         try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM codes WHERE digest = ? AND spent = 1"
                 + " AND remember_until > ?")) {
-            p.setString(1, digest);
-            p.setLong(2, now.toEpochMilli());
+            bind(p, digest, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 if (!r.next()) {
                     return new Redeemed.None();
@@ -340,13 +305,8 @@ final class SqliteOAuthStore implements OAuthStore {
     private void insertToken(String table, String digest, Grant g) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
                 + " (digest, account, client_id, scope, resource, grant_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            s.setString(1, digest);
-            s.setString(2, g.account());
-            s.setString(3, g.clientId());
-            s.setString(4, g.scope());
-            s.setString(5, g.resource());
-            s.setString(6, g.grant());
-            s.setLong(7, g.expiresAt().toEpochMilli());
+            bind(s, digest, g.account(), g.clientId(), g.scope(), g.resource(), g.grant(),
+                    g.expiresAt().toEpochMilli());
             s.executeUpdate();
         }
     }
@@ -356,8 +316,7 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized Grant accessToken(String digest, Instant now) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
                 + " FROM access_tokens WHERE digest = ? AND expires_at > ?")) {
-            p.setString(1, digest);
-            p.setLong(2, now.toEpochMilli());
+            bind(p, digest, now.toEpochMilli());
             try (ResultSet r = p.executeQuery()) {
                 return r.next() ? grant(r) : null;
             }
@@ -372,8 +331,7 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized Spent spendRefreshToken(String digest, String clientId, Instant now, Duration grace) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1, spent_at = ? WHERE digest = ?"
                 + " AND spent = 0 RETURNING account, client_id, scope, resource, grant_id, expires_at")) {
-            p.setLong(1, now.toEpochMilli());
-            p.setString(2, digest);
+            bind(p, now.toEpochMilli(), digest);
             try (ResultSet r = p.executeQuery()) {
                 if (r.next()) {
                     Grant grant = grant(r);
@@ -415,8 +373,8 @@ final class SqliteOAuthStore implements OAuthStore {
                 }
             }
             try (PreparedStatement p = c.prepareStatement("INSERT OR IGNORE INTO ended_grants VALUES (?, ?)")) {
-                p.setString(1, grant);
-                p.setLong(2, System.currentTimeMillis()); // only for purge, which keeps it past any refresh token's life
+                // only for purge, which keeps it past any refresh token's life
+                bind(p, grant, System.currentTimeMillis());
                 p.executeUpdate();
             }
             c.commit();
@@ -464,10 +422,7 @@ final class SqliteOAuthStore implements OAuthStore {
     public synchronized void putGoogleRefreshToken(String account, TokenCipher.Sealed sealed, Instant now) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("INSERT INTO google_accounts VALUES (?, ?, ?, ?) ON CONFLICT (account)"
                 + " DO UPDATE SET key_id = excluded.key_id, refresh_token = excluded.refresh_token, updated_at = excluded.updated_at")) {
-            p.setString(1, account);
-            p.setString(2, sealed.keyId());
-            p.setBytes(3, sealed.bytes());
-            p.setLong(4, now.toEpochMilli());
+            bind(p, account, sealed.keyId(), sealed.bytes(), now.toEpochMilli());
             p.executeUpdate();
         }
     }
@@ -495,8 +450,7 @@ final class SqliteOAuthStore implements OAuthStore {
         // a spent code is kept until remember_until, for a reuse to find its grant
         try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE (spent = 0 AND expires_at <= ?)"
                 + " OR (spent = 1 AND (remember_until IS NULL OR remember_until <= ?))")) {
-            p.setLong(1, now.toEpochMilli());
-            p.setLong(2, now.toEpochMilli());
+            bind(p, now.toEpochMilli(), now.toEpochMilli());
             p.executeUpdate();
         }
         // a grant's refresh tokens live at most 365 days (OAuthSettings): its end need not be kept longer
@@ -514,5 +468,22 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized void close() throws SQLException {
         c.close();
+    }
+
+    /**
+     * Binds {@code values} to {@code s}'s parameters in order, each by its type (a String, a long, an int, bytes; null
+     * as SQL NULL): one line where a statement of eleven columns took eleven.
+     */
+    private static void bind(PreparedStatement s, Object... values) throws SQLException {
+        for (int i = 0; i < values.length; i++) {
+            switch (values[i]) {
+                case null -> s.setNull(i + 1, Types.NULL);
+                case String v -> s.setString(i + 1, v);
+                case Long v -> s.setLong(i + 1, v);
+                case Integer v -> s.setInt(i + 1, v);
+                case byte[] v -> s.setBytes(i + 1, v);
+                default -> throw new IllegalArgumentException("no SQLite binding for a " + values[i].getClass().getSimpleName());
+            }
+        }
     }
 }
