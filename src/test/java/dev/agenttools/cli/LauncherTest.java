@@ -581,7 +581,15 @@ class LauncherTest {
                         + "; stderr " + t.stderr();
                 System.err.println(what);
                 assertThat(gate.held()).as(what + ": the server's call was held at the gate").isPositive();
-                assertThat(t.answerMs()).as(what).isLessThanOrEqualTo(timeout + 1_000L);
+                String message = t.answer().path("error").path("message").asText();
+                if (message.contains("before it could start")) {
+                    // the in-process JVM's own start took all that was left (seen beside the whole suite: 3.2 s): no
+                    // bound can hold then, and the honest answer is this one, with the true time since the launcher's start
+                    long said = Long.parseLong(message.replaceAll(".*exceeded after ([0-9]+) ms.*", "$1"));
+                    assertThat(said).as(what + ": the time it says").isGreaterThanOrEqualTo(timeout);
+                } else {
+                    assertThat(t.answerMs()).as(what).isLessThanOrEqualTo(timeout + 1_000L);
+                }
                 String status = t.answer().path("status").asText();
                 // ok when the new JVM could make the call in what was left (here, loaded, from class folders without
                 // the AOT cache, a cold JVM's list takes 1.5-2 s: 3000 ms is often not enough); else deadline, in time
