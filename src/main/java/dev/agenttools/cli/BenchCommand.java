@@ -68,9 +68,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-process-model", description = "Leave out the process part even with --all (get_email in-process, "
             + "through serve, the server, a JVM per call and the launcher).")
     boolean noProcessModel;
-    @Option(names = "--no-external", description = "With the embedded emulator, skip the rows against an emulator process "
-            + "of its own (list_emails and list_events concurrent and batch, get_email, get_event, and their bare floors; "
-            + "the process-model rows then use the embedded one).")
+    @Option(names = "--no-external", description = "With the embedded emulator, run every row against the emulator in "
+            + "the benchmark's JVM, the article's included, instead of against an emulator process of its own (then no Go "
+            + "peer rows, no bare floors and no first-call rows).")
     boolean noExternal;
     @Option(names = "--cleartext", description = "The emulator process of its own serves plain HTTP (h2c) instead of "
             + "HTTPS with HTTP/2 by ALPN, the way every real Gmail call travels (the default).")
