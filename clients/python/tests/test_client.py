@@ -26,6 +26,9 @@ class AgentToolsClientTest(unittest.TestCase):
         stop(cls.emulator)
 
     def client(self, **kwargs):
+        # a first call waits for its server's start, which beside the whole test suite on two cores once took more
+        # than the default timeout of 30 s
+        kwargs.setdefault("timeout", 90.0)
         client = AgentToolsClient(env=self.env, **kwargs)
         self.addCleanup(client.close)
         return client
