@@ -95,18 +95,20 @@ final class CallCommand implements Callable<Integer> {
      * 0.6 s too early here). Now, where /proc cannot tell.
      */
     static long processStartNanos() {
-        long now = System.nanoTime();
         try {
             String stat = Files.readString(Path.of("/proc/self/stat"));
+            String uptime = Files.readString(Path.of("/proc/uptime"));
+            // "now" is the moment uptime was read, not before the reads: a process descheduled while reading /proc (on
+            // a loaded machine, 46 ms seen) would otherwise put its own start that much too early
+            long now = System.nanoTime();
             // the command name (field 2) may hold spaces and parentheses: fields are counted after its last ')'
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             double startedSeconds = Long.parseLong(fields[19]) / 100.0; // field 22, in USER_HZ ticks (100 on Linux)
-            double upSeconds = Double.parseDouble(Files.readString(Path.of("/proc/uptime"))
-                    .split(" ")[0]);
+            double upSeconds = Double.parseDouble(uptime.split(" ")[0]);
             long age = (long) ((upSeconds - startedSeconds) * 1e9);
             return age >= 0 && age < Duration.ofMinutes(1).toNanos() ? now - age : now;
         } catch (IOException | RuntimeException e) {
-            return now;
+            return System.nanoTime();
         }
     }
 
