@@ -130,7 +130,7 @@ class ArchitectureTest {
             "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "server.HttpService", "bench.Benchmark",
             "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
             "server.oauth.RateLimiter", "server.oauth.TrustedProxies",
-            "google.PacingShare", "google.PacingStats", "google.TrustedCertificate", "shared.DynamoPacingShare", "store.DynamoClients");
+            "google.PacingShare", "google.PacingStats", "google.TrustedCertificate", "server.DynamoPacingShare", "store.DynamoClients");
 
     @Test
     void thePublishedApiIsTheFrontDoorItsSettingsAndTheToolProtocol() throws IOException {
@@ -366,7 +366,6 @@ class ArchitectureTest {
         // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
         // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite or DynamoDB store
         assertImportsOnly("server", "tool", "mcp", "google", "store");
-        assertImportsOnly("shared", "google", "store"); // what instances share: the pacing's count of them
         assertImportsOnly("tracking", "tool", "store");
         assertImportsOnly("auth");
         assertImportsOnly("daemon"); // the launcher's wire and the resident server's socket; cli gives it the tools

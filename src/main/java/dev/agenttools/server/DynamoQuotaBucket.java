@@ -1,4 +1,4 @@
-package dev.agenttools.shared;
+package dev.agenttools.server;
 
 import dev.agenttools.google.PacingShare.Booking;
 import dev.agenttools.google.PacingShare.Bucket;
