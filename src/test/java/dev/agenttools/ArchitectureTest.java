@@ -127,7 +127,7 @@ class ArchitectureTest {
             "auth.AuthException", "auth.SignIn",
             "tracking.CallSink", "tracking.SqliteSink", "tracking.StatsRow", "tracking.Tracking", "tracking.TrackingListener",
             "daemon.DaemonDirectory", "daemon.DaemonServer", "daemon.LauncherRequest",
-            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "server.HttpService", "bench.Benchmark",
+            "mcp.McpStdioServer", "mcp.McpHttpEndpoint", "mcp.McpCaller", "mcp.BoundedRequestBody", "server.HttpService", "bench.Benchmark",
             "server.oauth.AuthorizationServer", "server.oauth.OAuthSettings", "server.oauth.CheckTiming",
             "server.oauth.RateLimiter", "server.oauth.TrustedProxies",
             "google.PacingShare", "google.PacingStats", "google.TrustedCertificate", "server.DynamoPacingShare", "store.DynamoClients");

@@ -16,16 +16,9 @@ import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeoutException;
 
 /**
  * What a request to {@code /mcp} must be before the SDK's transport reads it: a POST, an {@code Accept} of both
@@ -39,8 +32,6 @@ import java.util.concurrent.TimeoutException;
 final class McpRequestCheck {
     /** How deep a request's JSON may nest: tool arguments are flat objects; deeper is garbage or an attack. */
     static final int MAX_DEPTH = 64;
-    /** How much of a body over the limit is still read and dropped, so that its sender gets the 413 (as /v1/call does). */
-    static final long DISCARD_LIMIT = 4L << 20;
     static final String ACCEPT = "application/json, text/event-stream";
 
     private static final ObjectMapper STRICT = JsonMapper.builder(JsonFactory.builder()
@@ -81,18 +72,17 @@ final class McpRequestCheck {
         byte[] body;
         try {
             body = read(request);
-        } catch (TooLarge e) {
+        } catch (BoundedRequestBody.TooLarge e) {
             return refuse(413, JsonRpcError.INVALID_REQUEST, "the request body is over " + maxBodyBytes + " bytes");
         } catch (IOException e) {
-            return timedOut(e)
+            return BoundedRequestBody.timedOut(e)
                     ? refuse(408, JsonRpcError.INVALID_REQUEST, "the request body did not arrive within the server's read timeout")
                     : refuse(400, JsonRpcError.INVALID_REQUEST, "the request body could not be read whole (a bad chunk, "
                     + "or the connection ended before it did)");
         }
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            text = BoundedRequestBody.utf8(body);
         } catch (CharacterCodingException e) {
             return refuse(400, JsonRpcError.PARSE_ERROR, "the request body is not UTF-8");
         }
@@ -154,57 +144,11 @@ final class McpRequestCheck {
         return true;
     }
 
-    /**
-     * The body, at most {@code maxBodyBytes}. A body over the limit is refused, after the rest of it (up to
-     * {@link #DISCARD_LIMIT}) is read and dropped: a server that answers and closes while the client still sends makes
-     * the client's kernel see a reset, and the client often loses the answer. A client waiting for 100 Continue has sent
-     * nothing: it is answered at once.
-     */
     private byte[] read(HttpServletRequest request) throws IOException {
-        long declared = request.getContentLengthLong();
-        boolean waitsForContinue = "100-continue".equalsIgnoreCase(request.getHeader("Expect"));
-        if (declared > maxBodyBytes && (waitsForContinue || declared > DISCARD_LIMIT)) {
-            throw new TooLarge();
-        }
-        byte[] buffer = new byte[(int) Math.min(maxBodyBytes + 1L, declared >= 0 ? declared + 1 : 8192)];
-        int length = 0;
-        try (InputStream in = request.getInputStream()) {
-            if (declared > maxBodyBytes) {
-                discard(in, declared);
-                throw new TooLarge();
-            }
-            int n;
-            while ((n = in.read(buffer, length, buffer.length - length)) >= 0) {
-                length += n;
-                if (length > maxBodyBytes) {
-                    discard(in, DISCARD_LIMIT - length);
-                    throw new TooLarge();
-                }
-                if (length == buffer.length) {
-                    buffer = Arrays.copyOf(buffer, (int) Math.min(maxBodyBytes + 1L, buffer.length * 2L));
-                }
-            }
-        }
-        return Arrays.copyOf(buffer, length);
+        return BoundedRequestBody.read(request.getContentLengthLong(),
+                "100-continue".equalsIgnoreCase(request.getHeader("Expect")), maxBodyBytes, request::getInputStream);
     }
 
-    private static void discard(InputStream in, long bytes) throws IOException {
-        byte[] scratch = new byte[8192];
-        long left = bytes;
-        int n;
-        while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) >= 0) {
-            left -= n;
-        }
-    }
-
-    private static boolean timedOut(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** The JSON-RPC message. */
     private Outcome message(String text, byte[] body) {
@@ -297,7 +241,4 @@ final class McpRequestCheck {
         return "";
     }
 
-    private static final class TooLarge extends IOException {
-        private static final long serialVersionUID = 1L;
-    }
 }

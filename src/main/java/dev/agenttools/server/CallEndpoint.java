@@ -2,6 +2,7 @@ package dev.agenttools.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.mcp.BoundedRequestBody;
 import dev.agenttools.tool.Json;
 import dev.agenttools.tool.ToolException;
 import dev.agenttools.tool.ToolProtocol;
@@ -13,13 +14,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@code POST /v1/call}: the JSON tool protocol of {@code call}, one request per HTTP request, the same request and
@@ -32,8 +27,6 @@ final class CallEndpoint extends Handler.Abstract {
     private final ToolProtocol protocol;
     private final Gate gate;
     private final int maxBodyBytes;
-    /** How much of a body over the limit is still read (and dropped) so that its sender gets the 413 (see {@link #read}). */
-    static final long DISCARD_LIMIT = 4L << 20;
 
     CallEndpoint(ToolProtocol protocol, Gate gate, int maxBodyBytes) {
         this.protocol = protocol;
@@ -59,7 +52,7 @@ final class CallEndpoint extends Handler.Abstract {
         String body;
         try {
             body = read(request);
-        } catch (TooLarge e) {
+        } catch (BoundedRequestBody.TooLarge e) {
             gate.refuse(response, callback, "/v1/call", 413, ToolException.Kind.INVALID_ARGUMENT, "too_large",
                     "the request body is over " + maxBodyBytes + " bytes");
             return true;
@@ -69,7 +62,7 @@ final class CallEndpoint extends Handler.Abstract {
             return true;
         } catch (IOException e) {
             // a body that stalled past the read timeout, a bad chunk, a connection that ended: never Jetty's 500 page
-            boolean late = timedOut(e);
+            boolean late = BoundedRequestBody.timedOut(e);
             gate.refuse(response, callback, "/v1/call", late ? 408 : 400, ToolException.Kind.INVALID_ARGUMENT, null, late
                     ? "the request body did not arrive within the server's read timeout"
                     : "the request body could not be read whole (a bad chunk, or the connection ended before it did)");
@@ -112,63 +105,10 @@ final class CallEndpoint extends Handler.Abstract {
         }
     }
 
-    /**
-     * The body as text, at most {@code maxBodyBytes}. A body over the limit is refused; but a server that answers and
-     * closes while the client is still sending makes the client's kernel see a reset, and the client often loses the
-     * answer with it ("no bytes"), so the rest of a body up to {@link #DISCARD_LIMIT} is read and thrown away first, as
-     * servers' lingering close does. A client that asked {@code Expect: 100-continue} has sent nothing yet: it is
-     * answered at once. Beyond the discard limit the answer goes out and the connection closes.
-     */
     private String read(Request request) throws IOException {
-        long declared = request.getLength();
-        boolean waitsForContinue = request.getHeaders().contains(HttpHeader.EXPECT, "100-continue");
-        if (declared > maxBodyBytes && (waitsForContinue || declared > DISCARD_LIMIT)) {
-            throw new TooLarge(); // refused before a byte is read
-        }
-        byte[] buffer = new byte[(int) Math.min(maxBodyBytes + 1L, declared >= 0 ? declared + 1 : 8192)];
-        int length = 0;
-        try (InputStream in = Content.Source.asInputStream(request)) {
-            if (declared > maxBodyBytes) {
-                discard(in, declared);
-                throw new TooLarge();
-            }
-            int n;
-            while ((n = in.read(buffer, length, buffer.length - length)) >= 0) {
-                length += n;
-                if (length > maxBodyBytes) {
-                    discard(in, DISCARD_LIMIT - length);
-                    throw new TooLarge();
-                }
-                if (length == buffer.length) {
-                    buffer = Arrays.copyOf(buffer, (int) Math.min(maxBodyBytes + 1L, buffer.length * 2L));
-                }
-            }
-        }
-        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(buffer, 0, length)).toString();
+        return BoundedRequestBody.utf8(BoundedRequestBody.read(request.getLength(),
+                request.getHeaders().contains(HttpHeader.EXPECT, "100-continue"), maxBodyBytes,
+                () -> Content.Source.asInputStream(request)));
     }
 
-    /** Reads and drops up to {@code bytes} more of the body (bounded in time by the connection's idle timeout). */
-    private static void discard(InputStream in, long bytes) throws IOException {
-        byte[] scratch = new byte[8192];
-        long left = bytes;
-        int n;
-        while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) >= 0) {
-            left -= n;
-        }
-    }
-
-    private static boolean timedOut(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof TimeoutException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static final class TooLarge extends IOException {
-        private static final long serialVersionUID = 1L;
-    }
 }

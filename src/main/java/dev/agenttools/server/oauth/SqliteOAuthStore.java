@@ -105,139 +105,92 @@ final class SqliteOAuthStore implements OAuthStore {
 
     @Override
     public synchronized void putClient(Client client, Instant unusedUntil) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO clients (id, name, redirect_uris, created_at, unused_until)"
-                + " VALUES (?, ?, ?, ?, ?)")) {
-            // the redirect URIs one per line: a URI has no line break
-            bind(p, client.id(), client.name(), String.join("\n", client.redirectUris()),
-                    client.createdAt().toEpochMilli(), unusedUntil.toEpochMilli());
-            p.executeUpdate();
-        }
+        // the redirect URIs one per line: a URI has no line break
+        update("INSERT INTO clients (id, name, redirect_uris, created_at, unused_until) VALUES (?, ?, ?, ?, ?)",
+                client.id(), client.name(), String.join("\n", client.redirectUris()), client.createdAt().toEpochMilli(),
+                unusedUntil.toEpochMilli());
     }
 
     /** Keeps a client that has not signed in at least until {@code until} (a sign-in it started, a code issued to it). */
     private void keepUnused(String clientId, Instant until) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("UPDATE clients SET unused_until = MAX(unused_until, ?)"
-                + " WHERE id = ? AND signed_in = 0")) {
-            bind(p, until.toEpochMilli(), clientId);
-            p.executeUpdate();
-        }
+        update("UPDATE clients SET unused_until = MAX(unused_until, ?) WHERE id = ? AND signed_in = 0",
+                until.toEpochMilli(), clientId);
     }
 
     @Override
     public synchronized Client client(String id, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT name, redirect_uris, created_at FROM clients WHERE id = ?"
-                + " AND (signed_in = 1 OR unused_until > ?)")) {
-            bind(p, id, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")),
-                        Instant.ofEpochMilli(r.getLong(3))) : null;
-            }
-        }
+        return one("SELECT name, redirect_uris, created_at FROM clients WHERE id = ? AND (signed_in = 1 OR unused_until > ?)",
+                r -> new Client(id, r.getString(1), Arrays.asList(r.getString(2).split("\n")), Instant.ofEpochMilli(r.getLong(3))),
+                id, now.toEpochMilli());
     }
 
     @Override
     public synchronized int unusedClients(Instant registeredAfter, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM clients WHERE signed_in = 0 AND created_at > ?")) {
-            p.setLong(1, registeredAfter.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? r.getInt(1) : 0;
-            }
-        }
+        return one("SELECT COUNT(*) FROM clients WHERE signed_in = 0 AND created_at > ?", r -> r.getInt(1),
+                registeredAfter.toEpochMilli());
     }
 
     @Override
     public synchronized int purgeIdleClients(Instant now, Instant registeredBefore) throws SQLException {
         // an unused client's sign-ins and codes push unused_until on: past it, nothing of it is under way
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM clients WHERE (signed_in = 0 AND unused_until <= ?)"
+        return update("DELETE FROM clients WHERE (signed_in = 0 AND unused_until <= ?)"
                 + " OR (signed_in = 1 AND created_at < ?"
                 + " AND id NOT IN (SELECT client_id FROM pending) AND id NOT IN (SELECT client_id FROM consents)"
                 + " AND id NOT IN (SELECT client_id FROM codes WHERE spent = 0)"
-                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens))")) {
-            bind(p, now.toEpochMilli(), registeredBefore.toEpochMilli());
-            return p.executeUpdate();
-        }
+                + " AND id NOT IN (SELECT client_id FROM access_tokens) AND id NOT IN (SELECT client_id FROM refresh_tokens))",
+                now.toEpochMilli(), registeredBefore.toEpochMilli());
     }
 
     @Override
     public synchronized void putPending(String stateDigest, Pending p) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO pending (state_digest, client_id, redirect_uri, client_state,"
-                + " challenge, scope, resource, key_id, google_verifier, expires_at, consented) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            bind(s, stateDigest, p.clientId(), p.redirectUri(), p.clientState(), p.challenge(), p.scope(),
-                    p.resource(), p.googleVerifier().keyId(), p.googleVerifier().bytes(), p.expiresAt().toEpochMilli(),
-                    p.consented() ? 1 : 0);
-            s.executeUpdate();
-        }
+        update("INSERT INTO pending (state_digest, client_id, redirect_uri, client_state, challenge, scope, resource, key_id,"
+                        + " google_verifier, expires_at, consented) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                stateDigest, p.clientId(), p.redirectUri(), p.clientState(), p.challenge(), p.scope(), p.resource(),
+                p.googleVerifier().keyId(), p.googleVerifier().bytes(), p.expiresAt().toEpochMilli(), p.consented() ? 1 : 0);
         keepUnused(p.clientId(), p.expiresAt());
     }
 
     /** The pending sign-in of this state, spent (null when unknown, already spent or expired). */
     @Override
     public synchronized Pending takePending(String stateDigest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM pending WHERE state_digest = ? RETURNING client_id,"
-                + " redirect_uri, client_state, challenge, scope, resource, key_id, google_verifier, expires_at, consented")) {
-            p.setString(1, stateDigest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next() || r.getLong(9) <= now.toEpochMilli()) {
-                    return null;
-                }
-                return new Pending(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)),
-                        r.getInt(10) == 1);
-            }
-        }
+        return one("DELETE FROM pending WHERE state_digest = ? RETURNING client_id, redirect_uri, client_state, challenge,"
+                + " scope, resource, key_id, google_verifier, expires_at, consented", r -> r.getLong(9) <= now.toEpochMilli() ? null
+                : new Pending(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5), r.getString(6),
+                new TokenCipher.Sealed(r.getString(7), r.getBytes(8)), Instant.ofEpochMilli(r.getLong(9)), r.getInt(10) == 1),
+                stateDigest);
     }
 
     @Override
     public synchronized void putConsent(String digest, Consent k) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO consents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            bind(s, digest, k.clientId(), k.redirectUri(), k.clientState(), k.challenge(), k.scope(), k.resource(),
-                    k.loginHint(), k.browser(), k.account(), k.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
+        update("INSERT INTO consents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", digest, k.clientId(), k.redirectUri(),
+                k.clientState(), k.challenge(), k.scope(), k.resource(), k.loginHint(), k.browser(), k.account(),
+                k.expiresAt().toEpochMilli());
         keepUnused(k.clientId(), k.expiresAt());
     }
 
     @Override
     public synchronized Consent takeConsent(String digest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM consents WHERE digest = ? RETURNING client_id, redirect_uri,"
-                + " client_state, challenge, scope, resource, login_hint, browser, account, expires_at")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next() || r.getLong(10) <= now.toEpochMilli()) {
-                    return null;
-                }
-                return new Consent(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        r.getString(6), r.getString(7), r.getString(8), r.getString(9), Instant.ofEpochMilli(r.getLong(10)));
-            }
-        }
+        return one("DELETE FROM consents WHERE digest = ? RETURNING client_id, redirect_uri, client_state, challenge, scope,"
+                + " resource, login_hint, browser, account, expires_at", r -> r.getLong(10) <= now.toEpochMilli() ? null
+                : new Consent(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5), r.getString(6),
+                r.getString(7), r.getString(8), r.getString(9), Instant.ofEpochMilli(r.getLong(10))), digest);
     }
 
-    @Override
     public synchronized void putApproval(String account, String clientId, Instant expiresAt) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT OR REPLACE INTO approvals VALUES (?, ?, ?)")) {
-            bind(s, account, clientId, expiresAt.toEpochMilli());
-            s.executeUpdate();
-        }
+        update("INSERT OR REPLACE INTO approvals VALUES (?, ?, ?)", account, clientId, expiresAt.toEpochMilli());
     }
 
     @Override
     public synchronized boolean approved(String account, String clientId, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM approvals WHERE account = ? AND client_id = ? AND expires_at > ?")) {
-            bind(p, account, clientId, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                return r.next();
-            }
-        }
+        return one("SELECT 1 FROM approvals WHERE account = ? AND client_id = ? AND expires_at > ?", r -> true,
+                account, clientId, now.toEpochMilli()) != null;
     }
 
     @Override
     public synchronized void putCode(String digest, Code code) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO codes (digest, client_id, redirect_uri, challenge, scope,"
-                + " resource, account, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-            bind(s, digest, code.clientId(), code.redirectUri(), code.challenge(), code.scope(), code.resource(),
-                    code.account(), code.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
+        update("INSERT INTO codes (digest, client_id, redirect_uri, challenge, scope, resource, account, expires_at)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", digest, code.clientId(), code.redirectUri(), code.challenge(),
+                code.scope(), code.resource(), code.account(), code.expiresAt().toEpochMilli());
         keepUnused(code.clientId(), code.expiresAt());
     }
 
@@ -247,27 +200,17 @@ final class SqliteOAuthStore implements OAuthStore {
      */
     @Override
     public synchronized Redeemed redeemCode(String digest, String grant, Instant now, Instant rememberUntil) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("UPDATE codes SET spent = 1, grant_id = ?, remember_until = ?"
-                + " WHERE digest = ? AND spent = 0 AND expires_at > ?"
-                + " RETURNING client_id, redirect_uri, challenge, scope, resource, account, expires_at")) {
-            bind(p, grant, rememberUntil.toEpochMilli(), digest, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                if (r.next()) {
-                    return new Redeemed.Fresh(new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
-                            r.getString(5), r.getString(6), Instant.ofEpochMilli(r.getLong(7))));
-                }
-            }
+        Code fresh = one("UPDATE codes SET spent = 1, grant_id = ?, remember_until = ? WHERE digest = ? AND spent = 0"
+                + " AND expires_at > ? RETURNING client_id, redirect_uri, challenge, scope, resource, account, expires_at",
+                r -> new Code(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5), r.getString(6),
+                        Instant.ofEpochMilli(r.getLong(7))), grant, rememberUntil.toEpochMilli(), digest, now.toEpochMilli());
+        if (fresh != null) {
+            return new Redeemed.Fresh(fresh);
         }
-        String first;
-        try (PreparedStatement p = c.prepareStatement("SELECT grant_id FROM codes WHERE digest = ? AND spent = 1"
-                + " AND remember_until > ?")) {
-            bind(p, digest, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next()) {
-                    return new Redeemed.None();
-                }
-                first = r.getString(1);
-            }
+        String first = one("SELECT grant_id FROM codes WHERE digest = ? AND spent = 1 AND remember_until > ?",
+                r -> r.getString(1), digest, now.toEpochMilli());
+        if (first == null) {
+            return new Redeemed.None();
         }
         endGrant(first);
         return new Redeemed.Reused(first);
@@ -276,51 +219,32 @@ final class SqliteOAuthStore implements OAuthStore {
     /** Stores an access token's and a refresh token's digests together (one transaction). */
     @Override
     public synchronized void putTokens(String accessDigest, Grant access, String refreshDigest, Grant refresh) throws SQLException {
-        c.setAutoCommit(false);
-        try {
-            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM ended_grants WHERE grant_id = ?")) {
-                p.setString(1, refresh.grant());
-                try (ResultSet r = p.executeQuery()) {
-                    if (r.next()) {
-                        c.rollback();
-                        return; // ended by a reuse of its refresh token: the client gets tokens that do not work
-                    }
-                }
+        transaction(() -> {
+            if (one("SELECT 1 FROM ended_grants WHERE grant_id = ?", r -> true, refresh.grant()) != null) {
+                return false; // ended by a reuse of its refresh token: the client gets tokens that do not work
             }
             insertToken("access_tokens", accessDigest, access);
             insertToken("refresh_tokens", refreshDigest, refresh);
-            try (PreparedStatement p = c.prepareStatement("UPDATE clients SET signed_in = 1 WHERE id = ? AND signed_in = 0")) {
-                p.setString(1, refresh.clientId());
-                p.executeUpdate();
-            }
-            c.commit();
-        } catch (SQLException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
+            update("UPDATE clients SET signed_in = 1 WHERE id = ? AND signed_in = 0", refresh.clientId());
+            return true;
+        });
     }
 
     private void insertToken(String table, String digest, Grant g) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table
-                + " (digest, account, client_id, scope, resource, grant_id, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            bind(s, digest, g.account(), g.clientId(), g.scope(), g.resource(), g.grant(),
-                    g.expiresAt().toEpochMilli());
-            s.executeUpdate();
-        }
+        update("INSERT INTO " + table + " (digest, account, client_id, scope, resource, grant_id, expires_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)", digest, g.account(), g.clientId(), g.scope(), g.resource(), g.grant(),
+                g.expiresAt().toEpochMilli());
     }
 
     /** The access token of this digest, null when unknown or expired. */
     @Override
     public synchronized Grant accessToken(String digest, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
-                + " FROM access_tokens WHERE digest = ? AND expires_at > ?")) {
-            bind(p, digest, now.toEpochMilli());
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? grant(r) : null;
-            }
-        }
+        return one("SELECT account, client_id, scope, resource, grant_id, expires_at FROM access_tokens WHERE digest = ?"
+                + " AND expires_at > ?", SqliteOAuthStore::grant, digest, now.toEpochMilli());
+    }
+
+    /** A refresh token's grant and when it was spent (null: not yet, or spent before the column was added). */
+    private record SpentRow(Grant grant, Instant spentAt) {
     }
 
     /**
@@ -329,135 +253,88 @@ final class SqliteOAuthStore implements OAuthStore {
      */
     @Override
     public synchronized Spent spendRefreshToken(String digest, String clientId, Instant now, Duration grace) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("UPDATE refresh_tokens SET spent = 1, spent_at = ? WHERE digest = ?"
-                + " AND spent = 0 RETURNING account, client_id, scope, resource, grant_id, expires_at")) {
-            bind(p, now.toEpochMilli(), digest);
-            try (ResultSet r = p.executeQuery()) {
-                if (r.next()) {
-                    Grant grant = grant(r);
-                    return grant.expiresAt().isAfter(now) ? new Spent.Fresh(grant) : new Spent.None();
-                }
-            }
+        Grant fresh = one("UPDATE refresh_tokens SET spent = 1, spent_at = ? WHERE digest = ? AND spent = 0"
+                + " RETURNING account, client_id, scope, resource, grant_id, expires_at", SqliteOAuthStore::grant,
+                now.toEpochMilli(), digest);
+        if (fresh != null) {
+            return fresh.expiresAt().isAfter(now) ? new Spent.Fresh(fresh) : new Spent.None();
         }
         // unknown (or its grant or account ended: their rows are deleted), or spent before
-        Grant grant;
-        Instant spentAt;
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at, spent_at"
-                + " FROM refresh_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next()) {
-                    return new Spent.None();
-                }
-                grant = grant(r);
-                long at = r.getLong(7);
-                spentAt = r.wasNull() ? null : Instant.ofEpochMilli(at); // null: spent before the column was added
-            }
+        SpentRow before = one("SELECT account, client_id, scope, resource, grant_id, expires_at, spent_at FROM refresh_tokens"
+                + " WHERE digest = ?", r -> {
+                    Grant grant = grant(r);
+                    long at = r.getLong(7);
+                    return new SpentRow(grant, r.wasNull() ? null : Instant.ofEpochMilli(at));
+                }, digest);
+        if (before == null) {
+            return new Spent.None();
         }
-        if (OAuthStore.isRetry(grant, spentAt, clientId, now, grace)) {
-            return new Spent.Again(grant);
+        if (OAuthStore.isRetry(before.grant(), before.spentAt(), clientId, now, grace)) {
+            return new Spent.Again(before.grant());
         }
-        endGrant(grant.grant());
-        return new Spent.Reused(grant.grant());
+        endGrant(before.grant().grant());
+        return new Spent.Reused(before.grant().grant());
     }
 
     /** Ends a grant: its access tokens and refresh tokens, spent or not. */
     @Override
     public synchronized void endGrant(String grant) throws SQLException {
-        c.setAutoCommit(false);
-        try {
+        transaction(() -> {
             for (String table : List.of("access_tokens", "refresh_tokens")) {
-                try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE grant_id = ?")) {
-                    p.setString(1, grant);
-                    p.executeUpdate();
-                }
+                update("DELETE FROM " + table + " WHERE grant_id = ?", grant);
             }
-            try (PreparedStatement p = c.prepareStatement("INSERT OR IGNORE INTO ended_grants VALUES (?, ?)")) {
-                // only for purge, which keeps it past any refresh token's life
-                bind(p, grant, System.currentTimeMillis());
-                p.executeUpdate();
-            }
-            c.commit();
-        } catch (SQLException e) {
-            c.rollback();
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
-        }
+            // only for purge, which keeps it past any refresh token's life
+            update("INSERT OR IGNORE INTO ended_grants VALUES (?, ?)", grant, System.currentTimeMillis());
+            return true;
+        });
     }
 
     /** Ends one access token (RFC 7009 for an access token); its grant's refresh token still works. */
     @Override
     public synchronized void endAccessToken(String digest) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM access_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            p.executeUpdate();
-        }
+        update("DELETE FROM access_tokens WHERE digest = ?", digest);
     }
 
     /** What a refresh token (spent or not) stands for, or null (an ended grant's are deleted). */
     @Override
     public synchronized Grant refreshToken(String digest) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT account, client_id, scope, resource, grant_id, expires_at"
-                + " FROM refresh_tokens WHERE digest = ?")) {
-            p.setString(1, digest);
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? grant(r) : null;
-            }
-        }
+        return one("SELECT account, client_id, scope, resource, grant_id, expires_at FROM refresh_tokens WHERE digest = ?",
+                SqliteOAuthStore::grant, digest);
     }
 
     /** Forgets an account: its Google refresh token and every token of ours issued for it (Google refused the grant). */
     @Override
     public synchronized void endAccount(String account) throws SQLException {
         for (String table : List.of("access_tokens", "refresh_tokens", "codes", "google_accounts")) {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE account = ?")) {
-                p.setString(1, account);
-                p.executeUpdate();
-            }
+            update("DELETE FROM " + table + " WHERE account = ?", account);
         }
     }
 
     @Override
     public synchronized void putGoogleRefreshToken(String account, TokenCipher.Sealed sealed, Instant now) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO google_accounts VALUES (?, ?, ?, ?) ON CONFLICT (account)"
-                + " DO UPDATE SET key_id = excluded.key_id, refresh_token = excluded.refresh_token, updated_at = excluded.updated_at")) {
-            bind(p, account, sealed.keyId(), sealed.bytes(), now.toEpochMilli());
-            p.executeUpdate();
-        }
+        update("INSERT INTO google_accounts VALUES (?, ?, ?, ?) ON CONFLICT (account) DO UPDATE SET key_id = excluded.key_id,"
+                + " refresh_token = excluded.refresh_token, updated_at = excluded.updated_at",
+                account, sealed.keyId(), sealed.bytes(), now.toEpochMilli());
     }
 
     /** The account's sealed Google refresh token, or null. */
     @Override
     public synchronized TokenCipher.Sealed googleRefreshToken(String account) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT key_id, refresh_token FROM google_accounts WHERE account = ?")) {
-            p.setString(1, account);
-            try (ResultSet r = p.executeQuery()) {
-                return r.next() ? new TokenCipher.Sealed(r.getString(1), r.getBytes(2)) : null;
-            }
-        }
+        return one("SELECT key_id, refresh_token FROM google_accounts WHERE account = ?",
+                r -> new TokenCipher.Sealed(r.getString(1), r.getBytes(2)), account);
     }
 
     /** Deletes what has expired (refresh tokens spent or not, once past their lifetime). */
     @Override
     public synchronized void purge(Instant now) throws SQLException {
         for (String table : List.of("pending", "consents", "approvals", "access_tokens", "refresh_tokens")) {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM " + table + " WHERE expires_at <= ?")) {
-                p.setLong(1, now.toEpochMilli());
-                p.executeUpdate();
-            }
+            update("DELETE FROM " + table + " WHERE expires_at <= ?", now.toEpochMilli());
         }
         // a spent code is kept until remember_until, for a reuse to find its grant
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM codes WHERE (spent = 0 AND expires_at <= ?)"
-                + " OR (spent = 1 AND (remember_until IS NULL OR remember_until <= ?))")) {
-            bind(p, now.toEpochMilli(), now.toEpochMilli());
-            p.executeUpdate();
-        }
+        update("DELETE FROM codes WHERE (spent = 0 AND expires_at <= ?) OR (spent = 1 AND (remember_until IS NULL"
+                + " OR remember_until <= ?))", now.toEpochMilli(), now.toEpochMilli());
         // a grant's refresh tokens live at most 365 days (OAuthSettings): its end need not be kept longer
-        try (PreparedStatement p = c.prepareStatement("DELETE FROM ended_grants WHERE ended_at <= ?")) {
-            p.setLong(1, now.minus(Duration.ofDays(366)).toEpochMilli());
-            p.executeUpdate();
-        }
+        update("DELETE FROM ended_grants WHERE ended_at <= ?", now.minus(Duration.ofDays(366)).toEpochMilli());
     }
 
     private static Grant grant(ResultSet r) throws SQLException {
@@ -468,6 +345,51 @@ final class SqliteOAuthStore implements OAuthStore {
     @Override
     public synchronized void close() throws SQLException {
         c.close();
+    }
+
+    /** Maps a result row to a value (null: as if there were no row). */
+    private interface Row<T> {
+        T from(ResultSet r) throws SQLException;
+    }
+
+    /** A transaction's work: true to commit, false to roll back. */
+    private interface Work {
+        boolean run() throws SQLException;
+    }
+
+    /** Runs {@code sql} with {@code values} bound: the count of rows it changed. */
+    private int update(String sql, Object... values) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement(sql)) {
+            bind(p, values);
+            return p.executeUpdate();
+        }
+    }
+
+    /** Runs {@code sql} (a query, or a statement with RETURNING) with {@code values} bound: its first row's value, or null. */
+    private <T> T one(String sql, Row<T> row, Object... values) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement(sql)) {
+            bind(p, values);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? row.from(r) : null;
+            }
+        }
+    }
+
+    /** Runs {@code work} as one transaction, rolled back when it says so or fails. */
+    private void transaction(Work work) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            if (work.run()) {
+                c.commit();
+            } else {
+                c.rollback();
+            }
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
     }
 
     /**
