@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Client-side pacing to one user's limits at one API (Gmail's or Calendar's), so that bursts wait here instead of earning 429s: a token bucket of
@@ -455,15 +456,11 @@ final class QuotaPacer {
             usable = usableNanos(now, deadline, rounds);
             refuseIfPausedPast(now, usable, what);
             bucket = sharedBucket();
-            empty = emptyShared;
-            emptyShared = false;
+            empty = takeEmptyShared();
         } finally {
             lock.unlock();
         }
-        if (empty) {
-            shared.empty(fullBucket());
-        }
-        Booked booked = shared.book(units, bucket, usable);
+        Booked booked = book(shared, empty, units, bucket, usable);
         return switch (booked.outcome()) {
             case UNSHARED -> unshared();
             case REFUSED -> throw tooLate(booked.inNanos(), usable, 0, what);
@@ -511,15 +508,11 @@ final class QuotaPacer {
             }
             extra = local ? Math.max(cost, promise.left) : cost - (promise == null ? 0 : promise.left);
             bucket = sharedBucket();
-            empty = emptyShared;
-            emptyShared = false;
+            empty = takeEmptyShared();
         } finally {
             lock.unlock();
         }
-        if (empty) {
-            shared.empty(fullBucket());
-        }
-        Booked booked = shared.book(extra, bucket, usable);
+        Booked booked = book(shared, empty, extra, bucket, usable);
         switch (booked.outcome()) {
             case UNSHARED:
                 return unshared();
@@ -558,6 +551,21 @@ final class QuotaPacer {
         }
     }
 
+    /** Whether the shared bucket is to be emptied before the next booking (it is, once): under the lock. */
+    private boolean takeEmptyShared() {
+        boolean empty = emptyShared;
+        emptyShared = false;
+        return empty;
+    }
+
+    /** Books {@code units} in the shared bucket, emptied first when {@code empty} says so: outside the lock. */
+    private Booked book(SharedBucket shared, boolean empty, double units, PacingShare.Bucket bucket, long usable) {
+        if (empty) {
+            shared.empty(fullBucket());
+        }
+        return shared.book(units, bucket, usable);
+    }
+
     /**
      * The shared bucket cannot answer (the store is down): the call is paced at this instance's share, which the
      * bucket will not have seen when it answers again; so it is emptied before the next booking.
@@ -565,13 +573,8 @@ final class QuotaPacer {
      * @return null, for the caller to answer
      */
     private Promise unshared() {
-        lock.lock();
-        try {
-            emptyShared = true;
-            return null;
-        } finally {
-            lock.unlock();
-        }
+        locked(() -> emptyShared = true);
+        return null;
     }
 
     /**
@@ -653,12 +656,7 @@ final class QuotaPacer {
 
     /** Whether the tool call of {@code deadline} holds a promise ({@link #admit}). */
     boolean holdsPromise(Deadline deadline) {
-        lock.lock();
-        try {
-            return promises.containsKey(deadline);
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> promises.containsKey(deadline));
     }
 
     /** Quota promised to one admitted tool call ({@link #admit}); closing it gives back what the call did not spend. */
@@ -956,9 +954,14 @@ final class QuotaPacer {
     }
 
     Learned learned() {
+        return locked(() -> new Learned(rateShare < 1.0, cap < (int) maxLevel(), fraction < 1.0));
+    }
+
+    /** {@code read} under the lock: one line for a getter. */
+    private <T> T locked(Supplier<T> read) {
         lock.lock();
         try {
-            return new Learned(rateShare < 1.0, cap < (int) maxLevel(), fraction < 1.0);
+            return read.get();
         } finally {
             lock.unlock();
         }
@@ -966,21 +969,11 @@ final class QuotaPacer {
 
     /** Calls let in flight at once now (the configured cap, or less after concurrency refusals). */
     public int maxInFlight() {
-        lock.lock();
-        try {
-            return cap;
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> cap);
     }
 
     /** Quota units a minute let through now (the configured quota, or less after refusals). */
     public double unitsPerMinute() {
-        lock.lock();
-        try {
-            return configuredUnitsPerMinute * rateShare * fraction;
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> configuredUnitsPerMinute * rateShare * fraction);
     }
 }

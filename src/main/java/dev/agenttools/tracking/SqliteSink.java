@@ -84,13 +84,7 @@ public final class SqliteSink implements CallSink {
             connection.setAutoCommit(false);
             connection.commit();
         } catch (SQLException e) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (SQLException closing) {
-                e.addSuppressed(closing);
-            }
+            closeAfter(c, e);
             throw new IllegalStateException("cannot open the call store " + file + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw new UncheckedIOException("the call store " + file + " is not used: " + e.getMessage(), e);
@@ -210,16 +204,21 @@ public final class SqliteSink implements CallSink {
             c.setAutoCommit(false);
             return Optional.of(new SqliteSink(file, c));
         } catch (SQLException e) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (SQLException closing) {
-                e.addSuppressed(closing);
-            }
+            closeAfter(c, e);
             throw new IllegalStateException("cannot read the call store " + file + ": " + e.getMessage(), e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the call store " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes {@code c} (when open) after {@code e}, which keeps any failure of the close as suppressed. */
+    private static void closeAfter(Connection c, SQLException e) {
+        try {
+            if (c != null) {
+                c.close();
+            }
+        } catch (SQLException closing) {
+            e.addSuppressed(closing);
         }
     }
 

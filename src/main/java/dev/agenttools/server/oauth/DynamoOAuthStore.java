@@ -93,9 +93,7 @@ final class DynamoOAuthStore implements OAuthStore {
     public void putClient(Client c, Instant unusedUntil) throws Unavailable {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put(PK, s("client#" + c.id()));
-        if (c.name() != null) {
-            item.put("name", s(c.name()));
-        }
+        strings(item, "name", c.name());
         item.put("redirect_uris", AttributeValue.fromL(c.redirectUris().stream().map(DynamoOAuthStore::s).toList()));
         item.put("created_at", n(c.createdAt().toEpochMilli()));
         item.put("expires_ms", n(unusedUntil.toEpochMilli()));
@@ -209,15 +207,8 @@ final class DynamoOAuthStore implements OAuthStore {
     @Override
     public void putPending(String stateDigest, Pending p) throws Unavailable {
         Map<String, AttributeValue> item = expiring("pending#" + stateDigest, p.expiresAt());
-        item.put("client_id", s(p.clientId()));
-        item.put("redirect_uri", s(p.redirectUri()));
-        if (p.clientState() != null) {
-            item.put("client_state", s(p.clientState()));
-        }
-        item.put("challenge", s(p.challenge()));
-        item.put("scope", s(p.scope()));
-        item.put("resource", s(p.resource()));
-        item.put("key_id", s(p.googleVerifier().keyId()));
+        strings(item, "client_id", p.clientId(), "redirect_uri", p.redirectUri(), "client_state", p.clientState(),
+                "challenge", p.challenge(), "scope", p.scope(), "resource", p.resource(), "key_id", p.googleVerifier().keyId());
         item.put("google_verifier", AttributeValue.fromB(SdkBytes.fromByteArray(p.googleVerifier().bytes())));
         item.put("consented", AttributeValue.fromBool(p.consented()));
         put(item);
@@ -236,21 +227,9 @@ final class DynamoOAuthStore implements OAuthStore {
     @Override
     public void putConsent(String digest, Consent k) throws Unavailable {
         Map<String, AttributeValue> item = expiring("consent#" + digest, k.expiresAt());
-        item.put("client_id", s(k.clientId()));
-        item.put("redirect_uri", s(k.redirectUri()));
-        item.put("challenge", s(k.challenge()));
-        item.put("scope", s(k.scope()));
-        item.put("resource", s(k.resource()));
-        item.put("browser", s(k.browser()));
-        if (k.clientState() != null) {
-            item.put("client_state", s(k.clientState()));
-        }
-        if (k.loginHint() != null) {
-            item.put("login_hint", s(k.loginHint()));
-        }
-        if (k.account() != null) {
-            item.put("account", s(k.account()));
-        }
+        strings(item, "client_id", k.clientId(), "redirect_uri", k.redirectUri(), "challenge", k.challenge(),
+                "scope", k.scope(), "resource", k.resource(), "browser", k.browser(), "client_state", k.clientState(),
+                "login_hint", k.loginHint(), "account", k.account());
         put(item);
         keepClient(k.clientId(), k.expiresAt());
     }
@@ -278,12 +257,8 @@ final class DynamoOAuthStore implements OAuthStore {
     @Override
     public void putCode(String digest, Code code) throws Unavailable {
         Map<String, AttributeValue> item = expiring("code#" + digest, code.expiresAt());
-        item.put("client_id", s(code.clientId()));
-        item.put("redirect_uri", s(code.redirectUri()));
-        item.put("challenge", s(code.challenge()));
-        item.put("scope", s(code.scope()));
-        item.put("resource", s(code.resource()));
-        item.put("account", s(code.account()));
+        strings(item, "client_id", code.clientId(), "redirect_uri", code.redirectUri(), "challenge", code.challenge(),
+                "scope", code.scope(), "resource", code.resource(), "account", code.account());
         // a code issued before its account is ended must not outlive it (endAccount ends codes too)
         item.put("generation", n(generation(get("account#" + code.account()))));
         put(item);
@@ -550,11 +525,8 @@ final class DynamoOAuthStore implements OAuthStore {
 
     private static Map<String, AttributeValue> token(String pk, Grant g) {
         Map<String, AttributeValue> item = expiring(pk, g.expiresAt());
-        item.put("account", s(g.account()));
-        item.put("client_id", s(g.clientId()));
-        item.put("scope", s(g.scope()));
-        item.put("resource", s(g.resource()));
-        item.put("grant_id", s(g.grant()));
+        strings(item, "account", g.account(), "client_id", g.clientId(), "scope", g.scope(), "resource", g.resource(),
+                "grant_id", g.grant());
         return item;
     }
 
@@ -576,6 +548,15 @@ final class DynamoOAuthStore implements OAuthStore {
 
     private static Map<String, AttributeValue> key(String pk) {
         return Map.of(PK, s(pk));
+    }
+
+    /** Puts each (name, value) pair as a string attribute; a null value is left out (DynamoDB has no null string). */
+    private static void strings(Map<String, AttributeValue> item, String... namesAndValues) {
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            if (namesAndValues[i + 1] != null) {
+                item.put(namesAndValues[i], s(namesAndValues[i + 1]));
+            }
+        }
     }
 
     private static AttributeValue s(String v) {
