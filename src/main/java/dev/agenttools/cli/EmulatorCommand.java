@@ -37,7 +37,8 @@ final class EmulatorCommand implements Callable<Integer> {
                 + " concurrent" + (config.tls() ? "; certificate " + emulator.certificate() : ""));
         if (options.users > 1) {
             // the tokens are the emulator's own stand-ins, documented in docs/emulator.md: no secret is printed
-            err.println("emulator: user n's token is emulator-user-n" + (options.token != null ? " (user 1's is --token)" : "")
+            err.println("emulator: user n's token is emulator-user-n"
+                    + (options.token != null ? " (user 1's is --token)" : "")
                     + "; an OAuth sign-in signs in the user its login_hint names");
         }
         err.println("emulator: counters at " + emulator.rootUri() + "emulator/v1/counters; Ctrl-C stops");
