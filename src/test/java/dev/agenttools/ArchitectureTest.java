@@ -120,7 +120,7 @@ class ArchitectureTest {
             "cli.Main", "tool.Diagnostics", "tool.Durations", "ServicePacing",
             "google.AccessToken", "google.Account", "google.Answers", "google.BoundedBody", "google.GoogleCalls",
             "google.GoogleConnection", "google.GoogleErrors", "google.Outcome", "google.PageTokens", "google.PerAccount",
-            "google.Retry", "google.RootUrl", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
+            "google.Retry", "google.RootUrl", "google.ApiLimits", "google.Strategy", "google.StreamingJson", "google.UnreadableAnswer",
             "gmail.GmailTools", "gmail.MailText", "calendar.CalendarTools", "habit.HabitTools", "habit.GoogleAccount",
             "mailindex.MailIndex", "mailindex.MailIndexException", "mailindex.MailIndexFiles", "mailindex.OpenIndex",
             "store.PrivateFolder", "store.SqliteStore",

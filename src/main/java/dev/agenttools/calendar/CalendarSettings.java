@@ -1,6 +1,6 @@
 package dev.agenttools.calendar;
 
-import dev.agenttools.google.RootUrl;
+import dev.agenttools.google.ApiLimits;
 
 
 /**
@@ -25,18 +25,8 @@ public record CalendarSettings(String rootUrl, int quotaPerMinute, int burst, in
     public static final int MAX_BATCH_SIZE = 1000;
 
     public CalendarSettings {
-        String urlFlaw = RootUrl.flaw(rootUrl, GOOGLE_ROOT_URL);
-        if (urlFlaw != null) {
-            throw new IllegalArgumentException("the Calendar root URL " + urlFlaw);
-        }
-        rootUrl = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
-        if (quotaPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
-            throw new IllegalArgumentException("Calendar quota, burst and max in flight must be positive, got "
-                    + quotaPerMinute + ", " + burst + ", " + maxInFlight);
-        }
-        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-            throw new IllegalArgumentException("Calendar batch size must be 1.." + MAX_BATCH_SIZE + ", got " + batchSize);
-        }
+        rootUrl = ApiLimits.check("Calendar", rootUrl, GOOGLE_ROOT_URL, quotaPerMinute, burst, maxInFlight, batchSize,
+                MAX_BATCH_SIZE);
     }
 
     public static CalendarSettings forRoot(String rootUrl) {

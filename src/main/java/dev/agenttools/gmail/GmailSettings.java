@@ -1,6 +1,6 @@
 package dev.agenttools.gmail;
 
-import dev.agenttools.google.RootUrl;
+import dev.agenttools.google.ApiLimits;
 
 /**
  * How the Gmail tools reach Gmail, read once (from the settings or code) and sealed. What Gmail shares with Calendar
@@ -23,18 +23,8 @@ public record GmailSettings(String rootUrl, int quotaPerMinute, int burst, int m
     public static final int DEFAULT_MAX_BODY_CHARS = 20_000;
 
     public GmailSettings {
-        String urlFlaw = RootUrl.flaw(rootUrl, GOOGLE_ROOT_URL);
-        if (urlFlaw != null) {
-            throw new IllegalArgumentException("the Gmail root URL " + urlFlaw);
-        }
-        rootUrl = rootUrl.endsWith("/") ? rootUrl : rootUrl + "/";
-        if (quotaPerMinute <= 0 || burst <= 0 || maxInFlight <= 0) {
-            throw new IllegalArgumentException("quota, burst and max in flight must be positive, got "
-                    + quotaPerMinute + ", " + burst + ", " + maxInFlight);
-        }
-        if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-            throw new IllegalArgumentException("batch size must be 1.." + MAX_BATCH_SIZE + " (Gmail's limit), got " + batchSize);
-        }
+        rootUrl = ApiLimits.check("Gmail", rootUrl, GOOGLE_ROOT_URL, quotaPerMinute, burst, maxInFlight, batchSize,
+                MAX_BATCH_SIZE);
         if (maxBodyChars < 1) {
             throw new IllegalArgumentException("max body chars must be positive, got " + maxBodyChars);
         }
