@@ -1,6 +1,5 @@
 package dev.agenttools.tracking;
 
-import dev.agenttools.tool.Diagnostics;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -156,17 +155,8 @@ final class DeadJournals {
 
     /** The file opened with its lock held, or null when it is locked, gone or a link (then removed). */
     private static FileChannel openUnlocked(Path p) throws IOException {
-        FileChannel channel;
-        try {
-            channel = Spool.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (NoSuchFileException e) {
-            return null;
-        } catch (IOException e) {
-            if (!Files.isSymbolicLink(p)) {
-                throw e;
-            }
-            Files.deleteIfExists(p);
-            Diagnostics.warn("removed the symbolic link " + p + " from the call journals, unread");
+        FileChannel channel = Spool.openExisting(p, "the call journals", StandardOpenOption.READ, StandardOpenOption.WRITE);
+        if (channel == null) {
             return null;
         }
         FileLock lock;

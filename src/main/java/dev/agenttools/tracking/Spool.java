@@ -181,20 +181,35 @@ final class Spool implements CallSink {
      * removed unread (the link only: its target is never read).
      */
     static Lines read(Path taken) throws IOException {
-        byte[] bytes;
-        try (FileChannel in = FileChannel.open(taken, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            bytes = Channels.newInputStream(in).readAllBytes();
+        FileChannel in = openExisting(taken, "the call spool", StandardOpenOption.READ);
+        if (in == null) {
+            return null;
+        }
+        try (in) {
+            return lines(Channels.newInputStream(in).readAllBytes());
+        }
+    }
+
+    /**
+     * Opens a file another process may have taken or replaced meanwhile (a spool's, a dead journal): null when it is
+     * gone, or is a symbolic link, which is removed unread (the link only: its target is never opened) and named in a
+     * warning as one of {@code where}'s files.
+     */
+    static FileChannel openExisting(Path p, String where, StandardOpenOption... options) throws IOException {
+        Set<OpenOption> all = new HashSet<>(List.of(options));
+        all.add(LinkOption.NOFOLLOW_LINKS);
+        try {
+            return FileChannel.open(p, all);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            if (!Files.isSymbolicLink(taken)) {
+            if (!Files.isSymbolicLink(p)) {
                 throw e;
             }
-            Files.deleteIfExists(taken);
-            Diagnostics.warn("removed the symbolic link " + taken + " from the call spool, unread");
+            Files.deleteIfExists(p);
+            Diagnostics.warn("removed the symbolic link " + p + " from " + where + ", unread");
             return null;
         }
-        return lines(bytes);
     }
 
     /** The records of the JSON lines in {@code bytes} and how many lines were not one (a spool's or a journal's). */
