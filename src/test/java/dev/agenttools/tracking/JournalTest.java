@@ -236,6 +236,22 @@ class JournalTest {
         assertThat(files(folder)).isEmpty();
     }
 
+    /** A journal file that is a symbolic link (planted by another local user) is removed unread; its target stays. */
+    @Test
+    void aDeadJournalThatIsASymbolicLinkIsRemovedAndItsTargetNeverRead(@TempDir Path dir) throws Exception {
+        Path folder = dir.resolve("j");
+        Path real = deadJournal(folder, linesOf(List.of(record(1))));
+        Path target = Files.writeString(dir.resolve("someone-elses-file"), linesOf(List.of(record(2))));
+        Path link = Files.createSymbolicLink(folder.resolve(UUID.randomUUID() + Journal.LIVE), target);
+        try (SqliteSink store = new SqliteSink(dir.resolve("calls.db"))) {
+            DeadJournals.ship(folder, store);
+            assertThat(store.read(Instant.EPOCH, null)).as("the link's target is not a journal of ours").containsExactly(record(1));
+        }
+        assertThat(link).doesNotExist();
+        assertThat(real).doesNotExist();
+        assertThat(target).hasContent(linesOf(List.of(record(2))));
+    }
+
     @Test
     void aRecorderShipsTheJournalsDeadProcessesLeftWhenItStarts(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("calls.db");
