@@ -110,7 +110,7 @@ class ArchitectureTest {
             "auth.AuthSettings", "tracking.TrackingSettings", "habit.HabitSettings", "tracking.CallRecorder",
             "tool.Tool", "tool.ToolSpec", "tool.ToolCall", "tool.ToolResult", "tool.Backend", "tool.ToolException",
             "tool.ToolRegistry", "tool.ToolInterceptor", "tool.CallListener", "tool.CallOutcome", "tool.CallTimeouts",
-            "tool.Deadline", "tool.ToolProtocol", "tool.StdioServer", "tool.BoundedLines", "tool.Json", "tool.Params",
+            "tool.Deadline", "tool.ToolProtocol", "serve.StdioServer", "serve.BoundedLines", "tool.Json", "tool.Params",
             "tool.FanOut", "tool.InternalErrors");
     /**
      * Public only because another of our packages needs them (Java has no narrower way across packages): internal,
@@ -162,7 +162,7 @@ class ArchitectureTest {
         for (Path file : infos) {
             String pkg = MAIN.relativize(file.getParent()).toString();
             String doc = Files.readString(file);
-            if (pkg.isEmpty() || pkg.equals("tool")) {
+            if (pkg.isEmpty() || pkg.equals("tool") || pkg.equals("serve")) {
                 assertThat(doc).as(pkg).contains("published API");
             } else {
                 assertThat(doc).as(pkg).containsIgnoringCase("internal");
@@ -362,7 +362,8 @@ class ArchitectureTest {
         assertImportsOnly("mailindex", "tool", "store"); // the local index of message summaries: nothing of Gmail
         assertImportsOnly("calendar", "tool", "google");
         assertImportsOnly("habit", "tool", "store"); // whose Google account a call is comes from the front door (GoogleAccount)
-        assertImportsOnly("mcp", "tool");
+        assertImportsOnly("serve", "tool"); // the JSON-lines server over the protocol
+        assertImportsOnly("mcp", "tool", "serve"); // its stdio transport reads lines as serve does
         // the HTTP service: cli gives it the registry, and the Google APIs' pacing counts its metrics show; its MCP
         // authorization (server.oauth) keeps clients, token digests and Google refresh tokens in a SQLite or DynamoDB store
         assertImportsOnly("server", "tool", "mcp", "google", "store");

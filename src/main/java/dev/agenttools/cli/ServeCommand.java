@@ -2,7 +2,7 @@ package dev.agenttools.cli;
 
 import dev.agenttools.Settings;
 import dev.agenttools.Tools;
-import dev.agenttools.tool.StdioServer;
+import dev.agenttools.serve.StdioServer;
 import dev.agenttools.tool.ToolProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,6 +1,6 @@
 package dev.agenttools.mcp;
 
-import dev.agenttools.tool.BoundedLines;
+import dev.agenttools.serve.BoundedLines;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;

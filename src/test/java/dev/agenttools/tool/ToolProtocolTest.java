@@ -16,14 +16,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The wire protocol on its own, with hand-written tools: every input gets one well-formed answer. */
-class ToolProtocolTest {
-    /** Echoes its params; fails the way {@code fail_with} says, once per {@code times}. */
-    static final class EchoTool implements Tool {
+public class ToolProtocolTest {
+    /** Echoes its params; fails the way {@code fail_with} says, once per {@code times} (the line server's tests use it too). */
+    public static final class EchoTool implements Tool {
         final AtomicInteger calls = new AtomicInteger();
         private final ToolException failure;
         private final int failures;
 
-        EchoTool(ToolException failure, int failures) {
+        public EchoTool(ToolException failure, int failures) {
             this.failure = failure;
             this.failures = failures;
         }

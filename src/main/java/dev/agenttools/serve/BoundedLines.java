@@ -1,4 +1,4 @@
-package dev.agenttools.tool;
+package dev.agenttools.serve;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,6 +1,15 @@
-package dev.agenttools.tool;
+package dev.agenttools.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agenttools.tool.Backend;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.Tool;
+import dev.agenttools.tool.ToolCall;
+import dev.agenttools.tool.ToolProtocol;
+import dev.agenttools.tool.ToolProtocolTest;
+import dev.agenttools.tool.ToolRegistry;
+import dev.agenttools.tool.ToolResult;
+import dev.agenttools.tool.ToolSpec;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;

@@ -1,9 +1,12 @@
-package dev.agenttools.tool;
+package dev.agenttools.serve;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.agenttools.tool.Json;
+import dev.agenttools.tool.ToolException;
+import dev.agenttools.tool.ToolProtocol;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
