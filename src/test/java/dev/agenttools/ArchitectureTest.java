@@ -373,8 +373,10 @@ class ArchitectureTest {
         // bench reads two families' constants: the field masks its bare client must send (so the server does the same
         // work as for the tools) and the HTML converter its decoding figure times; the front door does not carry them;
         // and server's token check, which its row times (server.oauth.CheckTiming); and the Habit tools' settings, to
-        // point its habit rows at a store file of their own (HabitBench)
-        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar", "server", "habit");
+        // point its habit rows at a store file of their own (HabitBench); and how the batch strategy cuts its chunks, for
+        // its bounds (Bounds)
+        assertImportsOnly("bench", "tool", "emulator", "Tools", "Settings", "tracking", "gmail", "calendar", "server", "habit",
+                "google");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.agenttools.bench;
 
-import dev.agenttools.tool.FanOut;
+import dev.agenttools.google.Strategy;
 
 import java.util.Arrays;
 import java.util.Collections;
@@ -156,7 +156,7 @@ record Bounds(double latencyMs, Quota gmail, Quota calendar, int maxInFlight, in
         }
         boolean batch = s.strategy().equals("batch");
         // the requests as the strategy cuts them: one per message, or the batch chunks
-        List<Integer> requests = batch ? FanOut.chunkSizes(n, maxInFlight, batchSize)
+        List<Integer> requests = batch ? Strategy.chunkSizes(n, maxInFlight, batchSize)
                 : Collections.nCopies(n, 1);
         int lanes = requests.isEmpty() ? 1 : Math.max(1, maxInFlight / requests.getFirst());
         PriorityQueue<Double> free = new PriorityQueue<>();

@@ -101,11 +101,11 @@ public enum Strategy {
     }
 
     /**
-     * Chunks as {@link FanOut#chunkSizes} cuts them, as many at once as the in-flight limit holds (Google charges each part
+     * Chunks as {@link #chunkSizes} cuts them, as many at once as the in-flight limit holds (Google charges each part
      * to it).
      */
     private static <K, V> List<V> batches(List<K> items, Source<K, V> source, Limits limits, Deadline deadline, String what) {
-        List<Integer> sizes = FanOut.chunkSizes(items.size(), limits.maxInFlight(), limits.batchSize());
+        List<Integer> sizes = chunkSizes(items.size(), limits.maxInFlight(), limits.batchSize());
         List<List<K>> chunks = new ArrayList<>(sizes.size());
         int from = 0;
         for (int size : sizes) {
@@ -147,5 +147,27 @@ public enum Strategy {
         ObjectNode params = failed.params().deepCopy();
         params.put(PARAM, SEQUENTIAL.wireName());
         return failed.withParams(params);
+    }
+
+    /**
+     * The parts of each batch request for {@code count} items, in order, as even as can be (the first ones one larger):
+     * at most {@code batchSize} and {@code maxInFlight}, and about the square root of the count. Why the root: a batch
+     * is answered when its last part is done, so its time grows with its parts (Google runs a batch's parts as separate
+     * requests behind one exchange; the emulator charges each part's server time), while every further chunk is only
+     * one more HTTP/2 stream on the connection already open. Ten items go as 4, 3 and 3 (not one batch of ten whose
+     * answer waits for all ten); a hundred as ten of ten, ten times fewer requests than one each. The benchmark's bound
+     * ({@code bench.Bounds}) cuts them with this.
+     */
+    public static List<Integer> chunkSizes(int count, int maxInFlight, int batchSize) {
+        if (count <= 0) {
+            return List.of();
+        }
+        int most = Math.max(1, Math.min(Math.min(batchSize, maxInFlight), (int) Math.ceil(Math.sqrt(count))));
+        int chunks = (count + most - 1) / most;
+        List<Integer> sizes = new ArrayList<>(chunks);
+        for (int i = 0; i < chunks; i++) {
+            sizes.add(count / chunks + (i < count % chunks ? 1 : 0));
+        }
+        return sizes;
     }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * The one bounded fan-out every strategy uses: runs a task per item on virtual threads (at most
  * {@code parallelism} at once), returns the results in item order, and on the first failure (the first to happen,
  * whatever its place among the items) or at the deadline cancels the tasks still running (interrupting their HTTP
- * calls) and throws.
+ * calls) and throws. It lives here, not beside the strategies ({@code google.Strategy}), because the registry runs
+ * every call on a thread of its own the same way ({@link #one}): the deadline interrupts a tool that never looks.
  */
 public final class FanOut {
     private FanOut() {
@@ -88,27 +89,5 @@ public final class FanOut {
             return r;
         }
         return new ToolException(ToolException.Kind.INTERNAL, what + ": " + cause, cause);
-    }
-
-    /**
-     * The parts of each batch request for {@code count} items, in order, as even as can be (the first ones one larger):
-     * at most {@code batchSize} and {@code maxInFlight}, and about the square root of the count. Why the root: a batch
-     * is answered when its last part is done, so its time grows with its parts (Google runs a batch's parts as separate
-     * requests behind one exchange; the emulator charges each part's server time), while every further chunk is only
-     * one more HTTP/2 stream on the connection already open. Ten items go as 4, 3 and 3 (not one batch of ten whose
-     * answer waits for all ten); a hundred as ten of ten, ten times fewer requests than one each. The benchmark's bound
-     * ({@code bench.Bounds}) cuts them the same way.
-     */
-    public static List<Integer> chunkSizes(int count, int maxInFlight, int batchSize) {
-        if (count <= 0) {
-            return List.of();
-        }
-        int most = Math.max(1, Math.min(Math.min(batchSize, maxInFlight), (int) Math.ceil(Math.sqrt(count))));
-        int chunks = (count + most - 1) / most;
-        List<Integer> sizes = new ArrayList<>(chunks);
-        for (int i = 0; i < chunks; i++) {
-            sizes.add(count / chunks + (i < count % chunks ? 1 : 0));
-        }
-        return sizes;
     }
 }

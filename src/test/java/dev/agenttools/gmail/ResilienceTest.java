@@ -170,7 +170,7 @@ class ResilienceTest {
 
     @Test
     void batchRetriesThePartsRefusedForConcurrency() {
-        // the client believes it may send 20 at once, so it cuts 20 ids into batches of 5 (FanOut.chunkSizes); the
+        // the client believes it may send 20 at once, so it cuts 20 ids into batches of 5 (Strategy.chunkSizes); the
         // server allows 3 in flight, so every batch has parts refused 429 that must be retried, whether or not the
         // batches overlap in time (with a limit of 5 only overlapping batches met it: none did on a loaded machine)
         try (Emulator emulator = emulators.start(fastEmulator().maxConcurrent(3).build())) {

@@ -1,7 +1,6 @@
 package dev.agenttools.google;
 
 import dev.agenttools.tool.Deadline;
-import dev.agenttools.tool.FanOut;
 import dev.agenttools.tool.ToolException;
 import org.junit.jupiter.api.Test;
 
@@ -97,10 +96,10 @@ class StrategyTest {
         Strategy.BATCH.fetch(items(10), source, new Strategy.Limits(50, 50), Deadline.in(Duration.ofSeconds(10)), "t");
         assertThat(source.batchSizes).containsExactlyInAnyOrder(4, 3, 3);
         assertThat(source.peak.get()).isEqualTo(3);
-        assertThat(FanOut.chunkSizes(10, 50, 50)).containsExactly(4, 3, 3);
-        assertThat(FanOut.chunkSizes(1, 50, 50)).containsExactly(1);
-        assertThat(FanOut.chunkSizes(0, 50, 50)).isEmpty();
-        assertThat(FanOut.chunkSizes(500, 50, 50)).hasSize(22).allSatisfy(n -> assertThat(n).isBetween(22, 23))
+        assertThat(Strategy.chunkSizes(10, 50, 50)).containsExactly(4, 3, 3);
+        assertThat(Strategy.chunkSizes(1, 50, 50)).containsExactly(1);
+        assertThat(Strategy.chunkSizes(0, 50, 50)).isEmpty();
+        assertThat(Strategy.chunkSizes(500, 50, 50)).hasSize(22).allSatisfy(n -> assertThat(n).isBetween(22, 23))
                 .satisfies(sizes -> assertThat(sizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(500));
     }
 
