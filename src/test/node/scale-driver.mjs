@@ -240,6 +240,8 @@ async function mixed() {
     mode: 'mixed', users: users.length, elapsed_ms: Math.round(elapsedMs), ...summary(results),
     v1_call: byProtocol('call'), mcp: byProtocol('mcp'),
     killed: killed && { after_calls: killed.afterCalls, in_flight: killed.inFlight, at_ms: Math.round(killed.atMs - started) },
+    // answered deadline: the call's 30 s ran out (on a machine the rest of the suite overloads), said as such
+    deadlines: results.filter((r) => r.error && r.code === 'deadline').length,
     errors: results.filter((r) => r.error).map((r) => r.error).slice(0, 50),
     wrong_answers: results.filter((r) => r.wrong).map((r) => r.wrong).slice(0, 20),
   };
