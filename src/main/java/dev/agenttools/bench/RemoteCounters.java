@@ -1,5 +1,6 @@
 package dev.agenttools.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -23,6 +24,9 @@ final class RemoteCounters implements Supplier<EmulatorCounters> {
     /** The emulator writes its own field names (camelCase), not the tools' snake_case. */
     private static final ObjectMapper JSON = JsonMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+    /** How long an emulator that does not answer is asked again, and how far apart. */
+    private static final Duration RETRY_FOR = Duration.ofSeconds(30);
+    private static final Duration RETRY_PAUSE = Duration.ofMillis(250);
     private final HttpClient http;
     private final URI uri;
 
@@ -43,18 +47,25 @@ final class RemoteCounters implements Supplier<EmulatorCounters> {
     /** As above, over TLS trusting {@code trust} (null: the system's CA certificates). */
     static RemoteCounters at(String rootUrl, SSLContext trust) {
         RemoteCounters counters = new RemoteCounters(URI.create(rootUrl + (rootUrl.endsWith("/") ? "" : "/") + "emulator/v1/counters"), trust);
-        // an answer that is not the counters says this is no agent-tools emulator; no answer in time may be a loaded
-        // machine (seen beside the whole test suite), so the question is asked again for up to half a minute
-        long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        // an answer that is not the counters (another status, not their JSON) says this is no agent-tools emulator; no
+        // answer in time may be a loaded machine (seen beside the whole test suite), so the question is asked again, a
+        // quarter of a second apart, for up to half a minute
+        long giveUp = System.nanoTime() + RETRY_FOR.toNanos();
         while (true) {
             try {
                 counters.get();
                 return counters;
             } catch (UncheckedIOException e) {
-                if (System.nanoTime() > giveUp) {
+                if (e.getCause() instanceof JsonProcessingException || System.nanoTime() > giveUp) {
                     return null;
                 }
             } catch (RuntimeException e) {
+                return null;
+            }
+            try {
+                Thread.sleep(RETRY_PAUSE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return null;
             }
         }
