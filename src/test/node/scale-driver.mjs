@@ -40,6 +40,14 @@ async function expected(user) {
   return { list: await get('labelIds=INBOX&maxResults=10'), search: await get('q=has%3Aattachment&maxResults=5') };
 }
 
+/** An error as the run reports it: fetch's "fetch failed" says nothing, its causes (undici's code: a reset, a refusal,
+ * a connect timeout, the other side closing) say why. */
+const why = (e) => {
+  const causes = [];
+  for (let c = e?.cause; c && causes.length < 3; c = c.cause) causes.push(`${c.code ?? c.name ?? ''} ${c.message ?? c}`.trim());
+  return `${e?.message ?? e}${causes.length ? ` (${causes.join('; ')})` : ''}`;
+};
+
 /** One call over POST /v1/call: {ok, wrong, error, ms}. */
 async function viaCall(user, command, params, check, base) {
   return { protocol: 'call', ...(await callOnce(user, command, params, check, base)) };
@@ -74,7 +82,7 @@ async function callOnce(user, command, params, check, base = config.balancer) {
     const flaw = check(answer.data);
     return flaw ? { ms, wrong: flaw, answered: true } : { ms, ok: true, answered: true };
   } catch (e) {
-    return { ms: performance.now() - started, error: `no answer: ${e.message ?? e}`, answered: false };
+    return { ms: performance.now() - started, error: `no answer: ${why(e)}`, answered: false };
   }
 }
 
@@ -106,7 +114,7 @@ async function mcpOnce(client, name, args, check) {
     const flaw = check(JSON.parse(text));
     return flaw ? { ms, wrong: flaw, answered: true } : { ms, ok: true, answered: true };
   } catch (e) {
-    return { ms: performance.now() - started, error: `MCP: ${e.message ?? e}`, answered: false };
+    return { ms: performance.now() - started, error: `MCP: ${why(e)}`, answered: false };
   }
 }
 
@@ -212,7 +220,7 @@ async function mixed() {
       try {
         client = await mcpClient(u);
       } catch (e) {
-        for (let i = 0; i < 10; i++) record({ protocol: 'mcp', ms: 0, error: `MCP connect: ${e.message ?? e}`, answered: false });
+        for (let i = 0; i < 10; i++) record({ protocol: 'mcp', ms: 0, error: `MCP connect: ${why(e)}`, answered: false });
         return;
       }
       try {
@@ -243,10 +251,22 @@ async function mixed() {
     // answered deadline: the call's 30 s ran out (on a machine the rest of the suite overloads), said as such
     deadlines: results.filter((r) => r.error && r.code === 'deadline').length,
     errors: results.filter((r) => r.error).map((r) => r.error).slice(0, 50),
+    error_kinds: errorKinds(results),
     wrong_answers: results.filter((r) => r.wrong).map((r) => r.wrong).slice(0, 20),
   };
   writeFileSync(config.out, JSON.stringify(out, null, 2));
   return out;
+}
+
+/** Every failure counted by its kind (the error with its numbers and ids blanked), most frequent first: the first 50
+ * errors alone can all be one kind while a few hundred of another go unseen. */
+function errorKinds(results) {
+  const kinds = new Map();
+  for (const r of results.filter((x) => x.error)) {
+    const kind = `${r.protocol}: ${r.error.replace(/\b[0-9a-f]{12,}\b/g, 'ID').replace(/\d+(\.\d+)?/g, 'N')}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1]));
 }
 
 async function shared() {
