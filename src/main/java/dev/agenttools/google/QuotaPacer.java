@@ -101,6 +101,12 @@ final class QuotaPacer {
     private long pausedUntil;
     /** Whether any call was let go: a pacer told of more instances after that may have overspent with them. */
     private boolean sentAny;
+    /**
+     * Whether a call went paced by this instance's bucket alone (not booked in the shared one) since other instances
+     * were last found: only such calls are unseen by the shared bucket. Calls booked in it (a user new here is booked
+     * while the store has not yet said whether others serve it) are counted there already.
+     */
+    private boolean sentPacedHere;
     /** This instance's share of the user's limits (see {@link #share}): 1 alone. */
     private volatile double fraction = 1.0; // written under the lock; read without it by share()'s unchanged case
     /** Other instances asking of this user's limits, as last told. */
@@ -270,6 +276,7 @@ final class QuotaPacer {
                             units = booked ? Math.max(0, units - Math.min(cost, capacity)) : units - needed;
                             inFlight += wanted;
                             sentAny = true;
+                            sentPacedHere |= !booked;
                             waiting.poll();
                             queued = false;
                             if (promise != null) {
@@ -862,7 +869,8 @@ final class QuotaPacer {
      * Paces at this instance's share of the user's limits, as {@code demand} gives it ({@link #fraction}): the quota,
      * the burst and the calls in flight (at least one), so that the instances together stay within the user's limits.
      * When another instance starts asking, what was learned from refusals is forgotten (those refusals were earned
-     * together with its unseen calls) and the bucket starts empty if calls went at the larger share; otherwise the
+     * together with its unseen calls) and the bucket starts empty if calls went at the larger share (the shared one
+     * too, if any of them went unbooked in it); otherwise the
      * learned limits are kept as a proportion. Cheap when the share moved less than {@link #SHARE_STEP}.
      */
     public void share(PacingShare.Demand demand) {
@@ -893,9 +901,12 @@ final class QuotaPacer {
                 lastCapCut = now;
                 if (sentAny && next < before) {
                     units = 0;
-                    // and so may the bucket the instances share hold less than it says: emptied at the next booking
-                    emptyShared = true;
+                    // and so may the bucket the instances share hold less than it says, if calls went unbooked in it:
+                    // emptied at the next booking. Not when every call was booked: emptying it then threw away what
+                    // three instances that began serving a hot user together had booked exactly (~7 % of its quota).
+                    emptyShared |= sentPacedHere;
                 }
+                sentPacedHere = false;
                 setCap(maxLevel());
             } else {
                 setRate(rateShare);

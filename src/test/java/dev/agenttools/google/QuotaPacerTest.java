@@ -568,8 +568,11 @@ class QuotaPacerTest {
 
         @Override
         public synchronized void empty(PacingShare.Bucket bucket) {
+            emptied++;
             tat = Math.max(tat, time.nanoTime() + (long) (bucket.burst() * 1e9 / bucket.unitsPerSecond()));
         }
+
+        int emptied;
 
         /** Another instance books {@code units} now. */
         void elsewhere(double units) {
@@ -600,6 +603,35 @@ class QuotaPacerTest {
         time.sleeps.clear();
         pacer.acquire(9, 1, time.deadline(HOUR), "a call paced here").close();
         assertThat(time.sleeps).as("it waits for this bucket's refill").isNotEmpty();
+    }
+
+    @Test
+    void findingOtherInstancesEmptiesTheSharedBucketOnlyWhenCallsWentUnbookedInIt() throws Exception {
+        // new here: its calls are booked while the store has not said whether other instances serve the user too
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time); // a bucket of 9 units
+        FakeSharedBucket shared = new FakeSharedBucket();
+        Deadline first = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise get = pacer.admitShared(5, 1, first, "a get, booked", shared);
+        pacer.acquire(5, 1, first, "messages.get").close();
+        get.close();
+
+        pacer.share(evenly(3)); // two others found, which booked theirs in the same bucket
+        Deadline next = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise again = pacer.admitShared(4, 1, next, "the next get", shared);
+        pacer.acquire(4, 1, next, "messages.get").close();
+        again.close();
+        assertThat(shared.emptied).as("what every instance booked is exact: nothing to throw away").isZero();
+        assertThat(time.sleeps).as("the 4 units the bucket still held went at once").isEmpty();
+
+        // one that paced a call by its own bucket alone (serving the user alone, past its first seconds) did spend
+        // quota the shared bucket never saw: it is emptied at the next booking, once
+        QuotaPacer alone = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
+        alone.acquire(5, 1, time.deadline(HOUR), "paced here alone").close();
+        alone.share(evenly(2));
+        Deadline booked = time.deadline(Duration.ofSeconds(10));
+        alone.admitShared(1, 1, booked, "booked after", shared).close();
+        alone.admitShared(1, 1, time.deadline(Duration.ofSeconds(10)), "and the next", shared).close();
+        assertThat(shared.emptied).isEqualTo(1);
     }
 
     @Test
