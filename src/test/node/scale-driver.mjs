@@ -191,8 +191,9 @@ async function mixed() {
   };
   const run = async (make) => {
     inFlight++;
+    const at = performance.now() - started;
     try {
-      record(await make());
+      record({ ...(await make()), at });
     } finally {
       inFlight--;
     }
@@ -220,7 +221,8 @@ async function mixed() {
       try {
         client = await mcpClient(u);
       } catch (e) {
-        for (let i = 0; i < 10; i++) record({ protocol: 'mcp', ms: 0, error: `MCP connect: ${why(e)}`, answered: false });
+        const at = performance.now() - started;
+        for (let i = 0; i < 10; i++) record({ protocol: 'mcp', ms: 0, at, error: `MCP connect: ${why(e)}`, answered: false });
         return;
       }
       try {
@@ -258,15 +260,23 @@ async function mixed() {
   return out;
 }
 
-/** Every failure counted by its kind (the error with its numbers and ids blanked), most frequent first: the first 50
- * errors alone can all be one kind while a few hundred of another go unseen. */
+/** Every failure counted by its kind (the error with its numbers and ids blanked), most frequent first, with when the
+ * calls of that kind began (s into the phase, first and last) and how long they took (ms, least and most): the first
+ * 50 errors alone can all be one kind while a few hundred of another go unseen, and a kind all at the kill is not one
+ * spread over the run. */
 function errorKinds(results) {
   const kinds = new Map();
   for (const r of results.filter((x) => x.error)) {
     const kind = `${r.protocol}: ${r.error.replace(/\b[0-9a-f]{12,}\b/g, 'ID').replace(/\d+(\.\d+)?/g, 'N')}`;
-    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    const k = kinds.get(kind) ?? { calls: 0, began_s: [Infinity, -Infinity], ms: [Infinity, -Infinity] };
+    k.calls++;
+    const at = (r.at ?? 0) / 1000;
+    k.began_s = [Math.min(k.began_s[0], at), Math.max(k.began_s[1], at)];
+    k.ms = [Math.min(k.ms[0], r.ms), Math.max(k.ms[1], r.ms)];
+    kinds.set(kind, k);
   }
-  return Object.fromEntries([...kinds].sort((a, b) => b[1] - a[1]));
+  const rounded = (k) => ({ calls: k.calls, began_s: k.began_s.map((x) => +x.toFixed(1)), ms: k.ms.map(Math.round) });
+  return Object.fromEntries([...kinds].sort((a, b) => b[1].calls - a[1].calls).map(([kind, k]) => [kind, rounded(k)]));
 }
 
 async function shared() {
