@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * with when to try again) before it spends any quota, instead of waiting out its deadline. A tool call that makes
  * several requests (a list and its gets) is admitted once for all of them ({@link #admit}): the quota it needs is
  * promised to it, so that once admitted its later requests are not refused and no quota is spent on a call that then
- * fails. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
+ * fails; a request past its call's promise (a retry) is not refused either, but waits its turn. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
  * a stream of single gets, and admission already bounds what any call waits to what its deadline allows.
  *
  * <p>The bucket holds {@value #HEADROOM} of the burst: Gmail charges a call when it arrives, a little after we sent
@@ -221,10 +221,17 @@ final class QuotaPacer {
                 if (promise.notBefore - arrived > deadline.remainingNanos(arrived)) {
                     throw deadline.exceeded(what + " (the " + api + " quota allows no more calls in time)");
                 }
-            } else if (promise == null || promise.left < needed) {
-                // not (wholly) promised: refused now, before it spends anything, when its turn would come too late
-                unpromised = needed - (promise == null ? 0 : promise.left);
+            } else if (promise == null) {
+                // a call never admitted (a get on its own): refused now, before it spends anything, when its turn
+                // would come too late
+                unpromised = needed;
                 refuseIfTooLate(arrived, unpromised, deadline, 1, what);
+            } else if (promise.left < needed) {
+                // a request of an admitted call past what was promised to it (a retry): not refused for time, as its
+                // call was admitted and has spent quota already; it waits its turn, earliest deadline first, ahead of
+                // the calls admitted after it. Refused as a new call would be (counting every promise as ahead of
+                // it), hot lists lost their gets 6 s in, their list's quota spent for nothing.
+                unpromised = needed - promise.left;
             }
         } catch (RuntimeException e) {
             lock.unlock();

@@ -495,6 +495,27 @@ class QuotaPacerTest {
     }
 
     @Test
+    void aRetryPastItsCallsPromiseWaitsItsTurnAheadOfLaterCallsInsteadOfBeingRefused() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
+        Deadline first = time.deadline(Duration.ofSeconds(3));
+        QuotaPacer.Promise list = pacer.admit(10, 2, first, "a list of 1");
+        pacer.acquire(5, 1, first, "messages.list").close();
+        pacer.acquire(5, 1, first, "messages.get").close(); // its promise spent
+        // later calls promise all the bucket holds and 2.2 s more: as a new call, a get would wait 2.7 s, past the
+        // 2.1 s that admission allows of 3 s (three quarters, less a round trip)
+        Deadline later = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise others = pacer.admit(39, 2, later, "lists admitted after it");
+        assertThat(catchThrowableOfType(ToolException.class, () -> pacer.acquire(5, 1, time.deadline(Duration.ofSeconds(3)),
+                "a get on its own")).kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+
+        // the first list's get again (Google refused it): admitted with its call, it goes first, its deadline earliest
+        pacer.acquire(5, 1, first, "messages.get again").close();
+        assertThat(time.slept()).as("no wait: the bucket held its 5 units").isZero();
+        list.close();
+        others.close();
+    }
+
+    @Test
     void aPromiseNotSpentIsGivenBackWhenTheCallEnds() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
         Deadline d = time.deadline(Duration.ofSeconds(2));
