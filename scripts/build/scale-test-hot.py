@@ -154,6 +154,19 @@ report["hot"] = {
     "tail_before_outage": summary(tail_before), "tail_emulator_429s": tail_refused,
     "probes": {w: summary(by(w)) for w in ("probe-quiet", "probe-tail", "probe-hot")}, "warm": summary(by("warm")),
     "targets": results, "targets_mode": targets, "errors": run["errors"][:20], "wrong_answers": run["wrong_answers"]}
+# when the hot user's quota was spent, as the emulator counted its calls (every call it makes costs 5 units), by 2 s:
+# where a share of the quota is lost (a start, an outage, an end) shows here, not in the calls' end times
+timeline = run.get("hot_timeline") or []
+spent, refusals = [], []
+for i in range(1, len(timeline)):
+    b = int(timeline[i]["ms"] // 2000)
+    while len(spent) <= b:
+        spent.append(0); refusals.append(0)
+    calls = timeline[i]["calls"] - timeline[i - 1]["calls"]
+    refused = timeline[i]["refused"] - timeline[i - 1]["refused"]
+    spent[b] += 5 * (calls - refused)
+    refusals[b] += refused
+report["hot"]["hot_user_spending"] = {"units_per_2s": spent, "quota_per_2s": quota / 30, "emulator_429s_per_2s": refusals}
 json.dump(report, open(f"{out}/report.json", "w"), indent=2)
 
 h = report["hot"]
@@ -162,6 +175,9 @@ for name in ("hot_user", "tail_alone", "tail"):
     print(f"scale-test: hot: {name.replace('_', ' ')}: {g['calls']} calls, {g['ok']} ok, {g['wrong']} wrong, errors "
           f"{g['errors']}; p50 {g['p50_ms']} ms, p99 {g['p99_ms']} ms, max {g['max_ms']} ms", file=sys.stderr)
 print(f"scale-test: hot: the tail's Gmail calls refused by the emulator: {tail_429s} of {tail_calls}", file=sys.stderr)
+sp = h["hot_user_spending"]
+print(f"scale-test: hot: the hot user's quota spent by 2 s (of {sp['quota_per_2s']:.0f}; outage "
+      f"{h['settings']['outage_s']} s): {sp['units_per_2s']}; its 429s: {sp['emulator_429s_per_2s']}", file=sys.stderr)
 for e in [e for e in run["errors"] if "deadline" not in e and "rate_limited" not in e][:10]:
     print(f"scale-test:   failed: {e}", file=sys.stderr)
 for w in run["wrong_answers"][:5]:

@@ -397,14 +397,32 @@ async function hot() {
   const before = await counters();
   const hotStarted = Date.now();
   writeFileSync(c.startedFile, String(hotStarted));
+  // the hot user's Gmail calls and 429s as the emulator counts them, every half second: when its quota was spent,
+  // not when the calls that spent it ended
+  const hotAddress = `user${c.hotUser}@example.com`;
+  const timeline = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      try {
+        const u = (await counters())[hotAddress] ?? { apiCalls: 0, tooManyRequests: 0 };
+        timeline.push({ ms: Date.now() - hotStarted, calls: u.apiCalls, refused: u.tooManyRequests });
+      } catch {
+        // a sample missed: the next one counts from the same totals
+      }
+      await sleep(500);
+    }
+  })();
   await Promise.all([poisson(random, c.tailRate, c.hotSeconds, () => userCall('tail', tailUser())),
     poisson(random, c.hotRate, c.hotSeconds, () => userCall('hot', c.hotUser)),
     probing('probe-hot', c.probeUsers.hot)]);
+  sampling = false;
+  await sampler;
   const after = await counters();
   await Promise.all([...clients.values()].map((client) => client.close().catch(() => {})));
   const out = {
     mode: 'hot', tail_started_ms: tailStarted, hot_started_ms: hotStarted, hot_elapsed_ms: Date.now() - hotStarted,
-    ...summary(records), emulator_before: before, emulator_after: after, records,
+    ...summary(records), emulator_before: before, emulator_after: after, records, hot_timeline: timeline,
     errors: records.filter((r) => r.error).map((r) => `${r.who}: ${r.error}`).slice(0, 50),
     wrong_answers: records.filter((r) => r.wrong).map((r) => r.wrong).slice(0, 20),
   };
@@ -412,6 +430,7 @@ async function hot() {
   delete out.records;
   delete out.emulator_before;
   delete out.emulator_after;
+  delete out.hot_timeline;
   return out;
 }
 

@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * with when to try again) before it spends any quota, instead of waiting out its deadline. A tool call that makes
  * several requests (a list and its gets) is admitted once for all of them ({@link #admit}): the quota it needs is
  * promised to it, so that once admitted its later requests are not refused and no quota is spent on a call that then
- * fails; a request past its call's promise (a retry) is not refused either, but waits its turn. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
+ * fails; a request past its call's promise (a retry) is refused only when the calls due before it leave it no time. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
  * a stream of single gets, and admission already bounds what any call waits to what its deadline allows.
  *
  * <p>The bucket holds {@value #HEADROOM} of the burst: Gmail charges a call when it arrives, a little after we sent
@@ -227,11 +227,12 @@ final class QuotaPacer {
                 unpromised = needed;
                 refuseIfTooLate(arrived, unpromised, deadline, 1, what);
             } else if (promise.left < needed) {
-                // a request of an admitted call past what was promised to it (a retry): not refused for time, as its
-                // call was admitted and has spent quota already; it waits its turn, earliest deadline first, ahead of
-                // the calls admitted after it. Refused as a new call would be (counting every promise as ahead of
-                // it), hot lists lost their gets 6 s in, their list's quota spent for nothing.
+                // a request of an admitted call past what was promised to it (a retry): it goes earliest deadline
+                // first, so only the calls due before it are ahead of it, not those admitted after it. Refused as a
+                // new call would be (every promise counted as ahead), hot lists lost their gets 6 s in, their list's
+                // quota spent for nothing; not refused at all, one waited its whole deadline behind earlier calls.
                 unpromised = needed - promise.left;
+                refuseIfTooLate(arrived, unpromised, deadline, 1, what, promisedBefore(deadline) + bookedLeft);
             }
         } catch (RuntimeException e) {
             lock.unlock();
@@ -627,7 +628,12 @@ final class QuotaPacer {
      * for), plus its {@code rounds} round trips. Under the lock.
      */
     private void refuseIfTooLate(long now, double units, Deadline deadline, int rounds, String what) {
-        double shortfall = promised + bookedLeft + waitingUnpromised + units - this.units;
+        refuseIfTooLate(now, units, deadline, rounds, what, promised + bookedLeft + waitingUnpromised);
+    }
+
+    /** As above, with {@code ahead} units to be spent before this call's. Under the lock. */
+    private void refuseIfTooLate(long now, double units, Deadline deadline, int rounds, String what, double ahead) {
+        double shortfall = ahead + units - this.units;
         double quotaWait = shortfall <= 0 ? 0 : shortfall / unitsPerNano;
         double wait = Math.max(quotaWait, pausedUntil - now);
         double usable = (deadline.remainingNanos(now) - rounds * latencyNanos) * ADMIT_SHARE;
@@ -667,6 +673,20 @@ final class QuotaPacer {
     }
 
     private volatile Runnable followShare;
+
+    /**
+     * What the calls promised here and due before {@code deadline} have still to spend: what goes ahead of a request
+     * of its call, earliest deadline first. Under the lock.
+     */
+    private double promisedBefore(Deadline deadline) {
+        double ahead = 0;
+        for (Promise p : promises.values()) {
+            if (p.shared == null && p.deadline.endNanos() < deadline.endNanos()) {
+                ahead += p.left;
+            }
+        }
+        return ahead;
+    }
 
     /** Whether the tool call of {@code deadline} holds a promise ({@link #admit}). */
     boolean holdsPromise(Deadline deadline) {

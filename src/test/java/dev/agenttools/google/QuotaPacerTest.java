@@ -516,6 +516,24 @@ class QuotaPacerTest {
     }
 
     @Test
+    void aRetryTheCallsDueBeforeItLeaveNoTimeIsRefusedAtOnce() throws Exception {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
+        QuotaPacer.Promise earlier = pacer.admit(60, 1, time.deadline(Duration.ofSeconds(9)), "a list of 11");
+        Deadline mine = time.deadline(Duration.ofSeconds(10));
+        QuotaPacer.Promise list = pacer.admit(10, 1, mine, "a list of 1");
+        pacer.acquire(5, 1, mine, "messages.list").close();
+        pacer.acquire(5, 1, mine, "messages.get").close();
+        time.advance(Duration.ofSeconds(6));
+        // the first list's 60 units go first (its deadline is earlier): 3.8 s for this one's 5, past the 2.85 s that
+        // three quarters of its last 4 s less a round trip allow
+        ToolException refused = catchThrowableOfType(ToolException.class, () -> pacer.acquire(5, 1, mine, "messages.get again"));
+        assertThat(refused.kind()).isEqualTo(ToolException.Kind.RATE_LIMITED);
+        assertThat(time.sleeps).isEmpty();
+        list.close();
+        earlier.close();
+    }
+
+    @Test
     void aPromiseNotSpentIsGivenBackWhenTheCallEnds() throws Exception {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 30, 10, time); // a bucket of 27 units
         Deadline d = time.deadline(Duration.ofSeconds(2));
