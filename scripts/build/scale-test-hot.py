@@ -75,20 +75,43 @@ target("hot user: refusals (rate_limited), their latency and retry_after_ms",
 # what a call that succeeds spent, mail index off: list_emails(n) is messages.list and n messages.get, 5 units each
 units = {"list": 5 * (1 + max_results), "get": 5}
 ok_units = sum(units[r["tool"]] for r in hot if r.get("ok"))
-# the quota over the phase: from the hot step's start to the hot user's last answer (a backlog is served after arrivals
-# end)
-window = (max(r["at"] + r["ms"] for r in hot) - start) / 1000 if hot else 0
-share = ok_units / (quota / 60 * window) if window else 0
-target("hot user: share of its quota spent on calls that succeed",
-       {"units_ok": ok_units, "seconds": round(window, 1), "share": round(share, 3)}, ">= 97 %", share >= 0.97,
-       share >= 0.7)  # phase 2's bound; seen beside stress-ng: 84 %
+# The quota while the hot user asks 1.5x of it: from the hot step's start to its last call's arrival, the units the
+# emulator accepted from it then (its counters, sampled every half second), of which the share of all it accepted that
+# went to calls that succeeded. Until 2026-12-05 the window ran to the hot user's last answer: the ~7 s after arrivals
+# end, while the calls admitted last finish their round trips, ask less than the quota by the load's design, and cost
+# 4-9 points there that no pacing could win; that measure is kept beside it, for comparison with earlier runs.
 address = f"user{hot_user}@example.com"
 before, after = run["emulator_before"].get(address, {}), run["emulator_after"].get(address, {})
 gmail_calls = after.get("apiCalls", 0) - before.get("apiCalls", 0)
 too_many = after.get("tooManyRequests", 0) - before.get("tooManyRequests", 0)
+units_spent = 5 * (gmail_calls - too_many)
+arrivals_s = json.load(open(f"{out}/hot.json"))["hotSeconds"]
+timeline = run.get("hot_timeline") or []
+
+
+def accepted_at(ms):
+    """Units the emulator accepted from the hot user by ms into the step, between the samples around it."""
+    points = [(0, 0)] + [(t["ms"], 5 * (t["calls"] - t["refused"] - timeline[0]["calls"] + timeline[0]["refused"]))
+                         for t in timeline]
+    for (t0, u0), (t1, u1) in zip(points, points[1:]):
+        if t0 <= ms <= t1:
+            return u0 + (u1 - u0) * (ms - t0) / max(1, t1 - t0)
+    return points[-1][1]
+
+
+in_window = accepted_at(arrivals_s * 1000) if timeline else 0
+ok_fraction = ok_units / units_spent if units_spent else 0
+share = in_window * min(1.0, ok_fraction) / (quota / 60 * arrivals_s)
+to_last = (max(r["at"] + r["ms"] for r in hot) - start) / 1000 if hot else 0
+target("hot user: share of its quota spent on calls that succeed",
+       {"units_accepted_while_asking": round(in_window), "seconds": arrivals_s, "of_them_ok": round(ok_fraction, 3),
+        "share": round(share, 3),
+        "to_the_last_answer": {"units_ok": ok_units, "seconds": round(to_last, 1),
+                               "share": round(ok_units / (quota / 60 * to_last), 3) if to_last else 0}},
+       ">= 97 %", share >= 0.97, share >= 0.7)  # phase 2's bound; seen beside stress-ng: 84 %
 target("hot user: emulator 429s over its Gmail calls",
        {"429s": too_many, "gmail_calls": gmail_calls, "share": round(too_many / max(1, gmail_calls), 4),
-        "units_spent": 5 * (gmail_calls - too_many)}, "<= 1 %", too_many <= 0.01 * gmail_calls,
+        "units_spent": units_spent}, "<= 1 %", too_many <= 0.01 * gmail_calls,
        too_many <= 0.03 * gmail_calls)
 
 # The tail users' Gmail calls that the emulator refused (429) in the hot step, for reference: a tail user is paced at a
