@@ -18,21 +18,24 @@ import java.util.Locale;
  * carries over instead of starting afresh when the address becomes known.
  */
 public final class Account {
-    public static final Account STORED_SIGN_IN = new Account("stored-sign-in", null);
+    public static final Account STORED_SIGN_IN = new Account("stored-sign-in", null, false);
 
     private final String id;
     private final Account formerly;
+    /** Whether it is known by its address (else by its credential alone). */
+    private final boolean byAddress;
     /** {@link #shareKey}, made once: a digest, asked before every request when instances share pacing. */
     private volatile String shareKey;
 
-    private Account(String id, Account formerly) {
+    private Account(String id, Account formerly, boolean byAddress) {
         this.id = id;
         this.formerly = formerly;
+        this.byAddress = byAddress;
     }
 
     /** The account a bearer token acts as; equal tokens are the same account, and no two differ only by hash collisions. */
     public static Account ofToken(String token) {
-        return new Account("token-" + digest(token), null);
+        return new Account("token-" + digest(token), null, false);
     }
 
     /**
@@ -40,7 +43,7 @@ public final class Account {
      * was known as {@code formerly} (or null) before its address was.
      */
     static Account ofAddress(String address, Account formerly) {
-        return new Account(address.toLowerCase(Locale.ROOT), formerly);
+        return new Account(address.toLowerCase(Locale.ROOT), formerly, true);
     }
 
     /**
@@ -62,6 +65,11 @@ public final class Account {
             shareKey = key;
         }
         return key;
+    }
+
+    /** Whether the account is known by its address, rather than by its credential alone. */
+    boolean byAddress() {
+        return byAddress;
     }
 
     /** What the credential this account was reached with was known as before its address was known; null if nothing. */

@@ -111,7 +111,7 @@ public final class GoogleCalls {
         // spread over instances: each request's quota not booked with its call is booked in the shared bucket
         QuotaPacer.SharedBucket shared = null;
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
-            String key = account.shareKey();
+            String key = pacer.shareKey(account);
             // a request of an admitted call was counted as demand when the call was admitted
             if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).books()
                     && share.sharesBucket()) {
@@ -166,7 +166,7 @@ public final class GoogleCalls {
     public Promise admit(Account account, int units, int rounds, Deadline deadline, String what) {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
-            String key = account.shareKey();
+            String key = pacer.shareKey(account);
             if (follow(key, pacer, units).books() && share.sharesBucket()) {
                 // served by other instances too: its quota booked in the bucket they all spend from, exactly
                 QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, booking(account, key, pacer));

@@ -674,6 +674,17 @@ class QuotaPacerTest {
     }
 
     @Test
+    void onceACallCameAsTheAddressTheCallsStillKnownByTheirCredentialAreSharedUnderItToo() {
+        QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
+        Account token = Account.ofToken("a token");
+        Account address = Account.ofAddress("Someone@Example.com", token);
+        assertThat(pacer.shareKey(token)).as("before the address is learned").isEqualTo(token.shareKey());
+        assertThat(pacer.shareKey(address)).isEqualTo(address.shareKey()).isNotEqualTo(token.shareKey());
+        // a session opened before the address was learned, still calling: the same user, under the same name
+        assertThat(pacer.shareKey(token)).isEqualTo(address.shareKey());
+    }
+
+    @Test
     void aCallTheSharedBucketCannotServeInTimeIsRefusedAtOnceAndTakesNothing() {
         QuotaPacer pacer = new QuotaPacer("Gmail", TEN_A_SECOND, 10, 5, time);
         FakeSharedBucket shared = new FakeSharedBucket();
