@@ -111,7 +111,7 @@ public final class GoogleCalls {
         // spread over instances: each request's quota not booked with its call is booked in the shared bucket
         QuotaPacer.SharedBucket shared = null;
         if (share != PacingShare.ALONE) { // one instance (the usual case): no digest, no lock on the call's path
-            String key = pacer.shareKey(account);
+            String key = shareKey(pacer, account);
             // a request of an admitted call was counted as demand when the call was admitted
             if (follow(key, pacer, pacer.holdsPromise(deadline) ? 0 : unitsEach * keys.size()).books()
                     && share.sharesBucket()) {
@@ -166,7 +166,7 @@ public final class GoogleCalls {
     public Promise admit(Account account, int units, int rounds, Deadline deadline, String what) {
         QuotaPacer pacer = pacer(account);
         if (share != PacingShare.ALONE) {
-            String key = pacer.shareKey(account);
+            String key = shareKey(pacer, account);
             if (follow(key, pacer, units).books() && share.sharesBucket()) {
                 // served by other instances too: its quota booked in the bucket they all spend from, exactly
                 QuotaPacer.Promise booked = pacer.admitShared(units, rounds, deadline, what, booking(account, key, pacer));
@@ -176,6 +176,29 @@ public final class GoogleCalls {
             }
         }
         return pacer.admit(units, rounds, deadline, what)::close;
+    }
+
+    /**
+     * The name the instances share the account under ({@link QuotaPacer#shareKey}): its address's once this instance
+     * knows it, or once another instance that learned it left a pointer under the credential's name
+     * ({@link PacingShare#moved}), so that the instances move to the address's name within a renewal of each other.
+     */
+    private String shareKey(QuotaPacer pacer, Account account) {
+        String before = pacer.sharedAs();
+        String key = pacer.shareKey(account);
+        if (account.byAddress()) {
+            if (!key.equals(before) && account.formerly() != null) {
+                share.moved(account.formerly().shareKey(), key); // once per pacer: the others follow
+            }
+            return key;
+        }
+        String moved = before == null ? share.movedTo(key) : null;
+        if (moved != null) {
+            pacer.shareAs(moved);
+            share.moved(key, moved); // this instance's demand leaves the credential's name too
+            return moved;
+        }
+        return key;
     }
 
     /**

@@ -21,6 +21,22 @@ public interface PacingShare {
      */
     Demand demand(String accountKey, String api, int unitsAsked);
 
+    /**
+     * The name another instance said {@code accountKey} is known by now ({@link #moved}), as this instance's last
+     * renewal of it read; null if none. Answered from memory.
+     */
+    default String movedTo(String accountKey) {
+        return null;
+    }
+
+    /**
+     * The account named {@code fromKey} (by its credential) is named {@code toKey} (by its address) from now on, as
+     * this instance learned: the instances still naming it {@code fromKey} follow at their next renewal, and this
+     * one's demand under {@code fromKey} is no longer counted. Never waits for the store.
+     */
+    default void moved(String fromKey, String toKey) {
+    }
+
     /** Whether this store keeps a quota bucket per account that the instances book in ({@link #book}). */
     default boolean sharesBucket() {
         return false;

@@ -405,6 +405,16 @@ final class QuotaPacer {
 
     private volatile String sharedAs;
 
+    /** The name the account was last shared under here ({@link #shareKey}); null while only its credential's. */
+    String sharedAs() {
+        return sharedAs;
+    }
+
+    /** Shares the account under {@code key} from now on: another instance learned the address it names. */
+    void shareAs(String key) {
+        sharedAs = key;
+    }
+
     /**
      * Whether this is this pacer's first booking of the account under {@code shareKey} (a name it did not book under
      * last: an address learned after its credential's first calls), which carries the old name's bookings over first.

@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 
 /**
  * What the instances serving each account ask of its limits, kept in DynamoDB as leases that carry demand: an
@@ -79,6 +80,10 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
      */
     public static final Duration BOOKING_TIMEOUT = Duration.ofMillis(300);
     private static final String KEY = "account";
+    /** The name an account moved to ({@link #moved}), on its former name's item. */
+    private static final String MOVED = "moved_to";
+    /** What an account's name is ({@code Account#shareKey}): a pointer read from the store is used only if it is one. */
+    private static final Pattern ACCOUNT_KEY = Pattern.compile("acct-[0-9a-f]{16}");
     private static final String PREFIX = "i_";
     /** Demand attributes: {@code d_<api>_<instance>}, the instance's name beginning {@link #PREFIX}. */
     private static final String DEMAND = "d_";
@@ -132,6 +137,8 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         volatile Map<String, Double> toldBefore = Map.of();
         /** Other instances' leases found expired at the last renewal: their attributes, removed at the next. */
         volatile List<String> stale = List.of();
+        /** The name the account moved to ({@link #moved}), as the last renewal read it; null if none. */
+        volatile String movedTo;
 
         Meter meter(String api) {
             Meter m = meters.get(api);
@@ -450,6 +457,50 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         byApi.forEach((api, sum) -> others.put(api, new Others(sum[0], (int) sum[1])));
         lease.others = Map.copyOf(others);
         lease.stale = List.copyOf(expired);
+        AttributeValue moved = item.get(MOVED);
+        if (moved != null && moved.s() != null && ACCOUNT_KEY.matcher(moved.s()).matches()) {
+            lease.movedTo = moved.s();
+        }
+    }
+
+    @Override
+    public String movedTo(String accountKey) {
+        Lease lease = leases.get(accountKey);
+        return lease == null ? null : lease.movedTo;
+    }
+
+    /**
+     * Leaves the pointer on {@code fromKey}'s item for the instances that still name the account so, and takes this
+     * instance's lease and demand off it, in the background. Why a pointer: instances learn a credential's address
+     * at different moments (its lookup waits behind the user's calls: 2-5 s apart under a hot user), and until each
+     * has, the user's demand is split between two items, each seeing only some of the instances.
+     */
+    @Override
+    public void moved(String fromKey, String toKey) {
+        if (fromKey.equals(toKey) || !ACCOUNT_KEY.matcher(toKey).matches()) {
+            return;
+        }
+        Lease lease = leases.remove(fromKey);
+        firstRenewals.execute(() -> {
+            long expires = clock.getAsLong() + LEASE.toMillis();
+            Map<String, String> names = new HashMap<>(Map.of("#moved", MOVED, "#me", instance));
+            StringBuilder update = new StringBuilder("SET #moved = :to, expires_at = :ttl REMOVE #me");
+            int i = 0;
+            for (String api : lease == null ? Set.<String>of() : lease.meters.keySet()) {
+                names.put("#d" + i, DEMAND + api + "_" + instance);
+                update.append(", #d").append(i++);
+            }
+            try {
+                client.updateItem(UpdateItemRequest.builder().tableName(table)
+                        .key(Map.of(KEY, AttributeValue.fromS(fromKey))).updateExpression(update.toString())
+                        .expressionAttributeNames(names).expressionAttributeValues(Map.of(
+                                ":to", AttributeValue.fromS(toKey),
+                                ":ttl", AttributeValue.fromN(Long.toString(expires / 1000 + LEASE.toSeconds()))))
+                        .build());
+            } catch (RuntimeException e) {
+                lastError = e.getClass().getSimpleName() + ": " + e.getMessage(); // its lease expires on its own
+            }
+        });
     }
 
     /** Lets go of this instance's leases (the others count it out at their next renewal), then stops. */

@@ -114,6 +114,33 @@ class DynamoPacingShareTest {
     }
 
     @Test
+    void anInstanceThatLearnsTheAddressLeavesAPointerThatTheOthersFollowAndTakesItsDemandOffTheCredentialsName() {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        String table = "pacing-" + System.nanoTime();
+        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, Runnable::run);
+        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        String token = "acct-00000000000000c1";
+        String address = "acct-00000000000000c2";
+        rounds(List.of(a, b, c), token, 50);
+        assertThat(seen(b, token).otherInstances()).isEqualTo(2);
+        assertThat(b.movedTo(token)).isNull();
+
+        a.moved(token, address); // a learned the address
+        b.renewAll();
+        assertThat(b.movedTo(token)).as("b follows at its next renewal").isEqualTo(address);
+        assertThat(seen(b, token).otherInstances()).as("a's demand left the credential's name").isEqualTo(1);
+
+        // a pointer that is not an account's name is not followed
+        c.moved(token, "user2@example.com");
+        c.renewAll();
+        assertThat(c.movedTo(token)).isEqualTo(address);
+        a.close();
+        b.close();
+        c.close();
+    }
+
+    @Test
     void aUserNewToAnInstanceIsItsOwnAtOnceAndTheOthersFindItWithinTheFirstEarlyRenewal() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
