@@ -48,7 +48,11 @@ class AgentToolsClientTest(unittest.TestCase):
         first = client.list_emails(max_results=4)
         again = client.list_emails(max_results=4)
         self.assertIsNotNone(again, client.last_error)
-        self.assertEqual("index", again["backend"])
+        # what each answered with, when it was not the index (seen once beside the whole suite, cause unknown): the
+        # first list's backend and errors say whether it kept all four in the index
+        said = "first: %s, errors %s; again: %s, errors %s" % (
+            first["backend"], first["data"].get("errors"), again["backend"], again["data"].get("errors"))
+        self.assertEqual("index", again["backend"], said)
         self.assertEqual(first["data"], again["data"])
 
     def test_search_and_get_with_japanese_text(self):
