@@ -30,10 +30,14 @@ class AsyncAgentToolsClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_concurrent_calls_get_their_own_answers(self):
         client = await self.client()
-        results = await asyncio.gather(*[client.list_emails(max_results=n, strategy="batch" if n % 2 else "concurrent")
-                                         for n in range(1, 13)])
-        for n, result in zip(range(1, 13), results):
-            self.assertIsNotNone(result, client.last_error)
+
+        async def listed(n):
+            result = await client.list_emails(max_results=n, strategy="batch" if n % 2 else "concurrent")
+            return result, client.last_error  # each task's own reason (the test's task would read None)
+
+        answers = await asyncio.gather(*[listed(n) for n in range(1, 13)])
+        for n, (result, why) in zip(range(1, 13), answers):
+            self.assertIsNotNone(result, "list_emails(%d): %s" % (n, why))
             self.assertEqual(n, len(result["data"]["emails"]))
             self.assertEqual("batch" if n % 2 else "concurrent", result["backend"])
 
