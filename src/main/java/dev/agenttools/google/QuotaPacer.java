@@ -37,8 +37,9 @@ import java.util.function.Supplier;
  * with when to try again) before it spends any quota, instead of waiting out its deadline. A tool call that makes
  * several requests (a list and its gets) is admitted once for all of them ({@link #admit}): the quota it needs is
  * promised to it, so that once admitted its later requests are not refused and no quota is spent on a call that then
- * fails; a request past its call's promise (a retry) is refused only when the calls due before it leave it no time. The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind
- * a stream of single gets, and admission already bounds what any call waits to what its deadline allows.
+ * fails; a request past its call's promise (a retry) is refused only when the calls due before it leave it no time.
+ * The line stays earliest deadline first, not cheapest first: reordering by cost would starve the lists behind a
+ * stream of single gets, and admission already bounds what any call waits to what its deadline allows.
  *
  * <p>The bucket holds {@value #HEADROOM} of the burst: Gmail charges a call when it arrives, a little after we sent
  * it, and a bucket that is full in between loses the refill of that moment; the headroom absorbs ~100 ms of such
@@ -928,8 +929,8 @@ final class QuotaPacer {
      * the burst and the calls in flight (at least one), so that the instances together stay within the user's limits.
      * When another instance starts asking, what was learned from refusals is forgotten (those refusals were earned
      * together with its unseen calls) and the bucket starts empty if calls went at the larger share (the shared one
-     * too, if any of them went unbooked in it); otherwise the
-     * learned limits are kept as a proportion. Cheap when the share moved less than {@link #SHARE_STEP}.
+     * too, if any of them went unbooked in it); otherwise the learned limits are kept as a proportion. Cheap when the
+     * share moved less than {@link #SHARE_STEP}.
      */
     public void share(PacingShare.Demand demand) {
         double next = fraction(demand, configuredUnitsPerMinute / 60.0);

@@ -385,7 +385,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         for (Map.Entry<String, Meter> m : lease.meters.entrySet()) {
             double rate = m.getValue().rateAt(now);
             told.put(m.getKey(), rate);
-            names.put("#d" + i, DEMAND + m.getKey() + "_" + instance);
+            names.put("#d" + i, demandAttribute(m.getKey()));
             values.put(":d" + i, AttributeValue.fromN(String.format(Locale.ROOT, "%.3f", rate)));
             update.append(", #d").append(i).append(" = :d").append(i);
             i++;
@@ -483,24 +483,38 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
         Lease lease = leases.remove(fromKey);
         firstRenewals.execute(() -> {
             long expires = clock.getAsLong() + LEASE.toMillis();
-            Map<String, String> names = new HashMap<>(Map.of("#moved", MOVED, "#me", instance));
-            StringBuilder update = new StringBuilder("SET #moved = :to, expires_at = :ttl REMOVE #me");
-            int i = 0;
-            for (String api : lease == null ? Set.<String>of() : lease.meters.keySet()) {
-                names.put("#d" + i, DEMAND + api + "_" + instance);
-                update.append(", #d").append(i++);
-            }
-            try {
-                client.updateItem(UpdateItemRequest.builder().tableName(table)
-                        .key(Map.of(KEY, AttributeValue.fromS(fromKey))).updateExpression(update.toString())
-                        .expressionAttributeNames(names).expressionAttributeValues(Map.of(
-                                ":to", AttributeValue.fromS(toKey),
-                                ":ttl", AttributeValue.fromN(Long.toString(expires / 1000 + LEASE.toSeconds()))))
-                        .build());
-            } catch (RuntimeException e) {
-                lastError = e.getClass().getSimpleName() + ": " + e.getMessage(); // its lease expires on its own
-            }
+            letGo(fromKey, lease, "SET #moved = :to, expires_at = :ttl ", Map.of("#moved", MOVED), Map.of(
+                    ":to", AttributeValue.fromS(toKey),
+                    ":ttl", AttributeValue.fromN(Long.toString(expires / 1000 + LEASE.toSeconds()))));
         });
+    }
+
+    /** The attribute of this instance's demand on {@code api}. */
+    private String demandAttribute(String api) {
+        return DEMAND + api + "_" + instance;
+    }
+
+    /**
+     * Takes this instance's lease and its demand off the account's item, after {@code set} (an update's SET part,
+     * ending in a space, with its names and values; or nothing). A failure is let be: the lease expires on its own.
+     */
+    private void letGo(String accountKey, Lease lease, String set, Map<String, String> setNames,
+                       Map<String, AttributeValue> values) {
+        Map<String, String> names = new HashMap<>(setNames);
+        names.put("#me", instance);
+        StringBuilder update = new StringBuilder(set).append("REMOVE #me");
+        int i = 0;
+        for (String api : lease == null ? Set.<String>of() : lease.meters.keySet()) {
+            names.put("#d" + i, demandAttribute(api));
+            update.append(", #d").append(i++);
+        }
+        try {
+            client.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, AttributeValue.fromS(accountKey)))
+                    .updateExpression(update.toString()).expressionAttributeNames(names)
+                    .expressionAttributeValues(values.isEmpty() ? null : values).build());
+        } catch (RuntimeException e) {
+            lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
     }
 
     /** Lets go of this instance's leases (the others count it out at their next renewal), then stops. */
@@ -510,19 +524,7 @@ public final class DynamoPacingShare implements PacingShare, AutoCloseable {
             renewer.interrupt();
         }
         for (Map.Entry<String, Lease> lease : leases.entrySet()) {
-            Map<String, String> names = new HashMap<>(Map.of("#me", instance));
-            StringBuilder remove = new StringBuilder("REMOVE #me");
-            int i = 0;
-            for (String api : lease.getValue().meters.keySet()) {
-                names.put("#d" + i, DEMAND + api + "_" + instance);
-                remove.append(", #d").append(i++);
-            }
-            try {
-                client.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, AttributeValue.fromS(lease.getKey())))
-                        .updateExpression(remove.toString()).expressionAttributeNames(names).build());
-            } catch (RuntimeException e) {
-                lastError = e.getClass().getSimpleName() + ": " + e.getMessage(); // it expires on its own
-            }
+            letGo(lease.getKey(), lease.getValue(), "", Map.of(), Map.of());
         }
         leases.clear();
     }

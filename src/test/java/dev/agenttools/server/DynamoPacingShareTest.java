@@ -71,6 +71,11 @@ class DynamoPacingShareTest {
         }
     }
 
+    /** An instance on {@code table} (made if missing), on the test's clock, renewing only when the test says. */
+    private static DynamoPacingShare instance(String table, AtomicLong clock, Executor firstRenewals) {
+        return new DynamoPacingShare(client, table, true, clock::get, false, firstRenewals);
+    }
+
     private static PacingShare.Demand seen(DynamoPacingShare s, String account) {
         return s.demand(account, "gmail", 0);
     }
@@ -79,9 +84,9 @@ class DynamoPacingShareTest {
     void instancesServingOneAccountSeeEachOthersDemandAndCountOutThoseThatStop() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
-        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare a = instance(table, clock, NOWHERE);
+        DynamoPacingShare b = instance(table, clock, NOWHERE);
+        DynamoPacingShare c = instance(table, clock, NOWHERE);
         String shared = "acct-0123456789abcdef";
 
         rounds(List.of(a, b, c), shared, 10);
@@ -117,9 +122,9 @@ class DynamoPacingShareTest {
     void anInstanceThatLearnsTheAddressLeavesAPointerThatTheOthersFollowAndTakesItsDemandOffTheCredentialsName() {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
-        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, Runnable::run);
-        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare a = instance(table, clock, Runnable::run);
+        DynamoPacingShare b = instance(table, clock, NOWHERE);
+        DynamoPacingShare c = instance(table, clock, NOWHERE);
         String token = "acct-00000000000000c1";
         String address = "acct-00000000000000c2";
         rounds(List.of(a, b, c), token, 50);
@@ -144,9 +149,9 @@ class DynamoPacingShareTest {
     void aUserNewToAnInstanceIsItsOwnAtOnceAndTheOthersFindItWithinTheFirstEarlyRenewal() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
-        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare c = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare a = instance(table, clock, NOWHERE);
+        DynamoPacingShare b = instance(table, clock, NOWHERE);
+        DynamoPacingShare c = instance(table, clock, NOWHERE);
         String busy = "acct-00000000000000b1";
         String fresh = "acct-00000000000000b2";
         rounds(List.of(a, b, c), busy, 50);
@@ -177,8 +182,8 @@ class DynamoPacingShareTest {
     void anInstanceWhoseDemandMovesTellsTheOthersWithinASecondNotAtItsNextRenewal() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
-        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare a = instance(table, clock, NOWHERE);
+        DynamoPacingShare b = instance(table, clock, NOWHERE);
         String account = "acct-00000000000000c1";
         rounds(List.of(a, b), account, 5);
         pastEarlyRenewals(a, b);
@@ -204,8 +209,8 @@ class DynamoPacingShareTest {
     void anInstanceWeighsAFallOfItsDemandAsTheOthersDoOnlyOnceTheyCanHaveReadIt() throws Exception {
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         String table = "pacing-" + System.nanoTime();
-        DynamoPacingShare a = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
-        DynamoPacingShare b = new DynamoPacingShare(client, table, true, clock::get, false, NOWHERE);
+        DynamoPacingShare a = instance(table, clock, NOWHERE);
+        DynamoPacingShare b = instance(table, clock, NOWHERE);
         String account = "acct-00000000000000c2";
         rounds(List.of(a, b), account, 40); // b asks 20 units a second
         pastEarlyRenewals(a, b);
